@@ -1,0 +1,24 @@
+# Shared compile settings. Files holding loop bodies (for_each / reduce) are compiled
+# as CUDA in a CUDA build so that one source serves both devices.
+set(GRIDSOLVE_WARNINGS -Wall -Wextra -Wpedantic -Wshadow)
+
+function(gridsolve_settings target)
+  target_compile_options(${target} PRIVATE
+    $<$<COMPILE_LANGUAGE:CXX>:${GRIDSOLVE_WARNINGS}>
+    $<$<COMPILE_LANGUAGE:CUDA>:--extended-lambda --expt-relaxed-constexpr -Xcompiler=-Wall,-Wextra,-fopenmp>)
+  if(GRIDSOLVE_WERROR)
+    target_compile_options(${target} PRIVATE
+      $<$<COMPILE_LANGUAGE:CXX>:-Werror> $<$<COMPILE_LANGUAGE:CUDA>:-Werror=all-warnings>)
+  endif()
+  if(GRIDSOLVE_CUDA)
+    target_compile_definitions(${target} PUBLIC GRIDSOLVE_HAVE_CUDA=1)
+  endif()
+endfunction()
+
+# Compile the listed sources as CUDA when the CUDA path is enabled.
+function(gridsolve_kernel_sources)
+  if(GRIDSOLVE_CUDA)
+    set_source_files_properties(${ARGN} DIRECTORY ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests ${CMAKE_SOURCE_DIR}/bench
+      PROPERTIES LANGUAGE CUDA)
+  endif()
+endfunction()

@@ -1,0 +1,112 @@
+// CUDA back end of parallel_for.hpp: box launches and a CUB block reduction.
+#pragma once
+#include <algorithm>
+#include <cub/block/block_reduce.cuh>
+
+#include "gridsolve/core/box.hpp"
+#include "gridsolve/exec/cuda_check.hpp"
+
+namespace gridsolve::cuda {
+
+constexpr int block_x = 32;
+constexpr int block_y = 8;
+
+template <class F>
+__global__ void box_kernel(Box b, F f) {
+  const int i = b.lo[0] + int(blockIdx.x * blockDim.x + threadIdx.x);
+  const int j = b.lo[1] + int(blockIdx.y * blockDim.y + threadIdx.y);
+  if (i > b.hi[0] || j > b.hi[1]) return;
+  for (int k = b.lo[2] + int(blockIdx.z); k <= b.hi[2]; k += int(gridDim.z)) f(i, j, k);
+}
+
+template <class F>
+__global__ void box_colour_kernel(Box b, int colour, F f) {
+  const int t = int(blockIdx.x * blockDim.x + threadIdx.x);
+  const int j = b.lo[1] + int(blockIdx.y * blockDim.y + threadIdx.y);
+  if (j > b.hi[1]) return;
+  for (int k = b.lo[2] + int(blockIdx.z); k <= b.hi[2]; k += int(gridDim.z)) {
+    const int start = b.lo[0] + (((b.lo[0] + j + k) % 2 + 2 + colour) % 2);
+    const int i = start + 2 * t;
+    if (i <= b.hi[0]) f(i, j, k);
+  }
+}
+
+inline dim3 grid_for(const Box& b, int x_extent) {
+  const unsigned gz = unsigned(b.extent(2) < 65535 ? b.extent(2) : 65535);
+  return dim3(unsigned((x_extent + block_x - 1) / block_x),
+              unsigned((b.extent(1) + block_y - 1) / block_y), gz);
+}
+
+template <class F>
+void launch_box(const Box& b, F f) {
+  box_kernel<<<grid_for(b, b.extent(0)), dim3(block_x, block_y)>>>(b, f);
+  check_launch("box kernel launch");
+}
+
+template <class F>
+void launch_box_colour(const Box& b, int colour, F f) {
+  box_colour_kernel<<<grid_for(b, (b.extent(0) + 1) / 2), dim3(block_x, block_y)>>>(b, colour, f);
+  check_launch("colour kernel launch");
+}
+
+constexpr int reduce_threads = 256;
+
+// Each block reduces a grid-stride share of the box's rows into one partial.
+template <class T, class F, class Op>
+__global__ void __launch_bounds__(reduce_threads)
+    reduce_kernel(Box b, F f, Op op, T init, T* partials) {
+  using BlockReduce = cub::BlockReduce<T, reduce_threads>;
+  __shared__ typename BlockReduce::TempStorage tmp;
+  const int ny = b.extent(1);
+  const int rows = ny * b.extent(2);
+  T local = init;
+  for (int row = int(blockIdx.y); row < rows; row += int(gridDim.y)) {
+    const int j = b.lo[1] + row % ny;
+    const int k = b.lo[2] + row / ny;
+    for (int i = b.lo[0] + int(blockIdx.x * blockDim.x + threadIdx.x); i <= b.hi[0];
+         i += int(gridDim.x * blockDim.x))
+      local = op(local, f(i, j, k));
+  }
+  const T block = BlockReduce(tmp).Reduce(local, op);
+  if (threadIdx.x == 0) partials[blockIdx.y * gridDim.x + blockIdx.x] = block;
+}
+
+template <class T, class Op>
+__global__ void __launch_bounds__(reduce_threads)
+    finish_reduce_kernel(const T* partials, int n, Op op, T init, T* out) {
+  using BlockReduce = cub::BlockReduce<T, reduce_threads>;
+  __shared__ typename BlockReduce::TempStorage tmp;
+  T local = init;
+  for (int c = threadIdx.x; c < n; c += blockDim.x) local = op(local, partials[c]);
+  const T r = BlockReduce(tmp).Reduce(local, op);
+  if (threadIdx.x == 0) *out = r;
+}
+
+// Scratch for reductions, kept across calls so a reduction allocates nothing.
+void* reduce_scratch(std::size_t bytes);
+int reduce_blocks();
+
+template <class T, class F, class Op>
+void reduce_box_async(const Box& b, F f, Op op, T init, T* device_result) {
+  const int target = reduce_blocks();
+  const int gx = std::min((b.extent(0) + reduce_threads - 1) / reduce_threads, 8);
+  const int rows = b.extent(1) * b.extent(2);
+  const int gy = std::max(1, std::min(rows, target / gx));
+  T* partials = static_cast<T*>(reduce_scratch(sizeof(T) * (target + 9))) + 1;
+  reduce_kernel<T><<<dim3(gx, gy), reduce_threads>>>(b, f, op, init, partials);
+  check_launch("reduction");
+  finish_reduce_kernel<T><<<1, reduce_threads>>>(partials, gx * gy, op, init, device_result);
+  check_launch("reduction");
+}
+
+template <class T, class F, class Op>
+T reduce_box(const Box& b, F f, Op op, T init) {
+  const int blocks = reduce_blocks();
+  T* result = static_cast<T*>(reduce_scratch(sizeof(T) * (blocks + 9)));
+  reduce_box_async<T>(b, f, op, init, result);
+  T host{};
+  check(cudaMemcpy(&host, result, sizeof(T), cudaMemcpyDeviceToHost), "reduction result copy");
+  return host;
+}
+
+}  // namespace gridsolve::cuda

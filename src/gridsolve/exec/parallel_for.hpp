@@ -1,0 +1,94 @@
+// for_each / for_each_colour / reduce: one loop body, run on the CPU (OpenMP) or the GPU.
+#pragma once
+#include <cstdint>
+#include <limits>
+
+#include "gridsolve/core/box.hpp"
+#include "gridsolve/core/error.hpp"
+#include "gridsolve/core/hd.hpp"
+#include "gridsolve/exec/device.hpp"
+
+#if GRIDSOLVE_HAVE_CUDA && !defined(__CUDACC__)
+#error "files that run loop bodies must be compiled as CUDA in a CUDA build (gridsolve_kernel_sources)"
+#endif
+
+#if defined(__CUDACC__)
+#include "gridsolve/exec/cuda_launch.cuh"
+#endif
+
+namespace gridsolve {
+
+struct SumOp {
+  template <class T>
+  GRIDSOLVE_HD T operator()(T a, T b) const { return a + b; }
+};
+struct MaxOp {
+  template <class T>
+  GRIDSOLVE_HD T operator()(T a, T b) const { return a > b ? a : b; }
+};
+
+// Calls f(i, j, k) for every index of the box.
+template <class F>
+void for_each(Device d, const Box& b, F f) {
+  if (b.empty()) return;
+  if (d == Device::cuda) {
+#if defined(__CUDACC__)
+    cuda::launch_box(b, f);
+    return;
+#else
+    throw Error("this build of gridsolve has no CUDA support", Error::Kind::runtime);
+#endif
+  }
+#pragma omp parallel for collapse(2) schedule(static)
+  for (int k = b.lo[2]; k <= b.hi[2]; ++k)
+    for (int j = b.lo[1]; j <= b.hi[1]; ++j)
+#pragma omp simd
+      for (int i = b.lo[0]; i <= b.hi[0]; ++i) f(i, j, k);
+}
+
+// Calls f(i, j, k) for the indices of the box with (i + j + k) % 2 == colour.
+template <class F>
+void for_each_colour(Device d, const Box& b, int colour, F f) {
+  if (b.empty()) return;
+  if (d == Device::cuda) {
+#if defined(__CUDACC__)
+    cuda::launch_box_colour(b, colour, f);
+    return;
+#else
+    throw Error("this build of gridsolve has no CUDA support", Error::Kind::runtime);
+#endif
+  }
+#pragma omp parallel for collapse(2) schedule(static)
+  for (int k = b.lo[2]; k <= b.hi[2]; ++k)
+    for (int j = b.lo[1]; j <= b.hi[1]; ++j) {
+      const int start = b.lo[0] + (((b.lo[0] + j + k) % 2 + 2 + colour) % 2);
+      for (int i = start; i <= b.hi[0]; i += 2) f(i, j, k);
+    }
+}
+
+// Combines f(i, j, k) over the box with op, starting from init (op's identity).
+template <class T, class F, class Op>
+T reduce(Device d, const Box& b, F f, Op op, T init) {
+  if (b.empty()) return init;
+  if (d == Device::cuda) {
+#if defined(__CUDACC__)
+    return cuda::reduce_box<T>(b, f, op, init);
+#else
+    throw Error("this build of gridsolve has no CUDA support", Error::Kind::runtime);
+#endif
+  }
+  T result = init;
+#pragma omp parallel
+  {
+    T local = init;
+#pragma omp for collapse(2) schedule(static) nowait
+    for (int k = b.lo[2]; k <= b.hi[2]; ++k)
+      for (int j = b.lo[1]; j <= b.hi[1]; ++j)
+        for (int i = b.lo[0]; i <= b.hi[0]; ++i) local = op(local, f(i, j, k));
+#pragma omp critical(gridsolve_reduce)
+    result = op(result, local);
+  }
+  return result;
+}
+
+}  // namespace gridsolve

@@ -1,0 +1,349 @@
+#include "gridsolve/problem/assemble.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <numbers>
+
+#include "gridsolve/core/error.hpp"
+
+namespace gridsolve {
+
+void ProblemSpec::validate() const {
+  require(grid.dims == 2 || grid.dims == 3, fmt::format("dims must be 2 or 3, got {}", grid.dims));
+  for (int a = 0; a < grid.dims; ++a)
+    require(grid.n[a] >= 3, fmt::format("need at least 3 nodes on axis {}, got {}", a, grid.n[a]));
+  const std::size_t nodes = std::size_t(grid.node_count());
+  require(k_nodes.empty() || k_nodes.size() == nodes,
+          fmt::format("k has {} values, the grid has {} nodes", k_nodes.size(), nodes));
+  require(f_nodes.empty() || f_nodes.size() == nodes,
+          fmt::format("f has {} values, the grid has {} nodes", f_nodes.size(), nodes));
+  if (k.is_constant() && k_nodes.empty())
+    require(k.constant > 0 && std::isfinite(k.constant),
+            fmt::format("k must be positive, got {}", k.constant));
+  for (int face = 0; face < 2 * grid.dims; ++face)
+    if (boundaries[face].kind == BoundaryKind::robin)
+      require(boundaries[face].alpha > 0,
+              fmt::format("robin alpha on {} must be positive, got {}", face_name(face),
+                          boundaries[face].alpha));
+  for (const MaskRegion& r : regions)
+    for (int a = 0; a < grid.dims; ++a)
+      require(r.lo[a] <= r.hi[a],
+              fmt::format("mask box has lo > hi on axis {}: [{}, {}]", a, r.lo[a], r.hi[a]));
+}
+
+namespace {
+
+struct Assembler {
+  const ProblemSpec& spec;
+  const Grid& g;
+  int d, nx, ny, nz;
+  std::vector<unsigned char> kind;
+  std::vector<double> value;
+  std::vector<unsigned char> element_inside;
+
+  explicit Assembler(const ProblemSpec& s)
+      : spec(s), g(s.grid), d(s.grid.dims), nx(s.grid.n[0]), ny(s.grid.n[1]), nz(s.grid.n[2]) {}
+
+  std::size_t idx(int i, int j, int k) const { return std::size_t(i) + std::size_t(nx) * (j + std::size_t(ny) * k); }
+  double x(int i) const { return g.coord(0, i); }
+  double y(int j) const { return g.coord(1, j); }
+  double z(int k) const { return d == 3 ? g.coord(2, k) : 0.0; }
+
+  void mark_nodes() {
+    kind.assign(std::size_t(g.node_count()), (unsigned char)NodeKind::free);
+    value.assign(kind.size(), 0.0);
+    const int n[3] = {nx, ny, nz};
+    for (int f = 0; f < 2 * d; ++f) {
+      const BoundaryCondition& bc = spec.boundaries[f];
+      if (bc.kind != BoundaryKind::dirichlet) continue;
+      const int axis = f / 2, at = (f % 2) ? n[axis] - 1 : 0;
+      for (int k = 0; k < nz; ++k)
+        for (int j = 0; j < ny; ++j)
+          for (int i = 0; i < nx; ++i) {
+            const int c[3] = {i, j, k};
+            if (c[axis] != at) continue;
+            kind[idx(i, j, k)] = (unsigned char)NodeKind::fixed;
+            value[idx(i, j, k)] = bc.g(x(i), y(j), z(k));
+          }
+    }
+    for (const MaskRegion& r : spec.regions) {
+      const double tol[3] = {1e-9 * g.spacing[0], 1e-9 * g.spacing[1], 1e-9 * g.spacing[2]};
+      // Fixed boxes take the nodes on their surface too; outside boxes remove only the
+      // nodes strictly inside, so the surface stays in the domain as its boundary.
+      const bool closed = r.kind != NodeKind::outside;
+      auto range = [&](int a, int count) {
+        const double lo = (r.lo[a] - g.origin[a] - tol[a]) / g.spacing[a];
+        const double hi = (r.hi[a] - g.origin[a] + tol[a]) / g.spacing[a];
+        const double lo_open = (r.lo[a] - g.origin[a] + tol[a]) / g.spacing[a];
+        const double hi_open = (r.hi[a] - g.origin[a] - tol[a]) / g.spacing[a];
+        const int first = closed ? int(std::ceil(lo)) : int(std::floor(lo_open)) + 1;
+        const int last = closed ? int(std::floor(hi)) : int(std::ceil(hi_open)) - 1;
+        return std::pair<int, int>{std::max(0, first), std::min(count - 1, last)};
+      };
+      const auto [i0, i1] = range(0, nx);
+      const auto [j0, j1] = range(1, ny);
+      const auto [k0, k1] = d == 3 ? range(2, nz) : std::pair<int, int>{0, 0};
+      for (int k = k0; k <= k1; ++k)
+        for (int j = j0; j <= j1; ++j)
+          for (int i = i0; i <= i1; ++i) {
+            kind[idx(i, j, k)] = (unsigned char)r.kind;
+            value[idx(i, j, k)] = r.kind == NodeKind::fixed ? r.value(x(i), y(j), z(k)) : 0.0;
+          }
+    }
+  }
+
+  // An element (the cell between nodes) belongs to the domain when none of its corners
+  // is outside.
+  void mark_elements() {
+    const int ex = nx - 1, ey = ny - 1, ez = d == 3 ? nz - 1 : 1;
+    element_inside.assign(std::size_t(ex) * ey * ez, 1);
+    for (int k = 0; k < ez; ++k)
+      for (int j = 0; j < ey; ++j)
+        for (int i = 0; i < ex; ++i) {
+          bool in = true;
+          for (int c = 0; c < (d == 3 ? 8 : 4); ++c)
+            if (kind[idx(i + (c & 1), j + ((c >> 1) & 1), k + ((c >> 2) & 1))] ==
+                (unsigned char)NodeKind::outside)
+              in = false;
+          element_inside[std::size_t(i) + std::size_t(ex) * (j + std::size_t(ey) * k)] = in;
+        }
+  }
+
+  bool inside(int i, int j, int k) const {
+    const int ex = nx - 1, ey = ny - 1, ez = d == 3 ? nz - 1 : 1;
+    if (i < 0 || j < 0 || k < 0 || i >= ex || j >= ey || k >= ez) return false;
+    return element_inside[std::size_t(i) + std::size_t(ex) * (j + std::size_t(ey) * k)];
+  }
+
+  // Number of domain elements around node P whose offset on `axis` is `off` (-1 or 0),
+  // or any offset when axis < 0.
+  int elements_around(int i, int j, int k, int axis, int off) const {
+    int count = 0;
+    const int zs = d == 3 ? -1 : 0;
+    for (int ok = zs; ok <= 0; ++ok)
+      for (int oj = -1; oj <= 0; ++oj)
+        for (int oi = -1; oi <= 0; ++oi) {
+          const int o[3] = {oi, oj, ok};
+          if (axis >= 0 && o[axis] != off) continue;
+          count += inside(i + oi, j + oj, k + ok);
+        }
+    return count;
+  }
+
+  double k_at(int i, int j, int k) const {
+    if (!spec.k_nodes.empty()) return spec.k_nodes[idx(i, j, k)];
+    return spec.k(x(i), y(j), z(k));
+  }
+  double k_face(int i, int j, int k, int axis, int s) const {
+    int c[3] = {i, j, k};
+    c[axis] += s;
+    if (!spec.k_nodes.empty()) {
+      const double a = spec.k_nodes[idx(i, j, k)], b = spec.k_nodes[idx(c[0], c[1], c[2])];
+      return 2 * a * b / (a + b);
+    }
+    if (spec.k.is_constant()) return spec.k.constant;
+    return spec.k(0.5 * (x(i) + x(c[0])), 0.5 * (y(j) + y(c[1])), 0.5 * (z(k) + z(c[2])));
+  }
+  double f_at(int i, int j, int k) const {
+    if (!spec.f_nodes.empty()) return spec.f_nodes[idx(i, j, k)];
+    return spec.f(x(i), y(j), z(k));
+  }
+
+  // Area of one element's share of a face normal to `axis`, and one element's share of a
+  // node's volume.
+  double face_share(int axis) const {
+    double a = 1;
+    for (int b = 0; b < d; ++b)
+      if (b != axis) a *= 0.5 * g.spacing[b];
+    return a;
+  }
+  double volume_share() const {
+    double v = 1;
+    for (int b = 0; b < d; ++b) v *= 0.5 * g.spacing[b];
+    return v;
+  }
+
+  // Spectral radius of the Jacobi iteration on the bounding box: per axis, the lowest
+  // mode of a Dirichlet-Dirichlet (cos(pi/(n-1))) or Dirichlet-Neumann line
+  // (cos(pi/(2(n-1)))), weighted by the axis' share of the diagonal. Holes and fixed
+  // patches only lower the true value, so SOR's omega errs on the large side.
+  double jacobi_radius_estimate() const {
+    double num = 0, den = 0;
+    for (int a = 0; a < d; ++a) {
+      const double w = face_share(a) / g.spacing[a];
+      const bool lo = spec.boundaries[2 * a].kind != BoundaryKind::neumann;
+      const bool hi = spec.boundaries[2 * a + 1].kind != BoundaryKind::neumann;
+      const double lines = g.n[a] - 1;
+      double c = 1;
+      if (lo && hi) c = std::cos(std::numbers::pi / lines);
+      else if (lo || hi) c = std::cos(std::numbers::pi / (2 * lines));
+      num += w * c;
+      den += w;
+    }
+    double rho = num / den;
+    if (rho >= 1.0) {  // only fixed patches hold the solution: assume they sit far away
+      const int nmax = std::max({nx, ny, d == 3 ? nz : 0});
+      rho = std::cos(std::numbers::pi / (4.0 * nmax));
+    }
+    return rho;
+  }
+};
+
+template <class T>
+Field<T> host_field(const Grid& g) {
+  return Field<T>(g, Device::cpu);
+}
+
+}  // namespace
+
+template <class T>
+Discretization<T> assemble(const ProblemSpec& spec, Device device) {
+  spec.validate();
+  Assembler as(spec);
+  as.mark_nodes();
+  const Grid& g = spec.grid;
+  const int d = g.dims, nx = as.nx, ny = as.ny, nz = as.nz;
+
+  bool all_dirichlet = true, any_outside = false;
+  for (int f = 0; f < 2 * d; ++f)
+    all_dirichlet = all_dirichlet && spec.boundaries[f].kind == BoundaryKind::dirichlet;
+  for (const MaskRegion& r : spec.regions) any_outside = any_outside || r.kind == NodeKind::outside;
+  const bool uniform = spec.k.is_constant() && spec.k_nodes.empty() && spec.f.is_constant() &&
+                       spec.f_nodes.empty() && all_dirichlet && !any_outside;
+
+  StencilOperator<T> op;
+  op.grid = g;
+  op.device = Device::cpu;
+  op.uniform = uniform;
+  Field<T> u = host_field<T>(g);
+  const FieldView<T> uv = u.view();
+
+  std::int64_t unknowns = 0;
+  if (uniform) {
+    op.active = Box{{1, 1, d == 3 ? 1 : 0}, {nx - 2, ny - 2, d == 3 ? nz - 2 : 0}};
+    const double kc = spec.k.constant;
+    // Full interior faces: the face area is the product of the other spacings.
+    auto face = [&](int a) {
+      double area = 1;
+      for (int b = 0; b < d; ++b)
+        if (b != a) area *= g.spacing[b];
+      return kc * area / g.spacing[a];
+    };
+    op.cw = op.ce = T(face(0));
+    op.cs = op.cn = T(face(1));
+    op.cb = op.ct = T(d == 3 ? face(2) : 0.0);
+    op.cp = T(2 * face(0) + 2 * face(1) + (d == 3 ? 2 * face(2) : 0.0));
+    double vol = 1;
+    for (int b = 0; b < d; ++b) vol *= g.spacing[b];
+    op.b_const = T(spec.f.constant * vol);
+    if (!spec.regions.empty()) {
+      Field<std::uint8_t> mask(g, Device::cpu);
+      const FieldView<std::uint8_t> mv = mask.view();
+      for (int k = 0; k < nz; ++k)
+        for (int j = 0; j < ny; ++j)
+          for (int i = 0; i < nx; ++i) mv(i, j, k) = as.kind[as.idx(i, j, k)];
+      op.mask = std::move(mask);
+    }
+    for (int k = 0; k < nz; ++k)
+      for (int j = 0; j < ny; ++j)
+        for (int i = 0; i < nx; ++i) {
+          const std::size_t n = as.idx(i, j, k);
+          if (as.kind[n] == (unsigned char)NodeKind::fixed) uv(i, j, k) = T(as.value[n]);
+          else if (op.active.contains(i, j, k)) ++unknowns;
+        }
+  } else {
+    as.mark_elements();
+    op.active = g.nodes();
+    Field<T> ap(g, Device::cpu), aw(g, Device::cpu), ae(g, Device::cpu), asf(g, Device::cpu),
+        an(g, Device::cpu), rhs(g, Device::cpu);
+    Field<T> ab, at;
+    if (d == 3) ab = Field<T>(g, Device::cpu), at = Field<T>(g, Device::cpu);
+    Field<std::uint8_t> mask(g, Device::cpu);
+    const FieldView<std::uint8_t> mv = mask.view();
+    FieldView<T> nb[6] = {aw.view(), ae.view(), asf.view(), an.view(), ab.view(), at.view()};
+    const FieldView<T> apv = ap.view(), rv = rhs.view();
+    const double vshare = as.volume_share();
+    const int n[3] = {nx, ny, nz};
+    for (int k = 0; k < nz; ++k)
+      for (int j = 0; j < ny; ++j)
+        for (int i = 0; i < nx; ++i) {
+          const std::size_t id = as.idx(i, j, k);
+          unsigned char kd = as.kind[id];
+          if (kd == (unsigned char)NodeKind::free && as.elements_around(i, j, k, -1, 0) == 0)
+            kd = (unsigned char)NodeKind::outside;  // isolated by cut-outs: not an unknown
+          mv(i, j, k) = kd;
+          if (kd == (unsigned char)NodeKind::fixed) uv(i, j, k) = T(as.value[id]);
+          if (kd != (unsigned char)NodeKind::free) continue;
+          ++unknowns;
+          const int c[3] = {i, j, k};
+          double diag = 0;
+          for (int f = 0; f < 2 * d; ++f) {
+            const int axis = f / 2, s = (f % 2) ? 1 : -1;
+            const bool on_side = s < 0 ? c[axis] == 0 : c[axis] == n[axis] - 1;
+            if (on_side) {
+              const BoundaryCondition& bc = spec.boundaries[f];
+              if (bc.kind == BoundaryKind::dirichlet) continue;
+              const double area = as.elements_around(i, j, k, -1, 0) * as.face_share(axis);
+              const double kp = as.k_at(i, j, k);
+              rv(i, j, k) += T(kp * bc.g(as.x(i), as.y(j), as.z(k)) * area);
+              if (bc.kind == BoundaryKind::robin) diag += kp * bc.alpha * area;
+              continue;
+            }
+            const double area =
+                as.elements_around(i, j, k, axis, s < 0 ? -1 : 0) * as.face_share(axis);
+            if (area == 0) continue;
+            const double a = as.k_face(i, j, k, axis, s) * area / g.spacing[axis];
+            nb[f](i, j, k) = T(a);
+            diag += a;
+          }
+          apv(i, j, k) = T(diag);
+          rv(i, j, k) += T(as.f_at(i, j, k) * vshare * as.elements_around(i, j, k, -1, 0));
+        }
+    op.ap = std::move(ap), op.aw = std::move(aw), op.ae = std::move(ae), op.as = std::move(asf),
+    op.an = std::move(an), op.ab = std::move(ab), op.at = std::move(at);
+    op.rhs = std::move(rhs);
+    op.mask = std::move(mask);
+  }
+  op.unknowns = unknowns;
+  op.jacobi_radius = as.jacobi_radius_estimate();
+  require(unknowns > 0, "the domain is empty: every node is fixed or outside, nothing to solve");
+  if (!uniform) {
+    bool anchored = false;
+    for (int f = 0; f < 2 * d; ++f) anchored = anchored || spec.boundaries[f].kind != BoundaryKind::neumann;
+    for (const MaskRegion& r : spec.regions) anchored = anchored || r.kind == NodeKind::fixed;
+    require(anchored,
+            "the problem has no Dirichlet or Robin side and no fixed node, so its solution is "
+            "not unique; fix a value somewhere");
+  }
+
+  Discretization<T> out;
+  if (device == Device::cpu) {
+    out.op = std::move(op);
+    out.u = std::move(u);
+  } else {
+    out.op = op.copy_to(device);
+    out.u = u.copy_to(device);
+  }
+  return out;
+}
+
+template <class T>
+Field<T> sample_exact(const ProblemSpec& spec, Device device) {
+  require(spec.exact.has_value(), "this problem has no exact solution to compare with");
+  const Grid& g = spec.grid;
+  Field<T> e(g, Device::cpu);
+  const FieldView<T> v = e.view();
+  for (int k = 0; k < g.n[2]; ++k)
+    for (int j = 0; j < g.n[1]; ++j)
+      for (int i = 0; i < g.n[0]; ++i)
+        v(i, j, k) = T((*spec.exact)(g.coord(0, i), g.coord(1, j), g.dims == 3 ? g.coord(2, k) : 0.0));
+  return device == Device::cpu ? std::move(e) : e.copy_to(device);
+}
+
+template Discretization<float> assemble<float>(const ProblemSpec&, Device);
+template Discretization<double> assemble<double>(const ProblemSpec&, Device);
+template Field<float> sample_exact<float>(const ProblemSpec&, Device);
+template Field<double> sample_exact<double>(const ProblemSpec&, Device);
+
+}  // namespace gridsolve

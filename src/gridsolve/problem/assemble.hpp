@@ -1,0 +1,26 @@
+// Discretizes a ProblemSpec into a StencilOperator and a starting field.
+#pragma once
+#include "gridsolve/exec/field.hpp"
+#include "gridsolve/problem/problem_spec.hpp"
+#include "gridsolve/problem/stencil_operator.hpp"
+
+namespace gridsolve {
+
+template <class T>
+struct Discretization {
+  StencilOperator<T> op;
+  Field<T> u;  // fixed nodes hold their values, unknowns start at zero
+};
+
+// Vertex-centred finite volumes: each node owns the dual cell around it, cut by the
+// domain's sides and by cells touching "outside" nodes. The result is symmetric, second
+// order at Neumann / Robin sides, and takes the uniform fast path when k and f are
+// constant, every side is Dirichlet and no node is cut out.
+template <class T>
+Discretization<T> assemble(const ProblemSpec& spec, Device device);
+
+// The exact solution sampled at the nodes (0 outside), when the spec has one.
+template <class T>
+Field<T> sample_exact(const ProblemSpec& spec, Device device);
+
+}  // namespace gridsolve

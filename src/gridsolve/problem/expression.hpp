@@ -1,0 +1,27 @@
+// Expression: a scalar function of position, either a constant or a formula.
+#pragma once
+#include <functional>
+#include <string>
+
+namespace gridsolve {
+
+using ScalarFunction = std::function<double(double x, double y, double z)>;
+
+struct Expression {
+  double constant = 0;
+  ScalarFunction function;  // empty for a constant
+  std::string text;         // how the user wrote it, for reports
+
+  static Expression value(double v);
+  // Parses a formula in x, y, z (muParser syntax; pi and e are defined). A number
+  // becomes a constant. Malformed text throws Error naming the problem.
+  static Expression parse(const std::string& text);
+  static Expression from(ScalarFunction f, std::string text);
+
+  bool is_constant() const { return !function; }
+  double operator()(double x, double y, double z) const {
+    return function ? function(x, y, z) : constant;
+  }
+};
+
+}  // namespace gridsolve

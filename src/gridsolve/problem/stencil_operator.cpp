@@ -1,0 +1,105 @@
+#include "gridsolve/problem/stencil_operator.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "gridsolve/exec/parallel_for.hpp"
+
+namespace gridsolve {
+
+template <class T>
+StencilView<T> StencilOperator<T>::view() const {
+  StencilView<T> v;
+  v.dims = grid.dims;
+  v.active = active;
+  v.uniform = uniform;
+  v.cp = cp, v.cw = cw, v.ce = ce, v.cs = cs, v.cn = cn, v.cb = cb, v.ct = ct;
+  v.b_const = b_const;
+  if (!uniform) {
+    v.ap = ap.cview(), v.aw = aw.cview(), v.ae = ae.cview(), v.as = as.cview(),
+    v.an = an.cview();
+    if (grid.dims == 3) v.ab = ab.cview(), v.at = at.cview();
+  }
+  if (!rhs.empty()) v.rhs = rhs.cview();
+  if (!mask.empty()) v.mask = mask.cview();
+  return v;
+}
+
+template <class T>
+StencilOperator<T> StencilOperator<T>::copy_to(Device d) const {
+  StencilOperator<T> o;
+  o.grid = grid;
+  o.device = d;
+  o.active = active;
+  o.uniform = uniform;
+  o.cp = cp, o.cw = cw, o.ce = ce, o.cs = cs, o.cn = cn, o.cb = cb, o.ct = ct;
+  o.b_const = b_const;
+  o.unknowns = unknowns;
+  o.jacobi_radius = jacobi_radius;
+  auto copy = [d](const auto& f) {
+    using F = std::decay_t<decltype(f)>;
+    return f.empty() ? F() : f.copy_to(d);
+  };
+  o.ap = copy(ap), o.aw = copy(aw), o.ae = copy(ae), o.as = copy(as), o.an = copy(an);
+  o.ab = copy(ab), o.at = copy(at);
+  o.rhs = copy(rhs);
+  o.mask = copy(mask);
+  return o;
+}
+
+template <class T>
+std::string StencilOperator<T>::describe() const {
+  return fmt::format("{}-point stencil, {} coefficients{}, {} unknowns", grid.dims == 3 ? 7 : 5,
+                     uniform ? "uniform" : "per-node", mask.empty() ? "" : ", masked", unknowns);
+}
+
+template <class T>
+double residual_norm(const StencilOperator<T>& op, const Field<T>& u) {
+  const StencilView<T> a = op.view();
+  const FieldView<const T> v = u.cview();
+  const double s = reduce<double>(
+      op.device, op.active,
+      [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
+        if (!a.is_free(i, j, k)) return 0.0;
+        const double r = double(a.residual(v, i, j, k));
+        return r * r;
+      },
+      SumOp{}, 0.0);
+  return std::sqrt(s);
+}
+
+template <class T>
+double rhs_norm(const StencilOperator<T>& op, const Field<T>& u) {
+  const StencilView<T> a = op.view();
+  const FieldView<const T> v = u.cview();
+  const double s = reduce<double>(
+      op.device, op.active,
+      [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
+        if (!a.is_free(i, j, k)) return 0.0;
+        const double r = double(a.known_rhs(v, i, j, k));
+        return r * r;
+      },
+      SumOp{}, 0.0);
+  return std::sqrt(s);
+}
+
+template <class T>
+void residual(const StencilOperator<T>& op, const Field<T>& u, Field<T>& r) {
+  const StencilView<T> a = op.view();
+  const FieldView<const T> v = u.cview();
+  const FieldView<T> out = r.view();
+  for_each(op.device, op.active, [=] GRIDSOLVE_HD(int i, int j, int k) {
+    out(i, j, k) = a.is_free(i, j, k) ? a.residual(v, i, j, k) : T(0);
+  });
+}
+
+#define GRIDSOLVE_INSTANTIATE(T)                                                  \
+  template class StencilOperator<T>;                                             \
+  template double residual_norm<T>(const StencilOperator<T>&, const Field<T>&); \
+  template double rhs_norm<T>(const StencilOperator<T>&, const Field<T>&);      \
+  template void residual<T>(const StencilOperator<T>&, const Field<T>&, Field<T>&);
+GRIDSOLVE_INSTANTIATE(float)
+GRIDSOLVE_INSTANTIATE(double)
+
+}  // namespace gridsolve

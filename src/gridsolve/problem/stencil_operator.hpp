@@ -1,0 +1,41 @@
+// StencilOperator: owns an assembled operator's arrays on one device; hands out views.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "gridsolve/core/grid.hpp"
+#include "gridsolve/exec/field.hpp"
+#include "gridsolve/problem/stencil_view.hpp"
+
+namespace gridsolve {
+
+template <class T>
+class StencilOperator {
+public:
+  Grid grid;
+  Device device = Device::cpu;
+  Box active;
+  bool uniform = true;
+  T cp = 0, cw = 0, ce = 0, cs = 0, cn = 0, cb = 0, ct = 0, b_const = 0;
+  Field<T> ap, aw, ae, as, an, ab, at;  // empty when uniform
+  Field<T> rhs;                          // empty when b is the constant b_const
+  Field<std::uint8_t> mask;              // empty when every active node is free
+  std::int64_t unknowns = 0;             // free nodes
+  // Jacobi spectral radius estimate (for SOR's omega), from the assembly.
+  double jacobi_radius = 0;
+
+  StencilView<T> view() const;
+  StencilOperator copy_to(Device d) const;
+  std::string describe() const;
+};
+
+// ||b - A u||_2 over free nodes, and the norm of the unknowns' right-hand side.
+template <class T>
+double residual_norm(const StencilOperator<T>& op, const Field<T>& u);
+template <class T>
+double rhs_norm(const StencilOperator<T>& op, const Field<T>& u);
+// r = b - A u at free nodes, 0 elsewhere.
+template <class T>
+void residual(const StencilOperator<T>& op, const Field<T>& u, Field<T>& r);
+
+}  // namespace gridsolve

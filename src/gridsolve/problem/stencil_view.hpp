@@ -1,0 +1,88 @@
+// StencilView: the assembled 5/7-point operator as a by-value view for loop bodies.
+#pragma once
+#include <cstdint>
+
+#include "gridsolve/core/box.hpp"
+#include "gridsolve/core/field_view.hpp"
+#include "gridsolve/core/hd.hpp"
+
+namespace gridsolve {
+
+// Row P of the system, for free nodes:  a_P u_P - sum_nb a_nb u_nb = b_P.
+// Fixed nodes keep their value in u; their coefficients stay in the rows of their free
+// neighbours, so the operator always acts on the whole field.
+template <class T>
+struct StencilView {
+  int dims = 2;
+  Box active;  // nodes that may be unknowns; everything outside it is fixed or ghost
+  // Uniform coefficients (when `uniform`): every free node has the same row.
+  bool uniform = true;
+  T cp = 0, cw = 0, ce = 0, cs = 0, cn = 0, cb = 0, ct = 0;
+  T b_const = 0;
+  // Per-node coefficients (when not uniform).
+  FieldView<const T> ap, aw, ae, as, an, ab, at;
+  FieldView<const T> rhs;                    // empty: b_P = b_const
+  FieldView<const std::uint8_t> mask;        // empty: every active node is free
+
+  GRIDSOLVE_HD bool is_free(int i, int j, int k) const {
+    return mask ? mask(i, j, k) == 0 : true;
+  }
+  // True for neighbours whose value is data rather than unknown.
+  GRIDSOLVE_HD bool is_known(int i, int j, int k) const {
+    return !active.contains(i, j, k) || (mask && mask(i, j, k) != 0);
+  }
+  GRIDSOLVE_HD T diag(int i, int j, int k) const { return uniform ? cp : ap(i, j, k); }
+  GRIDSOLVE_HD T b(int i, int j, int k) const { return rhs ? rhs(i, j, k) : b_const; }
+
+  // sum_nb a_nb u_nb
+  template <class U>
+  GRIDSOLVE_HD T neighbours(const FieldView<U>& u, int i, int j, int k) const {
+    if (uniform) {
+      T s = cw * u(i - 1, j, k) + ce * u(i + 1, j, k) + cs * u(i, j - 1, k) + cn * u(i, j + 1, k);
+      if (dims == 3) s += cb * u(i, j, k - 1) + ct * u(i, j, k + 1);
+      return s;
+    }
+    T s = aw(i, j, k) * u(i - 1, j, k) + ae(i, j, k) * u(i + 1, j, k) +
+          as(i, j, k) * u(i, j - 1, k) + an(i, j, k) * u(i, j + 1, k);
+    if (dims == 3) s += ab(i, j, k) * u(i, j, k - 1) + at(i, j, k) * u(i, j, k + 1);
+    return s;
+  }
+
+  // b_P - (A u)_P at a free node.
+  template <class U>
+  GRIDSOLVE_HD T residual(const FieldView<U>& u, int i, int j, int k) const {
+    return b(i, j, k) + neighbours(u, i, j, k) - diag(i, j, k) * u(i, j, k);
+  }
+
+  // b_P plus the contributions of known neighbours: the right-hand side of the
+  // system in the unknowns alone, whose norm scales the relative residual.
+  template <class U>
+  GRIDSOLVE_HD T known_rhs(const FieldView<U>& u, int i, int j, int k) const {
+    T s = b(i, j, k);
+    const int di[6] = {-1, 1, 0, 0, 0, 0}, dj[6] = {0, 0, -1, 1, 0, 0}, dk[6] = {0, 0, 0, 0, -1, 1};
+    const int faces = dims == 3 ? 6 : 4;
+    for (int f = 0; f < faces; ++f) {
+      const int ii = i + di[f], jj = j + dj[f], kk = k + dk[f];
+      if (is_known(ii, jj, kk)) s += coefficient(f, i, j, k) * u(ii, jj, kk);
+    }
+    return s;
+  }
+
+  // a_nb toward face f (0..5 = w, e, s, n, b, t).
+  GRIDSOLVE_HD T coefficient(int f, int i, int j, int k) const {
+    if (uniform) {
+      const T c[6] = {cw, ce, cs, cn, cb, ct};
+      return c[f];
+    }
+    switch (f) {
+      case 0: return aw(i, j, k);
+      case 1: return ae(i, j, k);
+      case 2: return as(i, j, k);
+      case 3: return an(i, j, k);
+      case 4: return ab(i, j, k);
+      default: return at(i, j, k);
+    }
+  }
+};
+
+}  // namespace gridsolve

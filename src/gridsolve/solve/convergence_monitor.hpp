@@ -1,0 +1,36 @@
+// ConvergenceMonitor: the stopping logic every iterative solver shares.
+#pragma once
+#include <chrono>
+#include <string>
+
+#include "gridsolve/solve/solve_options.hpp"
+
+namespace gridsolve {
+
+// Watches one number per check (relative residual or max update) and decides when to
+// stop: converged, iteration cap, NaN/Inf, divergence, or stagnation.
+class ConvergenceMonitor {
+public:
+  ConvergenceMonitor(const SolveOptions& options, SolveReport& report);
+
+  // Returns true when the solve must stop; the report then says why.
+  bool check(int iteration, double watched);
+  // True when `iteration` is one at which the caller should measure and check.
+  bool due(int iteration) const { return iteration % every_ == 0 || iteration >= options_.max_iterations; }
+  int every() const { return every_; }
+  void set_every(int every) { every_ = every > 0 ? every : 1; }
+  double seconds() const;
+
+private:
+  const SolveOptions& options_;
+  SolveReport& report_;
+  int every_ = 1;
+  std::chrono::steady_clock::time_point start_;
+  double next_progress_ = 0;
+  double first_ = -1;
+  double best_ = 0;
+  int checks_since_best_ = 0;
+  int growing_ = 0;
+};
+
+}  // namespace gridsolve

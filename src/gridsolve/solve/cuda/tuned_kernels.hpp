@@ -1,0 +1,48 @@
+// Hand-tuned CUDA kernels for the uniform-coefficient operator, beside the generic
+// loop bodies; tests compare the two. Declared for CUDA builds only.
+#pragma once
+#if GRIDSOLVE_HAVE_CUDA
+#include <memory>
+
+#include "gridsolve/exec/field.hpp"
+#include "gridsolve/problem/stencil_operator.hpp"
+
+namespace gridsolve::tuned {
+
+// Jacobi sweep out = (1-w) in + w (b + sum a_nb in_nb) / a_P on free nodes, fixed nodes
+// copied. Applies to uniform operators on the device (2D and 3D, mask optional).
+template <class T>
+bool jacobi_applies(const StencilOperator<T>& op);
+// When max_update (device pointer) is given, max |out - in| is also written there.
+template <class T>
+void jacobi_sweep(const StencilOperator<T>& op, const Field<T>& in, Field<T>& out, T weight,
+                  double* max_update);
+
+// Red-black SOR with each colour in its own array, so that every neighbour read is
+// unit stride. Load once, iterate many times, store back.
+template <class T>
+bool coloured_sor_applies(const StencilOperator<T>& op);
+
+template <class T>
+class ColouredSor {
+public:
+  ColouredSor(const StencilOperator<T>& op, const Field<T>& u);
+  ~ColouredSor();
+  ColouredSor(const ColouredSor&) = delete;
+  ColouredSor& operator=(const ColouredSor&) = delete;
+  // `count` full iterations (red half-sweep, then black).
+  void iterate(T omega, int count);
+  // One iteration that also returns max |update|.
+  double iterate_measuring_update(T omega);
+  // ||b - A u||_2 over the free nodes.
+  double residual_norm() const;
+  // Writes the colours back into the natural layout.
+  void store(Field<T>& u) const;
+
+private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+
+}  // namespace gridsolve::tuned
+#endif

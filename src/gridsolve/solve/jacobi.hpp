@@ -1,0 +1,18 @@
+// Jacobi iteration, u_new = (1-w) u + w (b + sum a_nb u_nb) / a_P, two buffers.
+#pragma once
+#include "gridsolve/solve/solver.hpp"
+
+namespace gridsolve {
+
+template <class T>
+class Jacobi final : public Solver<T> {
+public:
+  std::string name() const override { return "jacobi"; }
+  SolveReport solve(const StencilOperator<T>& op, Field<T>& u, const SolveOptions& options) override;
+};
+
+// One generic sweep in -> out (exposed for benchmarks and kernel comparisons).
+template <class T>
+void jacobi_sweep_generic(const StencilOperator<T>& op, const Field<T>& in, Field<T>& out, T weight);
+
+}  // namespace gridsolve

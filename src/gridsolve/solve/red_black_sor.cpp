@@ -1,0 +1,122 @@
+#include "gridsolve/solve/red_black_sor.hpp"
+
+#include <cmath>
+
+#include "gridsolve/exec/parallel_for.hpp"
+#include "gridsolve/solve/convergence_monitor.hpp"
+#if GRIDSOLVE_HAVE_CUDA
+#include "gridsolve/solve/cuda/tuned_kernels.hpp"
+#endif
+
+namespace gridsolve {
+
+double optimal_omega(double rho) {
+  if (!(rho >= 0)) return 1.0;
+  if (rho >= 1) return 2.0 - 1e-6;
+  return 2.0 / (1.0 + std::sqrt(1.0 - rho * rho));
+}
+
+namespace {
+
+template <class T>
+void half_sweep(const StencilOperator<T>& op, Field<T>& u, int colour, T omega) {
+  const StencilView<T> a = op.view();
+  const FieldView<T> v = u.view();
+  for_each_colour(op.device, op.active, colour, [=] GRIDSOLVE_HD(int i, int j, int k) {
+    if (!a.is_free(i, j, k)) return;
+    const T old = v(i, j, k);
+    v(i, j, k) = old + omega * ((a.b(i, j, k) + a.neighbours(v, i, j, k)) / a.diag(i, j, k) - old);
+  });
+}
+
+template <class T>
+double half_sweep_measuring(const StencilOperator<T>& op, Field<T>& u, int colour, T omega) {
+  const StencilView<T> a = op.view();
+  const FieldView<T> v = u.view();
+  return reduce<double>(
+      op.device, op.active,
+      [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
+        if (((i + j + k) & 1) != colour || !a.is_free(i, j, k)) return 0.0;
+        const T old = v(i, j, k);
+        const T next = old + omega * ((a.b(i, j, k) + a.neighbours(v, i, j, k)) / a.diag(i, j, k) - old);
+        v(i, j, k) = next;
+        const double d = double(next) - double(old);
+        return d < 0 ? -d : d;
+      },
+      MaxOp{}, 0.0);
+}
+
+}  // namespace
+
+template <class T>
+void red_black_iteration_generic(const StencilOperator<T>& op, Field<T>& u, T omega) {
+  half_sweep(op, u, 0, omega);
+  half_sweep(op, u, 1, omega);
+}
+
+template <class T>
+SolveReport RedBlackSor<T>::solve(const StencilOperator<T>& op, Field<T>& u,
+                                  const SolveOptions& options) {
+  SolveReport report;
+  report.solver = name();
+  ConvergenceMonitor monitor(options, report);
+  if (options.check_every == 0) monitor.set_every(options.rule == StopRule::update ? 10 : 20);
+  const double omega_d =
+      options.omega > 0 ? options.omega : (gauss_seidel_ ? 1.0 : optimal_omega(op.jacobi_radius));
+  const T omega = T(omega_d);
+  report.omega = omega_d;
+  const double bnorm = rhs_norm(op, u);
+  report.rhs_norm = bnorm;
+  const double scale = bnorm > 0 ? bnorm : 1.0;
+
+#if GRIDSOLVE_HAVE_CUDA
+  if (options.tuned && tuned::coloured_sor_applies(op)) {
+    report.kernel = "tuned (colour-reordered)";
+    tuned::ColouredSor<T> sor(op, u);
+    int it = 0;
+    while (true) {
+      const int next_check = ((it / monitor.every()) + 1) * monitor.every();
+      const int stop_at = std::min(next_check, options.max_iterations);
+      double update = 0;
+      if (stop_at - it > 1) sor.iterate(omega, stop_at - it - 1);
+      if (options.rule == StopRule::update) update = sor.iterate_measuring_update(omega);
+      else sor.iterate(omega, 1);
+      it = stop_at;
+      report.last_update = update;
+      const double watched =
+          options.rule == StopRule::update ? update : sor.residual_norm() / scale;
+      if (monitor.check(it, watched)) break;
+    }
+    sor.store(u);
+    synchronize(op.device);
+    report.relative_residual = residual_norm(op, u) / scale;
+    report.seconds = monitor.seconds();
+    return report;
+  }
+#endif
+  report.kernel = "generic";
+  for (int it = 1;; ++it) {
+    const bool check = monitor.due(it);
+    double update = 0;
+    if (check && options.rule == StopRule::update) {
+      update = std::max(half_sweep_measuring(op, u, 0, omega), half_sweep_measuring(op, u, 1, omega));
+    } else {
+      red_black_iteration_generic(op, u, omega);
+    }
+    if (!check) continue;
+    report.last_update = update;
+    const double watched = options.rule == StopRule::update ? update : residual_norm(op, u) / scale;
+    if (monitor.check(it, watched)) break;
+  }
+  synchronize(op.device);
+  report.relative_residual = residual_norm(op, u) / scale;
+  report.seconds = monitor.seconds();
+  return report;
+}
+
+template class RedBlackSor<float>;
+template class RedBlackSor<double>;
+template void red_black_iteration_generic<float>(const StencilOperator<float>&, Field<float>&, float);
+template void red_black_iteration_generic<double>(const StencilOperator<double>&, Field<double>&, double);
+
+}  // namespace gridsolve

@@ -1,0 +1,23 @@
+// Red-black SOR: all nodes with (i+j+k) even, then all odd; parallel on both devices.
+#pragma once
+#include "gridsolve/solve/solver.hpp"
+
+namespace gridsolve {
+
+template <class T>
+class RedBlackSor final : public Solver<T> {
+public:
+  // With gauss_seidel set, omega is 1 unless given (red-black Gauss-Seidel).
+  explicit RedBlackSor(bool gauss_seidel = false) : gauss_seidel_(gauss_seidel) {}
+  std::string name() const override { return gauss_seidel_ ? "rb-gs" : "sor"; }
+  SolveReport solve(const StencilOperator<T>& op, Field<T>& u, const SolveOptions& options) override;
+
+private:
+  bool gauss_seidel_;
+};
+
+// One generic red-black iteration in the natural layout (benchmarks, comparisons).
+template <class T>
+void red_black_iteration_generic(const StencilOperator<T>& op, Field<T>& u, T omega);
+
+}  // namespace gridsolve

@@ -1,0 +1,49 @@
+// What a solve is asked to do (SolveOptions) and what it reports back (SolveReport).
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace gridsolve {
+
+enum class StopRule {
+  residual,  // ||b - A u||_2 / ||b||_2 < tolerance (b: the unknowns' right-hand side)
+  update,    // max |u_new - u_old| < tolerance (the heat-plate article's rule)
+};
+
+struct ProgressInfo {
+  int iteration = 0;
+  double value = 0;  // the quantity the stop rule watches
+  double seconds = 0;
+};
+
+struct SolveOptions {
+  StopRule rule = StopRule::residual;
+  double tolerance = 1e-8;
+  int max_iterations = 1000000;
+  int check_every = 0;   // iterations between convergence checks; 0 picks per solver
+  double omega = 0;      // SOR relaxation; 0 picks the optimum from the spectral radius
+  double weight = 1;     // Jacobi damping (1: plain Jacobi)
+  bool tuned = true;     // use hand-tuned device kernels where they apply
+  double progress_after = 2.0;  // seconds before progress reports start
+  std::function<void(const ProgressInfo&)> on_progress;
+
+  void validate() const;
+};
+
+struct SolveReport {
+  std::string solver;
+  std::string kernel;    // which implementation ran ("generic", "tuned", ...)
+  bool converged = false;
+  std::string reason;    // why the solve stopped, in words
+  int iterations = 0;
+  double relative_residual = 0;  // at the end, always measured
+  double last_update = 0;        // max |update| at the last check (update rule)
+  double seconds = 0;
+  double omega = 0;
+  double rhs_norm = 0;
+  // (iteration, watched value) at each check.
+  std::vector<std::pair<int, double>> history;
+};
+
+}  // namespace gridsolve
