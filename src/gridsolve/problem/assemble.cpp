@@ -209,8 +209,7 @@ Discretization<T> assemble(const ProblemSpec& spec, Device device) {
   for (int f = 0; f < 2 * d; ++f)
     all_dirichlet = all_dirichlet && spec.boundaries[f].kind == BoundaryKind::dirichlet;
   for (const MaskRegion& r : spec.regions) any_outside = any_outside || r.kind == NodeKind::outside;
-  const bool uniform = spec.k.is_constant() && spec.k_nodes.empty() && spec.f.is_constant() &&
-                       spec.f_nodes.empty() && all_dirichlet && !any_outside;
+  const bool uniform = spec.k.is_constant() && spec.k_nodes.empty() && all_dirichlet && !any_outside;
 
   StencilOperator<T> op;
   op.grid = g;
@@ -236,7 +235,16 @@ Discretization<T> assemble(const ProblemSpec& spec, Device device) {
     op.cp = T(2 * face(0) + 2 * face(1) + (d == 3 ? 2 * face(2) : 0.0));
     double vol = 1;
     for (int b = 0; b < d; ++b) vol *= g.spacing[b];
-    op.b_const = T(spec.f.constant * vol);
+    if (spec.f.is_constant() && spec.f_nodes.empty()) {
+      op.b_const = T(spec.f.constant * vol);
+    } else {
+      Field<T> rhs(g, Device::cpu);
+      const FieldView<T> rv = rhs.view();
+      for (int k = 0; k < nz; ++k)
+        for (int j = 0; j < ny; ++j)
+          for (int i = 0; i < nx; ++i) rv(i, j, k) = T(as.f_at(i, j, k) * vol);
+      op.rhs = std::move(rhs);
+    }
     if (!spec.regions.empty()) {
       Field<std::uint8_t> mask(g, Device::cpu);
       const FieldView<std::uint8_t> mv = mask.view();

@@ -14,8 +14,8 @@ struct Discretization {
 
 // Vertex-centred finite volumes: each node owns the dual cell around it, cut by the
 // domain's sides and by cells touching "outside" nodes. The result is symmetric, second
-// order at Neumann / Robin sides, and takes the uniform fast path when k and f are
-// constant, every side is Dirichlet and no node is cut out.
+// order at Neumann / Robin sides, and takes the uniform fast path (coefficients held as
+// seven numbers) when k is constant, every side is Dirichlet and no node is cut out.
 template <class T>
 Discretization<T> assemble(const ProblemSpec& spec, Device device);
 

@@ -1,0 +1,54 @@
+#include "gridsolve/cli/bench_command.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+
+#include "gridsolve/bench/stencil_bench.hpp"
+#include "gridsolve/core/error.hpp"
+#include "gridsolve/exec/device.hpp"
+#include "gridsolve/io/atomic_file.hpp"
+#include "gridsolve/io/summary_json.hpp"
+
+namespace gridsolve::cli {
+
+void add_bench_options(CLI::App* app, BenchSettings& s) {
+  app->add_option("what", s.what, "stencil: Jacobi sweep and red-black SOR iteration")
+      ->capture_default_str();
+  app->add_option("--n", s.n, "nodes per side of the square grid")->capture_default_str();
+  app->add_option("--repeats", s.repeats, "timed repetitions (the median is reported)")
+      ->capture_default_str();
+  app->add_option("--device", s.device, "auto | cpu | cuda")->capture_default_str();
+  app->add_option("--out", s.out, "folder for bench.json");
+}
+
+int bench_command(const BenchSettings& s) {
+  require(s.what == "stencil", fmt::format("bench knows 'stencil', got '{}'", s.what));
+  require(s.n >= 16, fmt::format("--n must be at least 16, got {}", s.n));
+  require(s.repeats >= 1, fmt::format("--repeats must be at least 1, got {}", s.repeats));
+  const Device device = select_device(s.device);
+  fmt::print("gridsolve bench stencil: {} x {} nodes on {}, median of {} runs\n", s.n, s.n,
+             to_string(device), s.repeats);
+  const std::vector<BenchRow> rows = run_stencil_bench(device, s.n, s.repeats);
+  fmt::print("{:<44} {:>6} {:>10} {:>10} {:>10} {:>8}  {}\n", "kernel", "prec", "ms", "Gcell/s",
+             "GB/s", "of copy", "traffic counted");
+  nlohmann::json out = nlohmann::json::array();
+  for (const BenchRow& r : rows) {
+    fmt::print("{:<44} {:>6} {:>10.4f} {:>10.2f} {:>10.1f} {:>7.1f}%  {}\n", r.name, r.precision,
+               r.ms, r.gcells_per_s, r.gbytes_per_s, 100 * r.fraction_of_copy, r.traffic);
+    out.push_back({{"kernel", r.name}, {"precision", r.precision}, {"ms", r.ms},
+                   {"gcells_per_s", r.gcells_per_s}, {"gbytes_per_s", r.gbytes_per_s},
+                   {"fraction_of_copy", r.fraction_of_copy}, {"traffic", r.traffic}});
+  }
+  if (!s.out.empty()) {
+    std::filesystem::create_directories(s.out);
+    nlohmann::json doc = {{"bench", "stencil"}, {"n", s.n}, {"device", to_string(device)},
+                          {"repeats", s.repeats}, {"rows", out}};
+    write_json_file(s.out + "/bench.json", doc);
+  }
+  return 0;
+}
+
+}  // namespace gridsolve::cli

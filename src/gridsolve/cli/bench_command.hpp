@@ -1,0 +1,22 @@
+// gridsolve bench: kernel timings against the device's copy bandwidth and peer kernels.
+#pragma once
+#include <string>
+
+namespace CLI {
+class App;
+}
+
+namespace gridsolve::cli {
+
+struct BenchSettings {
+  std::string what = "stencil";
+  int n = 8192;
+  int repeats = 20;
+  std::string device = "auto";
+  std::string out;
+};
+
+void add_bench_options(CLI::App* app, BenchSettings& s);
+int bench_command(const BenchSettings& s);
+
+}  // namespace gridsolve::cli

@@ -1,0 +1,36 @@
+#include "gridsolve/cli/info_command.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "gridsolve/exec/device.hpp"
+#include "gridsolve/solve/solver.hpp"
+
+namespace gridsolve::cli {
+
+int info_command() {
+  fmt::print("gridsolve 0.1.0\n");
+#if GRIDSOLVE_HAVE_CUDA
+  fmt::print("  build       CUDA path compiled in; OpenMP CPU path\n");
+#else
+  fmt::print("  build       CPU path only (built without CUDA); OpenMP\n");
+#endif
+  fmt::print("  cpu         {} OpenMP threads\n", cpu_threads());
+  const auto devices = cuda_devices();
+  if (devices.empty()) {
+    fmt::print("  gpu         none: {}\n", cuda_unavailable_reason());
+  } else {
+    for (std::size_t d = 0; d < devices.size(); ++d) {
+      const DeviceInfo& i = devices[d];
+      fmt::print("  gpu {}       {} (sm_{}{}), {} SMs, {:.1f} GiB, {:.0f} GB/s peak\n", d, i.name,
+                 i.compute_major, i.compute_minor, i.multiprocessors, i.memory_gib,
+                 i.peak_bandwidth_gbs);
+    }
+  }
+  fmt::print("  default     --device auto runs on {}\n", to_string(select_device("auto")));
+  fmt::print("  solvers     {}\n", fmt::join(solver_names(), ", "));
+  fmt::print("  precisions  double, float\n");
+  return 0;
+}
+
+}  // namespace gridsolve::cli

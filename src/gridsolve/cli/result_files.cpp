@@ -1,0 +1,56 @@
+#include "gridsolve/cli/result_files.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "gridsolve/io/atomic_file.hpp"
+#include "gridsolve/io/hdf5_writer.hpp"
+#include "gridsolve/io/history_csv.hpp"
+#include "gridsolve/io/summary_json.hpp"
+
+namespace gridsolve::cli {
+
+template <class T>
+void ResultFiles::write(const ProblemSpec& spec, const RunSettings& settings, Device device,
+                        const SolveReport& report, double max_error, double assembly_seconds,
+                        const Field<T>& u, const Field<T>& exact) const {
+  create_output_directory(dir);
+  const Grid& g = spec.grid;
+  FieldFileWriter fields(g);
+  fields.add("u", u);
+  if (!exact.empty()) {
+    // error = u - exact, on the host: output is not a hot path.
+    Field<T> err = u.copy_to(Device::cpu);
+    const FieldView<T> e = err.view();
+    const FieldView<const T> x = exact.cview();
+    for (int k = 0; k < g.n[2]; ++k)
+      for (int j = 0; j < g.n[1]; ++j)
+        for (int i = 0; i < g.n[0]; ++i) e(i, j, k) -= x(i, j, k);
+    fields.add("error", err);
+  }
+  fields.write(dir, "solution");
+  write_history_csv(dir + "/history.csv", report, settings.options.rule);
+
+  nlohmann::json j = to_json(report);
+  j["command"] = settings.command;
+  j["problem"] = spec.name;
+  j["device"] = to_string(device);
+  j["precision"] = sizeof(T) == 8 ? "double" : "float";
+  j["dims"] = g.dims;
+  j["n"] = g.dims == 3 ? nlohmann::json::array({g.n[0], g.n[1], g.n[2]})
+                       : nlohmann::json::array({g.n[0], g.n[1]});
+  j["stop_rule"] = settings.options.rule == StopRule::residual ? "residual" : "update";
+  j["tolerance"] = settings.options.tolerance;
+  j["max_error"] = json_number(max_error);
+  j["assembly_seconds"] = assembly_seconds;
+  j["files"] = {{"solution", "solution.xdmf"}, {"history", "history.csv"}};
+  write_json_file(dir + "/summary.json", j);
+}
+
+template void ResultFiles::write<float>(const ProblemSpec&, const RunSettings&, Device,
+                                        const SolveReport&, double, double, const Field<float>&,
+                                        const Field<float>&) const;
+template void ResultFiles::write<double>(const ProblemSpec&, const RunSettings&, Device,
+                                         const SolveReport&, double, double, const Field<double>&,
+                                         const Field<double>&) const;
+
+}  // namespace gridsolve::cli

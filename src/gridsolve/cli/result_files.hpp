@@ -1,0 +1,22 @@
+// The files a solve leaves in --out: summary.json, history.csv, solution.h5 + .xdmf.
+#pragma once
+#include <string>
+
+#include "gridsolve/cli/run_problem.hpp"
+#include "gridsolve/exec/field.hpp"
+#include "gridsolve/problem/problem_spec.hpp"
+#include "gridsolve/solve/solve_options.hpp"
+
+namespace gridsolve::cli {
+
+struct ResultFiles {
+  std::string dir;
+
+  // `exact` may be empty (no known solution); then no error field is written.
+  template <class T>
+  void write(const ProblemSpec& spec, const RunSettings& settings, Device device,
+             const SolveReport& report, double max_error, double assembly_seconds,
+             const Field<T>& u, const Field<T>& exact) const;
+};
+
+}  // namespace gridsolve::cli

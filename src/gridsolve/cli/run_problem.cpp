@@ -1,0 +1,93 @@
+#include "gridsolve/cli/run_problem.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "gridsolve/core/error.hpp"
+#include "gridsolve/cli/commands.hpp"
+#include "gridsolve/cli/result_files.hpp"
+#include "gridsolve/problem/assemble.hpp"
+#include "gridsolve/solve/solver.hpp"
+
+namespace gridsolve::cli {
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point t0) {
+  return std::chrono::duration<double>(clock_type::now() - t0).count();
+}
+
+// max |u - exact| over the nodes that belong to the domain.
+template <class T>
+double max_error(const ProblemSpec& spec, const Discretization<T>& d) {
+  const std::vector<T> u = d.u.to_vector();
+  const Field<T> exact = sample_exact<T>(spec, Device::cpu);
+  const std::vector<T> e = exact.to_vector();
+  std::vector<std::uint8_t> mask;
+  if (!d.op.mask.empty()) mask = d.op.mask.to_vector();
+  double m = 0;
+  for (std::size_t n = 0; n < u.size(); ++n) {
+    if (!mask.empty() && mask[n] == std::uint8_t(NodeKind::outside)) continue;
+    m = std::max(m, std::abs(double(u[n]) - double(e[n])));
+  }
+  return m;
+}
+
+template <class T>
+int run_typed(const ProblemSpec& spec, const RunSettings& s, Device device) {
+  const auto t0 = clock_type::now();
+  Discretization<T> d = assemble<T>(spec, device);
+  const double assembly_seconds = seconds_since(t0);
+  auto solver = make_solver<T>(s.solver);
+
+  SolveOptions options = s.options;
+  if (!s.quiet && !options.on_progress) {
+    const bool residual = options.rule == StopRule::residual;
+    options.on_progress = [residual](const ProgressInfo& p) {
+      std::fprintf(stderr, "  iteration %8d   %s %.3e   %.1f s\n", p.iteration,
+                   residual ? "relative residual" : "max update", p.value, p.seconds);
+    };
+  }
+  const SolveReport report = solver->solve(d.op, d.u, options);
+  const double error = spec.exact ? max_error(spec, d) : std::numeric_limits<double>::quiet_NaN();
+
+  const Grid& g = spec.grid;
+  if (!s.quiet) {
+    fmt::print("gridsolve {}: {}\n", s.command, spec.name);
+    fmt::print("  grid        {}\n", g.describe());
+    fmt::print("  operator    {}\n", d.op.describe());
+    fmt::print("  solver      {} ({} kernel){}\n", report.solver, report.kernel,
+               report.omega > 0 ? fmt::format(", omega {:.6f}", report.omega) : "");
+    fmt::print("  device      {}, {}\n", to_string(device), s.precision);
+    fmt::print("  result      {}\n", report.reason);
+    fmt::print("  iterations  {}\n", report.iterations);
+    fmt::print("  residual    {:.3e} (relative, ||b - Au|| / ||b||)\n", report.relative_residual);
+    if (spec.exact) fmt::print("  max error   {:.3e} (against the exact solution)\n", error);
+    fmt::print("  time        {:.3f} s solve, {:.3f} s assembly\n", report.seconds, assembly_seconds);
+  }
+  if (!s.out.empty()) {
+    ResultFiles files{s.out};
+    files.write(spec, s, device, report, error, assembly_seconds, d.u,
+                spec.exact ? sample_exact<T>(spec, Device::cpu) : Field<T>());
+    if (!s.quiet) fmt::print("  results     {}/ (summary.json, history.csv, solution.h5 + .xdmf)\n", s.out);
+  }
+  return report.converged ? exit_ok : exit_not_converged;
+}
+
+}  // namespace
+
+int run_problem(const ProblemSpec& spec, const RunSettings& s) {
+  const Device device = select_device(s.device);
+  if (s.precision == "double" || s.precision == "fp64") return run_typed<double>(spec, s, device);
+  if (s.precision == "float" || s.precision == "fp32" || s.precision == "single")
+    return run_typed<float>(spec, s, device);
+  throw Error(fmt::format("precision must be double or float, got '{}'", s.precision));
+}
+
+}  // namespace gridsolve::cli

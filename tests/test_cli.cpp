@@ -1,0 +1,102 @@
+// The gridsolve command as a user meets it: exit codes, messages, result files.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace {
+
+struct Outcome {
+  int code;
+  std::string output;
+};
+
+// Runs the CLI with the given arguments, capturing stdout and stderr.
+Outcome gridsolve(const std::string& args) {
+  const std::string cmd = std::string(GRIDSOLVE_CLI) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return {-1, "popen failed"};
+  std::string out;
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, p)) out += buf;
+  const int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+std::filesystem::path scratch(const std::string& name) {
+  auto p = std::filesystem::temp_directory_path() / ("gridsolve_cli_test_" + name);
+  std::filesystem::remove_all(p);
+  return p;
+}
+
+TEST(Cli, PoissonConvergesAndWritesResults) {
+  const auto dir = scratch("poisson");
+  const Outcome o = gridsolve("poisson --n 33 --device cpu --tol 1e-10 --out " + dir.string());
+  ASSERT_EQ(o.code, 0) << o.output;
+  EXPECT_NE(o.output.find("converged"), std::string::npos) << o.output;
+  std::ifstream f(dir / "summary.json");
+  ASSERT_TRUE(f.good());
+  const nlohmann::json j = nlohmann::json::parse(f);
+  for (const char* key : {"solver", "device", "precision", "n", "iterations", "relative_residual",
+                          "max_error", "seconds", "converged", "reason"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["converged"], true);
+  EXPECT_LT(j["relative_residual"].get<double>(), 1e-10);
+  EXPECT_LT(j["max_error"].get<double>(), 1e-2);
+  EXPECT_TRUE(std::filesystem::exists(dir / "history.csv"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "solution.h5"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "solution.xdmf"));
+}
+
+TEST(Cli, NotConvergedExitsThree) {
+  const Outcome o = gridsolve("poisson --n 65 --device cpu --solver jacobi --max-iter 10 -q");
+  EXPECT_EQ(o.code, 3) << o.output;
+}
+
+TEST(Cli, BadInputExitsTwoAndNamesTheProblem) {
+  struct Case {
+    std::string args, expect;
+  } cases[] = {
+      {"poisson --n -5", "n must be at least 3, got -5"},
+      {"poisson --n 17 --omega 2.3", "omega must be in (0, 2), got 2.3"},
+      {"poisson --n 17 --solver multigridd", "unknown solver 'multigridd'"},
+      {"poisson --n 17 --device tpu", "device must be auto, cpu or cuda"},
+      {"poisson --n 17 --sides sticky", "sides must be dirichlet, neumann or robin"},
+      {"poisson --nn 17", "nn"},
+      {"heat --n 33 --patch 1.5", "hot patch"},
+      {"solve /nonexistent/problem.toml", "/nonexistent/problem.toml"},
+  };
+  for (const Case& c : cases) {
+    const Outcome o = gridsolve(c.args);
+    EXPECT_EQ(o.code, 2) << c.args << "\n" << o.output;
+    EXPECT_NE(o.output.find(c.expect), std::string::npos) << c.args << "\n" << o.output;
+  }
+}
+
+TEST(Cli, MalformedFormulaInConfigExitsTwo) {
+  const auto dir = scratch("formula");
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "bad.toml";
+  std::ofstream(path) << "[grid]\ndims = 2\nnodes = [17, 17]\n[equation]\nf = \"sin(pi*x\"\n";
+  const Outcome o = gridsolve("solve " + path.string());
+  EXPECT_EQ(o.code, 2) << o.output;
+  EXPECT_NE(o.output.find("sin(pi*x"), std::string::npos) << o.output;
+}
+
+TEST(Cli, HeatPlateOnCpu) {
+  const Outcome o = gridsolve("heat --n 65 --device cpu");
+  EXPECT_EQ(o.code, 0) << o.output;
+  EXPECT_NE(o.output.find("max update"), std::string::npos) << o.output;
+}
+
+TEST(Cli, InfoListsSolvers) {
+  const Outcome o = gridsolve("info");
+  EXPECT_EQ(o.code, 0);
+  EXPECT_NE(o.output.find("sor"), std::string::npos) << o.output;
+}
+
+}  // namespace
