@@ -18,7 +18,8 @@ endfunction()
 # Compile the listed sources as CUDA when the CUDA path is enabled.
 function(gridsolve_kernel_sources)
   if(GRIDSOLVE_CUDA)
-    set_source_files_properties(${ARGN} DIRECTORY ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests ${CMAKE_SOURCE_DIR}/bench
-      PROPERTIES LANGUAGE CUDA)
+    # Source properties are scoped to the calling directory, where the targets using
+    # these sources are defined; naming directories CMake has not entered yet is an error.
+    set_source_files_properties(${ARGN} PROPERTIES LANGUAGE CUDA)
   endif()
 endfunction()
