@@ -315,6 +315,10 @@ Discretization<T> assemble(const ProblemSpec& spec, Device device) {
   }
   op.unknowns = unknowns;
   op.jacobi_radius = as.jacobi_radius_estimate();
+  for (int f = 0; f < 6; ++f) op.sides[f] = spec.boundaries[f].kind;
+  op.k_constant = spec.k.is_constant() && spec.k_nodes.empty() ? spec.k.constant : 0.0;
+  op.has_cutouts = any_outside;
+  for (const MaskRegion& r : spec.regions) op.has_fixed_regions = op.has_fixed_regions || r.kind == NodeKind::fixed;
   require(unknowns > 0, "the domain is empty: every node is fixed or outside, nothing to solve");
   if (!uniform) {
     bool anchored = false;

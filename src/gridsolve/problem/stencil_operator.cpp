@@ -37,6 +37,10 @@ StencilOperator<T> StencilOperator<T>::copy_to(Device d) const {
   o.b_const = b_const;
   o.unknowns = unknowns;
   o.jacobi_radius = jacobi_radius;
+  o.sides = sides;
+  o.k_constant = k_constant;
+  o.has_cutouts = has_cutouts;
+  o.has_fixed_regions = has_fixed_regions;
   auto copy = [d](const auto& f) {
     using F = std::decay_t<decltype(f)>;
     return f.empty() ? F() : f.copy_to(d);

@@ -5,6 +5,7 @@
 
 #include "gridsolve/core/grid.hpp"
 #include "gridsolve/exec/field.hpp"
+#include "gridsolve/problem/boundary.hpp"
 #include "gridsolve/problem/stencil_view.hpp"
 
 namespace gridsolve {
@@ -23,6 +24,12 @@ public:
   std::int64_t unknowns = 0;             // free nodes
   // Jacobi spectral radius estimate (for SOR's omega), from the assembly.
   double jacobi_radius = 0;
+  // What the problem looked like before assembly, for solvers that need structure
+  // (transform and cyclic-reduction solvers want constant k on a full rectangle).
+  std::array<BoundaryKind, 6> sides{};  // per face, x_low .. z_high
+  double k_constant = 0;                 // k when constant, else 0
+  bool has_cutouts = false;              // some nodes are outside the domain
+  bool has_fixed_regions = false;        // some interior nodes are fixed
 
   StencilView<T> view() const;
   StencilOperator copy_to(Device d) const;
