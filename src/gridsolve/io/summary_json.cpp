@@ -1,0 +1,37 @@
+// Run summaries as JSON.
+#include "gridsolve/io/summary_json.hpp"
+
+#include <cmath>
+
+#include "gridsolve/io/atomic_file.hpp"
+
+namespace gridsolve {
+
+nlohmann::json json_number(double value) {
+  if (!std::isfinite(value)) return nullptr;
+  return value;
+}
+
+nlohmann::json to_json(const SolveReport& r) {
+  return nlohmann::json{
+      {"solver", r.solver},
+      {"kernel", r.kernel},
+      {"converged", r.converged},
+      {"reason", r.reason},
+      {"iterations", r.iterations},
+      {"relative_residual", json_number(r.relative_residual)},
+      {"last_update", json_number(r.last_update)},
+      {"seconds", json_number(r.seconds)},
+      {"omega", json_number(r.omega)},
+  };
+}
+
+void write_json_file(const std::string& path, const nlohmann::json& j) {
+  // replace: a stray non-UTF-8 byte (a path or formula in the report) must not make the
+  // whole summary unwritable. nlohmann already writes non-finite floats as null.
+  std::string text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  text += '\n';
+  write_file_atomically(path, text);
+}
+
+}  // namespace gridsolve

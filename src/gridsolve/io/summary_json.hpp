@@ -1,0 +1,21 @@
+// Run summaries as JSON: a SolveReport in JSON form and an atomic, pretty-printed writer.
+#pragma once
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "gridsolve/solve/solve_options.hpp"
+
+namespace gridsolve {
+
+// solver, kernel, converged, reason, iterations, relative_residual, last_update,
+// seconds, omega. Non-finite numbers (a diverged solve) become null: JSON has no NaN.
+nlohmann::json to_json(const SolveReport& report);
+
+// A number, or null when it is NaN or infinite.
+nlohmann::json json_number(double value);
+
+// Writes `j` to `path` atomically, indented by two spaces, with a final newline.
+void write_json_file(const std::string& path, const nlohmann::json& j);
+
+}  // namespace gridsolve
