@@ -1,0 +1,73 @@
+#include "gridsolve/apps/magnet/magnet_solve.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numbers>
+
+#include "gridsolve/apps/magnet/magnet_problem.hpp"
+#include "gridsolve/core/error.hpp"
+#include "gridsolve/problem/assemble_axisymmetric.hpp"
+#include "gridsolve/solve/solver.hpp"
+
+namespace gridsolve::magnet {
+
+SolveOptions MagnetSolveSettings::source_stop_rule() {
+  SolveOptions o;
+  o.rule = StopRule::residual;
+  o.tolerance = 0.5e-6;
+  return o;
+}
+
+std::string default_magnet_solver() {
+  const std::vector<std::string> names = solver_names();
+  return std::find(names.begin(), names.end(), "mg") != names.end() ? "mg" : "sor";
+}
+
+double source_jacobi_radius(const Grid& g) {
+  const double gamma = std::pow(g.spacing[0] / g.spacing[1], 2);
+  const double pi = std::numbers::pi;
+  return (std::cos(pi / (3.0 * g.n[0])) + gamma * std::cos(pi / (3.0 * g.n[1]))) / (1 + gamma);
+}
+
+namespace {
+
+template <class T>
+MagnetField solve_typed(const MagnetDesign& d, const MagnetSolveSettings& s) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const ProblemSpec spec = make_magnet_problem(d);
+  Discretization<T> disc = assemble_axisymmetric<T>(spec, s.device, magnet_cut_flux(d));
+  disc.op.jacobi_radius = source_jacobi_radius(spec.grid);
+  MagnetField out;
+  out.assembly_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  out.grid = spec.grid;
+  out.unknowns = disc.op.unknowns;
+  out.device = to_string(s.device);
+  out.precision = sizeof(T) == 8 ? "double" : "float";
+  auto solver = make_solver<T>(s.solver.empty() ? default_magnet_solver() : s.solver);
+  out.report = solver->solve(disc.op, disc.u, s.options);
+
+  const std::vector<T> u = disc.u.to_vector();
+  const int nr = spec.grid.n[0], i0 = d.corner_i(), j0 = d.corner_j();
+  out.phi.resize(u.size());
+  for (std::size_t n = 0; n < u.size(); ++n) {
+    const int i = int(n % std::size_t(nr)), j = int(n / std::size_t(nr));
+    const bool inside_magnet = i < i0 && j < j0;
+    out.phi[n] = inside_magnet ? inner_potential(d, spec.grid.coord(1, j)) : double(u[n]);
+  }
+  return out;
+}
+
+}  // namespace
+
+MagnetField solve_magnet(const MagnetDesign& d, const MagnetSolveSettings& s) {
+  d.validate();
+  if (s.precision == "double" || s.precision == "fp64") return solve_typed<double>(d, s);
+  if (s.precision == "float" || s.precision == "fp32" || s.precision == "single")
+    return solve_typed<float>(d, s);
+  throw Error(fmt::format("precision must be double or float, got '{}'", s.precision));
+}
+
+}  // namespace gridsolve::magnet
