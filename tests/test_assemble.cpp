@@ -51,7 +51,9 @@ TEST(Assemble, GeneralOperatorIsSymmetric) {
         EXPECT_NEAR(ae(i, j, 0), aw(i + 1, j, 0), 1e-14);
         ++checked;
       }
-      if (mask(i, j, 0) == 0 && mask(i, j + 1, 0) == 0) EXPECT_NEAR(an(i, j, 0), as(i, j + 1, 0), 1e-14);
+      if (mask(i, j, 0) == 0 && mask(i, j + 1, 0) == 0) {
+        EXPECT_NEAR(an(i, j, 0), as(i, j + 1, 0), 1e-14);
+      }
     }
   EXPECT_GT(checked, 100);
 }

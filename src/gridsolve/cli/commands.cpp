@@ -20,7 +20,9 @@ namespace {
 
 // Options every solving command shares.
 void add_solver_options(CLI::App* app, RunSettings& s, std::string& rule) {
-  app->add_option("--solver", s.solver, "jacobi | gauss-seidel | sor | rb-gs")->capture_default_str();
+  app->add_option("--solver", s.solver,
+                  "jacobi | gauss-seidel | sor | rb-gs | mg | mgcg | cg | pcg")
+      ->capture_default_str();
   app->add_option("--device", s.device, "auto | cpu | cuda (auto takes the GPU when present)")
       ->capture_default_str();
   app->add_option("--precision", s.precision, "double | float")->capture_default_str();
@@ -38,6 +40,12 @@ void add_solver_options(CLI::App* app, RunSettings& s, std::string& rule) {
   app->add_option("--weight", s.options.weight, "Jacobi damping in (0, 1]")->capture_default_str();
   app->add_flag("--generic", [&s](std::int64_t) { s.options.tuned = false; },
                 "use the generic loop bodies instead of the tuned GPU kernels");
+  app->add_option("--cycle", s.multigrid.cycle, "multigrid cycle: V | W | F")->capture_default_str();
+  app->add_option("--pre", s.multigrid.pre_smooth, "multigrid pre-smoothing sweeps")->capture_default_str();
+  app->add_option("--post", s.multigrid.post_smooth, "multigrid post-smoothing sweeps")->capture_default_str();
+  app->add_option("--smoother", s.multigrid.smoother, "multigrid smoother: rb-gs | jacobi")
+      ->capture_default_str();
+  app->add_flag("--fmg", s.multigrid.full_multigrid, "multigrid: start from a full-multigrid guess");
   app->add_option("--out", s.out, "folder for summary.json, history.csv and the solution (HDF5 + XDMF)");
   app->add_flag("-q,--quiet", s.quiet, "print nothing but errors");
 }
@@ -135,11 +143,13 @@ int run(int argc, char** argv) {
     if (*poisson) {
       poisson_run.options.rule = parse_rule(poisson_rule);
       canonical_solver_name(poisson_run.solver);
+      poisson_run.multigrid.validate();
       return run_problem(make_model_problem(model), poisson_run);
     }
     if (*heat) {
       heat_run.options.rule = parse_rule(heat_rule);
       canonical_solver_name(heat_run.solver);
+      heat_run.multigrid.validate();
       return run_problem(make_heat_plate(plate), heat_run);
     }
     if (*solve) {
@@ -151,6 +161,7 @@ int run(int argc, char** argv) {
       s.precision = solve_precision.empty() ? cfg.precision : solve_precision;
       s.out = solve_out.empty() ? cfg.out : solve_out;
       s.options = cfg.options;
+      s.multigrid = cfg.multigrid;
       s.quiet = solve_quiet;
       canonical_solver_name(s.solver);
       return run_problem(cfg.spec, s);

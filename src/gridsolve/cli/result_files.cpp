@@ -41,6 +41,10 @@ void ResultFiles::write(const ProblemSpec& spec, const RunSettings& settings, De
   j["stop_rule"] = settings.options.rule == StopRule::residual ? "residual" : "update";
   j["tolerance"] = settings.options.tolerance;
   j["max_error"] = json_number(max_error);
+  if (report.convergence_factor > 0) {
+    j["convergence_factor"] = report.convergence_factor;
+    j["cycle_factors"] = report.cycle_factors;
+  }
   j["assembly_seconds"] = assembly_seconds;
   j["files"] = {{"solution", "solution.xdmf"}, {"history", "history.csv"}};
   write_json_file(dir + "/summary.json", j);

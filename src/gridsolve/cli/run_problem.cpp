@@ -44,7 +44,7 @@ int run_typed(const ProblemSpec& spec, const RunSettings& s, Device device) {
   const auto t0 = clock_type::now();
   Discretization<T> d = assemble<T>(spec, device);
   const double assembly_seconds = seconds_since(t0);
-  auto solver = make_solver<T>(s.solver);
+  auto solver = make_solver<T>(s.solver, s.multigrid);
 
   SolveOptions options = s.options;
   if (!s.quiet && !options.on_progress) {
@@ -66,7 +66,10 @@ int run_typed(const ProblemSpec& spec, const RunSettings& s, Device device) {
                report.omega > 0 ? fmt::format(", omega {:.6f}", report.omega) : "");
     fmt::print("  device      {}, {}\n", to_string(device), s.precision);
     fmt::print("  result      {}\n", report.reason);
-    fmt::print("  iterations  {}\n", report.iterations);
+    fmt::print("  iterations  {}{}\n", report.iterations,
+               report.convergence_factor > 0
+                   ? fmt::format(" (residual reduction per cycle {:.3f})", report.convergence_factor)
+                   : "");
     fmt::print("  residual    {:.3e} (relative, ||b - Au|| / ||b||)\n", report.relative_residual);
     if (spec.exact) fmt::print("  max error   {:.3e} (against the exact solution)\n", error);
     fmt::print("  time        {:.3f} s solve, {:.3f} s assembly\n", report.seconds, assembly_seconds);

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "gridsolve/problem/problem_spec.hpp"
+#include "gridsolve/solve/multigrid/multigrid_options.hpp"
 #include "gridsolve/solve/solve_options.hpp"
 
 namespace gridsolve::cli {
@@ -13,6 +14,7 @@ struct RunSettings {
   std::string device = "auto";
   std::string precision = "double";
   SolveOptions options;
+  MultigridOptions multigrid;  // for mg and mgcg
   std::string out;    // results folder; empty writes nothing
   bool quiet = false;
 };

@@ -18,6 +18,10 @@
 
 namespace gridsolve {
 
+// Below this many cells a CPU loop runs on one thread: waking a thread team costs more
+// than the loop (multigrid's coarse levels are full of such loops).
+constexpr std::int64_t cpu_parallel_threshold = 32768;
+
 struct SumOp {
   template <class T>
   GRIDSOLVE_HD T operator()(T a, T b) const { return a + b; }
@@ -39,7 +43,8 @@ void for_each(Device d, const Box& b, F f) {
     throw Error("this build of gridsolve has no CUDA support", Error::Kind::runtime);
 #endif
   }
-#pragma omp parallel for collapse(2) schedule(static)
+  const bool parallel = b.cells() >= cpu_parallel_threshold;
+#pragma omp parallel for collapse(2) schedule(static) if (parallel)
   for (int k = b.lo[2]; k <= b.hi[2]; ++k)
     for (int j = b.lo[1]; j <= b.hi[1]; ++j)
 #pragma omp simd
@@ -58,7 +63,8 @@ void for_each_colour(Device d, const Box& b, int colour, F f) {
     throw Error("this build of gridsolve has no CUDA support", Error::Kind::runtime);
 #endif
   }
-#pragma omp parallel for collapse(2) schedule(static)
+  const bool parallel = b.cells() >= 2 * cpu_parallel_threshold;
+#pragma omp parallel for collapse(2) schedule(static) if (parallel)
   for (int k = b.lo[2]; k <= b.hi[2]; ++k)
     for (int j = b.lo[1]; j <= b.hi[1]; ++j) {
       const int start = b.lo[0] + (((b.lo[0] + j + k) % 2 + 2 + colour) % 2);
@@ -78,7 +84,8 @@ T reduce(Device d, const Box& b, F f, Op op, T init) {
 #endif
   }
   T result = init;
-#pragma omp parallel
+  const bool parallel = b.cells() >= cpu_parallel_threshold;
+#pragma omp parallel if (parallel)
   {
     T local = init;
 #pragma omp for collapse(2) schedule(static) nowait
@@ -89,6 +96,32 @@ T reduce(Device d, const Box& b, F f, Op op, T init) {
     result = op(result, local);
   }
   return result;
+}
+
+// Like reduce, but the result lands in *result, memory of device d, without waiting:
+// later loop bodies on the same device can read it there. This keeps iterative methods'
+// scalars on the GPU, so an iteration needs no host round trip.
+template <class T, class F, class Op>
+void reduce_into(Device d, const Box& b, F f, Op op, T init, T* result) {
+  if (d == Device::cuda) {
+#if defined(__CUDACC__)
+    if (b.empty()) {
+      cuda::check(cudaMemcpy(result, &init, sizeof(T), cudaMemcpyHostToDevice), "reduction init");
+      return;
+    }
+    cuda::reduce_box_async<T>(b, f, op, init, result);
+    return;
+#else
+    throw Error("this build of gridsolve has no CUDA support", Error::Kind::runtime);
+#endif
+  }
+  *result = reduce<T>(d, b, f, op, init);
+}
+
+// Runs f() once on the device, for scalar updates that must stay on the device.
+template <class F>
+void single(Device d, F f) {
+  for_each(d, Box{{0, 0, 0}, {0, 0, 0}}, [=] GRIDSOLVE_HD(int, int, int) { f(); });
 }
 
 }  // namespace gridsolve

@@ -19,12 +19,13 @@
 #include <toml++/toml.h>
 
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/solve/solver.hpp"
 
 namespace gridsolve {
 
 namespace {
 
-using Names = std::initializer_list<std::string_view>;
+using Names = std::vector<std::string>;
 
 constexpr const char* axis_name[3] = {"x", "y", "z"};
 
@@ -152,7 +153,7 @@ public:
   }
 
   std::optional<std::string> choice(const toml::table& t, std::string_view key,
-                                    const std::string& path, Names choices) const {
+                                    const std::string& path, const Names& choices) const {
     std::optional<std::string> s = string(t, key, path);
     if (s && std::find(choices.begin(), choices.end(), *s) == choices.end())
       fail(t.get(key), fmt::format("{} must be one of {}; got '{}'", join_key(path, key),
@@ -343,10 +344,16 @@ void read_solver(const Reader& r, const toml::table& root, RunConfig& cfg) {
   const std::string path = "solver";
   r.only_keys(*t, path,
               {"name", "tolerance", "rule", "max_iterations", "check_every", "omega", "weight",
-               "device", "precision", "tuned"});
+               "device", "precision", "tuned", "cycle", "pre_smooth", "post_smooth", "smoother",
+               "full_multigrid"});
   SolveOptions& o = cfg.options;
-  if (auto v = r.choice(*t, "name", path, {"jacobi", "gauss-seidel", "sor", "rb-gs"}))
-    cfg.solver = *v;
+  if (auto v = r.choice(*t, "name", path, solver_names())) cfg.solver = *v;
+  MultigridOptions& mg = cfg.multigrid;
+  if (auto v = r.choice(*t, "cycle", path, {"V", "W", "F"})) mg.cycle = *v;
+  if (auto v = r.integer(*t, "pre_smooth", path, 0, 100)) mg.pre_smooth = int(*v);
+  if (auto v = r.integer(*t, "post_smooth", path, 0, 100)) mg.post_smooth = int(*v);
+  if (auto v = r.choice(*t, "smoother", path, {"rb-gs", "jacobi"})) mg.smoother = *v;
+  if (auto v = r.boolean(*t, "full_multigrid", path)) mg.full_multigrid = *v;
   if (auto v = r.number(*t, "tolerance", path)) o.tolerance = *v;
   if (auto v = r.choice(*t, "rule", path, {"residual", "update"}))
     o.rule = *v == "residual" ? StopRule::residual : StopRule::update;
@@ -430,6 +437,7 @@ RunConfig parse_config(std::string_view toml_text, const std::string& source_nam
   }
   try {
     cfg.options.validate();
+    cfg.multigrid.validate();
   } catch (const Error& e) {
     throw Error(fmt::format("config '{}': [solver] {}", source_name, e.what()));
   }

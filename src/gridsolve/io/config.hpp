@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "gridsolve/problem/problem_spec.hpp"
+#include "gridsolve/solve/multigrid/multigrid_options.hpp"
 #include "gridsolve/solve/solve_options.hpp"
 
 namespace gridsolve {
@@ -15,6 +16,7 @@ struct RunConfig {
   std::string device = "auto";        // auto | cpu | cuda
   std::string precision = "double";   // double | float
   std::string out;                    // [output] dir; empty when the file names none
+  MultigridOptions multigrid;         // [solver] cycle, pre_smooth, post_smooth, ...
 };
 
 // Loads and checks a configuration file (schema: docs/config.md). Every problem —

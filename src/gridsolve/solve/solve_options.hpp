@@ -44,6 +44,10 @@ struct SolveReport {
   double rhs_norm = 0;
   // (iteration, watched value) at each check.
   std::vector<std::pair<int, double>> history;
+  // Multigrid and multigrid-preconditioned CG: residual reduction per cycle, the
+  // geometric mean after the first cycle, and each cycle's own factor.
+  double convergence_factor = 0;
+  std::vector<double> cycle_factors;
 };
 
 }  // namespace gridsolve

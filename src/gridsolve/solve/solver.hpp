@@ -6,6 +6,7 @@
 
 #include "gridsolve/exec/field.hpp"
 #include "gridsolve/problem/stencil_operator.hpp"
+#include "gridsolve/solve/multigrid/multigrid_options.hpp"
 #include "gridsolve/solve/solve_options.hpp"
 
 namespace gridsolve {
@@ -21,9 +22,12 @@ public:
 };
 
 // Names: jacobi, gauss-seidel (CPU), sor (red-black SOR), rb-gs (red-black SOR at
-// omega 1). Unknown names throw Error listing the valid ones.
+// omega 1), mg (multigrid cycles), mgcg (CG preconditioned by one multigrid cycle),
+// cg, pcg (Jacobi-preconditioned CG). Unknown names throw Error listing the valid ones.
 template <class T>
 std::unique_ptr<Solver<T>> make_solver(const std::string& name);
+template <class T>
+std::unique_ptr<Solver<T>> make_solver(const std::string& name, const MultigridOptions& mg);
 std::vector<std::string> solver_names();
 std::string canonical_solver_name(const std::string& name);
 

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs the Debian packages gridsolve builds against (Debian 12 / Ubuntu 24.04).
+set -euo pipefail
+packages=(cmake ninja-build g++ pkg-config libcli11-dev libtomlplusplus-dev libfmt-dev
+  libhdf5-dev libmuparser-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev
+  libfftw3-dev liblapack-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "gridsolve: build dependencies present"
+  exit 0
+fi
+as_root=()
+[ "$(id -u)" -eq 0 ] || as_root=(sudo)
+echo "gridsolve: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${as_root[@]}" apt-get update -q
+"${as_root[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"

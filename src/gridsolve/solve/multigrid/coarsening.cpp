@@ -1,0 +1,259 @@
+#include "gridsolve/solve/multigrid/coarsening.hpp"
+
+#include "gridsolve/exec/parallel_for.hpp"
+
+namespace gridsolve::multigrid {
+
+Coarsening Coarsening::plan(const std::array<int, 3>& fine_nodes, int dims, int min_nodes) {
+  Coarsening c;
+  c.fine = fine_nodes;
+  c.coarse = fine_nodes;
+  for (int a = 0; a < dims; ++a) {
+    if (fine_nodes[a] > min_nodes) {
+      c.coarsened[a] = true;
+      c.coarse[a] = fine_nodes[a] / 2 + 1;
+    }
+  }
+  return c;
+}
+
+namespace {
+
+// Index arithmetic of one axis, usable in loop bodies.
+struct AxisMap {
+  int nf = 1, nc = 1;
+  bool on = false;
+  const double* x = nullptr;  // fine node positions
+
+  GRIDSOLVE_HD int fine_of(int I) const {
+    if (!on) return I;
+    const int f = 2 * I;
+    return f < nf - 1 ? f : nf - 1;
+  }
+  GRIDSOLVE_HD bool aligned(int i) const { return !on || (i % 2 == 0) || i == nf - 1; }
+  GRIDSOLVE_HD int coarse_of_aligned(int i) const { return !on ? i : (i == nf - 1 ? nc - 1 : i / 2); }
+  // Interpolation weight of coarse node I at fine node i.
+  GRIDSOLVE_HD double weight(int i, int I) const {
+    const int f = fine_of(I);
+    if (i == f) return 1.0;
+    if (!on) return 0.0;
+    const int d = i - f;
+    if (d != 1 && d != -1) return 0.0;
+    if (aligned(i)) return 0.0;
+    // Linear in position between the enclosing coarse nodes i - 1 and i + 1.
+    const double span = x[i + 1] - x[i - 1];
+    return d == 1 ? (x[i + 1] - x[i]) / span : (x[i] - x[i - 1]) / span;
+  }
+};
+
+struct Maps {
+  AxisMap a[3];
+  explicit Maps(const Coarsening& c) {
+    for (int x = 0; x < 3; ++x) a[x] = AxisMap{c.fine[x], c.coarse[x], c.coarsened[x], c.fine_x[x]};
+  }
+};
+
+template <class T>
+struct FineAccess {
+  StencilView<T> v;
+  std::array<int, 3> n;
+
+  GRIDSOLVE_HD bool in_range(int i, int j, int k) const {
+    return i >= 0 && j >= 0 && k >= 0 && i < n[0] && j < n[1] && k < n[2];
+  }
+  GRIDSOLVE_HD bool free(int i, int j, int k) const {
+    return in_range(i, j, k) && v.active.contains(i, j, k) && v.is_free(i, j, k);
+  }
+  // Coupling between fine node (i,j,k) and its + neighbour on `axis`, zero unless both
+  // are unknowns.
+  GRIDSOLVE_HD double conductance(int i, int j, int k, int axis) const {
+    const int i2 = i + (axis == 0), j2 = j + (axis == 1), k2 = k + (axis == 2);
+    if (!free(i, j, k) || !free(i2, j2, k2)) return 0.0;
+    return double(v.coefficient(2 * axis + 1, i, j, k));
+  }
+  // What the row of a free node loses to non-free neighbours and Robin terms.
+  GRIDSOLVE_HD double sink(int i, int j, int k) const {
+    if (!free(i, j, k)) return 0.0;
+    double s = double(v.diag(i, j, k));
+    const int di[6] = {-1, 1, 0, 0, 0, 0}, dj[6] = {0, 0, -1, 1, 0, 0}, dk[6] = {0, 0, 0, 0, -1, 1};
+    const int faces = v.dims == 3 ? 6 : 4;
+    for (int f = 0; f < faces; ++f)
+      if (free(i + di[f], j + dj[f], k + dk[f])) s -= double(v.coefficient(f, i, j, k));
+    return s > 0 ? s : 0.0;
+  }
+};
+
+}  // namespace
+
+template <class T>
+StencilOperator<T> coarsen_operator(const StencilView<T>& fine, const Coarsening& c,
+                                    const Grid& fine_grid, Device d) {
+  StencilOperator<T> op;
+  op.grid = fine_grid;
+  for (int a = 0; a < 3; ++a) {
+    op.grid.n[a] = c.coarse[a];
+    if (c.coarsened[a]) op.grid.spacing[a] *= 2;
+  }
+  op.device = d;
+  op.uniform = false;
+  op.active = op.grid.nodes();
+  const Grid& g = op.grid;
+  op.ap = Field<T>(g, d), op.aw = Field<T>(g, d), op.ae = Field<T>(g, d);
+  op.as = Field<T>(g, d), op.an = Field<T>(g, d);
+  if (g.dims == 3) op.ab = Field<T>(g, d), op.at = Field<T>(g, d);
+  op.rhs = Field<T>(g, d);
+  op.mask = Field<std::uint8_t>(g, d);
+
+  const Maps m(c);
+  const FineAccess<T> fa{fine, c.fine};
+  const int dims = g.dims;
+  const FieldView<T> nb[6] = {op.aw.view(), op.ae.view(), op.as.view(),
+                              op.an.view(), op.ab.view(), op.at.view()};
+  const FieldView<T> ap = op.ap.view();
+  const FieldView<std::uint8_t> mask = op.mask.view();
+  const std::array<int, 3> nc = c.coarse;
+
+  for_each(d, op.active, [=] GRIDSOLVE_HD(int I, int J, int K) {
+    const int C[3] = {I, J, K};
+    const int F[3] = {m.a[0].fine_of(I), m.a[1].fine_of(J), m.a[2].fine_of(K)};
+    const std::uint8_t kind = fine.active.contains(F[0], F[1], F[2])
+                                  ? (fine.mask ? fine.mask(F[0], F[1], F[2]) : std::uint8_t(0))
+                                  : std::uint8_t(1);  // outside the fine active box: fixed
+    for (int f = 0; f < 2 * dims; ++f) nb[f](I, J, K) = T(0);
+    ap(I, J, K) = T(0);
+    if (kind != 0) {
+      mask(I, J, K) = kind;
+      return;
+    }
+    double diag = 0;
+    for (int f = 0; f < 2 * dims; ++f) {
+      const int axis = f / 2, s = (f % 2) ? 1 : -1;
+      int from[3] = {C[0], C[1], C[2]};
+      if (s < 0) from[axis] -= 1;  // the edge from the lower coarse node
+      if (from[axis] < 0 || from[axis] + 1 >= nc[axis]) continue;
+      const int lo = m.a[axis].fine_of(from[axis]);
+      const int hi = m.a[axis].fine_of(from[axis] + 1);
+      // Parallel over the transverse fine lines, series along the coarse edge.
+      const int b1 = (axis + 1) % 3, b2 = (axis + 2) % 3;
+      double sum = 0;
+      for (int t2 = -1; t2 <= 1; ++t2) {
+        if ((b2 >= dims || !m.a[b2].on) && t2 != 0) continue;
+        for (int t1 = -1; t1 <= 1; ++t1) {
+          if ((b1 >= dims || !m.a[b1].on) && t1 != 0) continue;
+          int p[3] = {F[0], F[1], F[2]};
+          p[b1] += t1;
+          p[b2] += t2;
+          const double w = m.a[b1].weight(p[b1], C[b1]) * m.a[b2].weight(p[b2], C[b2]);
+          if (w == 0.0 || !fa.in_range(p[0], p[1], p[2])) continue;
+          double inv = 0;
+          bool open = true;
+          for (int q = lo; q < hi; ++q) {
+            p[axis] = q;
+            const double g_edge = fa.conductance(p[0], p[1], p[2], axis);
+            if (g_edge <= 0) {
+              open = false;
+              break;
+            }
+            inv += 1.0 / g_edge;
+          }
+          if (open && inv > 0) sum += w / inv;
+        }
+      }
+      nb[f](I, J, K) = T(sum);
+      diag += sum;
+    }
+    // Lump the fine sinks in the coarse node's interpolation support.
+    double lumped = 0;
+    const int r0 = m.a[0].on ? 1 : 0, r1 = m.a[1].on ? 1 : 0, r2 = (dims == 3 && m.a[2].on) ? 1 : 0;
+    for (int dk = -r2; dk <= r2; ++dk)
+      for (int dj = -r1; dj <= r1; ++dj)
+        for (int di = -r0; di <= r0; ++di) {
+          const int i = F[0] + di, j = F[1] + dj, k = F[2] + dk;
+          if (!fa.in_range(i, j, k)) continue;
+          const double w = m.a[0].weight(i, I) * m.a[1].weight(j, J) * m.a[2].weight(k, K);
+          if (w != 0.0) lumped += w * fa.sink(i, j, k);
+        }
+    diag += lumped;
+    ap(I, J, K) = T(diag);
+    mask(I, J, K) = diag > 0 ? std::uint8_t(0) : std::uint8_t(2);  // isolated: drop it
+  });
+
+  // Unknown count and structure flags, for reports.
+  const FieldView<const std::uint8_t> mv = op.mask.cview();
+  op.unknowns = reduce<std::int64_t>(
+      d, op.active,
+      [=] GRIDSOLVE_HD(int i, int j, int k) -> std::int64_t { return mv(i, j, k) == 0 ? 1 : 0; },
+      SumOp{}, std::int64_t(0));
+  return op;
+}
+
+template <class T>
+void restrict_residual(const Field<T>& r, const StencilView<T>& coarse, Field<T>& coarse_rhs,
+                       const Coarsening& c, Device d) {
+  const Maps m(c);
+  const FieldView<const T> rv = r.cview();
+  const FieldView<T> out = coarse_rhs.view();
+  const std::array<int, 3> nf = c.fine;
+  const int dims = coarse.dims;
+  for_each(d, coarse.active, [=] GRIDSOLVE_HD(int I, int J, int K) {
+    if (!coarse.is_free(I, J, K)) {
+      out(I, J, K) = T(0);
+      return;
+    }
+    const int F[3] = {m.a[0].fine_of(I), m.a[1].fine_of(J), m.a[2].fine_of(K)};
+    const int r0 = m.a[0].on ? 1 : 0, r1 = m.a[1].on ? 1 : 0, r2 = (dims == 3 && m.a[2].on) ? 1 : 0;
+    T s = 0;
+    for (int dk = -r2; dk <= r2; ++dk)
+      for (int dj = -r1; dj <= r1; ++dj)
+        for (int di = -r0; di <= r0; ++di) {
+          const int i = F[0] + di, j = F[1] + dj, k = F[2] + dk;
+          if (i < 0 || j < 0 || k < 0 || i >= nf[0] || j >= nf[1] || k >= nf[2]) continue;
+          const double w = m.a[0].weight(i, I) * m.a[1].weight(j, J) * m.a[2].weight(k, K);
+          if (w != 0.0) s += T(w) * rv(i, j, k);
+        }
+    out(I, J, K) = s;
+  });
+}
+
+template <class T>
+void interpolate_add(const Field<T>& e, const StencilView<T>& fine, Field<T>& u,
+                     const Coarsening& c, Device d) {
+  const Maps m(c);
+  const FieldView<const T> ev = e.cview();
+  const FieldView<T> uv = u.view();
+  const int dims = fine.dims;
+  for_each(d, fine.active, [=] GRIDSOLVE_HD(int i, int j, int k) {
+    if (!fine.is_free(i, j, k)) return;
+    const int f[3] = {i, j, k};
+    int lo[3], hi[3];
+    for (int a = 0; a < 3; ++a) {
+      const AxisMap& x = m.a[a];
+      if (a >= dims || x.aligned(f[a])) {
+        lo[a] = hi[a] = x.coarse_of_aligned(f[a]);
+      } else {
+        lo[a] = x.coarse_of_aligned(f[a] - 1);
+        hi[a] = x.coarse_of_aligned(f[a] + 1);
+      }
+    }
+    T s = 0;
+    for (int K = lo[2]; K <= hi[2]; ++K)
+      for (int J = lo[1]; J <= hi[1]; ++J)
+        for (int I = lo[0]; I <= hi[0]; ++I) {
+          const double w = m.a[0].weight(i, I) * m.a[1].weight(j, J) * m.a[2].weight(k, K);
+          s += T(w) * ev(I, J, K);
+        }
+    uv(i, j, k) += s;
+  });
+}
+
+#define GRIDSOLVE_INSTANTIATE(T)                                                                \
+  template StencilOperator<T> coarsen_operator<T>(const StencilView<T>&, const Coarsening&,      \
+                                                  const Grid&, Device);                         \
+  template void restrict_residual<T>(const Field<T>&, const StencilView<T>&, Field<T>&,          \
+                                     const Coarsening&, Device);                                \
+  template void interpolate_add<T>(const Field<T>&, const StencilView<T>&, Field<T>&,            \
+                                    const Coarsening&, Device);
+GRIDSOLVE_INSTANTIATE(float)
+GRIDSOLVE_INSTANTIATE(double)
+
+}  // namespace gridsolve::multigrid

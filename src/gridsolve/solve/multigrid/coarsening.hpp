@@ -1,0 +1,48 @@
+// Grid transfer for multigrid: coarse operators, restriction and interpolation.
+#pragma once
+#include <array>
+
+#include "gridsolve/exec/field.hpp"
+#include "gridsolve/problem/stencil_operator.hpp"
+
+namespace gridsolve::multigrid {
+
+// How one level maps onto the next coarser one. Per axis, coarse node I sits on fine
+// node min(2 I, n - 1), so any node count coarsens (an even count leaves one short
+// interval at the high end, and interpolation weights follow node positions);
+// axes with few nodes stop coarsening.
+struct Coarsening {
+  std::array<int, 3> fine{1, 1, 1};
+  std::array<int, 3> coarse{1, 1, 1};
+  std::array<bool, 3> coarsened{false, false, false};
+  // Fine node positions per axis (device memory of the level), so that interpolation
+  // stays linear where earlier levels left an interval short.
+  std::array<const double*, 3> fine_x{nullptr, nullptr, nullptr};
+
+  // The next level, or coarsened all false when no axis has more than `min_nodes`.
+  static Coarsening plan(const std::array<int, 3>& fine_nodes, int dims, int min_nodes);
+  bool any() const { return coarsened[0] || coarsened[1] || coarsened[2]; }
+};
+
+// The coarse operator, kept five / seven point, symmetric and an M-matrix: coupling
+// between coarse neighbours is the fine couplings along the coarse edge taken in series
+// and summed in parallel across it (weighted like the interpolation); what fine rows
+// lose to fixed neighbours and Robin sides is lumped onto the coarse diagonal through
+// the interpolation weights. Coefficient jumps and cut-outs carry over physically, as
+// conductances do. Fixed and outside nodes stay fixed and outside.
+template <class T>
+StencilOperator<T> coarsen_operator(const StencilView<T>& fine, const Coarsening& c,
+                                    const Grid& fine_grid, Device d);
+
+// coarse_rhs = P^T r (free coarse nodes; zero elsewhere). The operators are in
+// integrated (finite-volume) form, so restriction is the plain transpose.
+template <class T>
+void restrict_residual(const Field<T>& r, const StencilView<T>& coarse, Field<T>& coarse_rhs,
+                       const Coarsening& c, Device d);
+
+// u += P e at the free fine nodes (multilinear interpolation).
+template <class T>
+void interpolate_add(const Field<T>& e, const StencilView<T>& fine, Field<T>& u,
+                     const Coarsening& c, Device d);
+
+}  // namespace gridsolve::multigrid

@@ -1,0 +1,283 @@
+#include "gridsolve/solve/multigrid/multigrid.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "gridsolve/core/error.hpp"
+#include "gridsolve/exec/parallel_for.hpp"
+#include "gridsolve/solve/convergence_monitor.hpp"
+
+namespace gridsolve {
+
+template <class T>
+struct MultigridHierarchy<T>::Level {
+  StencilOperator<T> op;  // coarse levels own their operator; level 0 uses the caller's
+  Field<T> u;             // the correction on coarse levels
+  Field<T> r;             // residual
+  Field<T> tmp;           // Jacobi smoothing buffer
+  Buffer<double> x[3];    // node positions per axis, in fine-grid spacings
+  multigrid::Coarsening next;
+};
+
+namespace {
+
+template <class T>
+void residual_of(const StencilView<T>& a, const Field<T>& u, Field<T>& r, Device d) {
+  const FieldView<const T> v = u.cview();
+  const FieldView<T> out = r.view();
+  for_each(d, a.active, [=] GRIDSOLVE_HD(int i, int j, int k) {
+    out(i, j, k) = a.is_free(i, j, k) ? a.residual(v, i, j, k) : T(0);
+  });
+}
+
+template <class T>
+void gs_half_sweep(const StencilView<T>& a, Field<T>& u, int colour, Device d) {
+  const FieldView<T> v = u.view();
+  for_each_colour(d, a.active, colour, [=] GRIDSOLVE_HD(int i, int j, int k) {
+    if (!a.is_free(i, j, k)) return;
+    v(i, j, k) = (a.b(i, j, k) + a.neighbours(v, i, j, k)) / a.diag(i, j, k);
+  });
+}
+
+template <class T>
+void jacobi_sweep(const StencilView<T>& a, Field<T>& u, Field<T>& tmp, Device d) {
+  const FieldView<const T> in = u.cview();
+  const FieldView<T> out = tmp.view();
+  const T w = T(0.8);  // damping that makes Jacobi a smoother in 2D and 3D
+  for_each(d, a.active, [=] GRIDSOLVE_HD(int i, int j, int k) {
+    const T old = in(i, j, k);
+    out(i, j, k) = a.is_free(i, j, k)
+                       ? old + w * (a.b(i, j, k) + a.neighbours(in, i, j, k) - a.diag(i, j, k) * old) / a.diag(i, j, k)
+                       : old;
+  });
+  const FieldView<T> back = u.view();
+  const FieldView<const T> t = tmp.cview();
+  for_each(d, a.active, [=] GRIDSOLVE_HD(int i, int j, int k) { back(i, j, k) = t(i, j, k); });
+}
+
+template <class T>
+void zero_unknowns(const StencilView<T>& a, Field<T>& u, Device d) {
+  const FieldView<T> v = u.view();
+  for_each(d, a.active, [=] GRIDSOLVE_HD(int i, int j, int k) {
+    if (a.is_free(i, j, k)) v(i, j, k) = T(0);
+  });
+}
+
+}  // namespace
+
+template <class T>
+MultigridHierarchy<T>::MultigridHierarchy(const StencilOperator<T>& op, const MultigridOptions& options)
+    : fine_(op), options_(options) {
+  options_.validate();
+  const Device d = op.device;
+  auto level0 = std::make_unique<Level>();
+  level0->r = Field<T>(op.grid, d);
+  if (options_.smoother == "jacobi") level0->tmp = Field<T>(op.grid, d);
+  std::array<std::vector<double>, 3> x;
+  for (int a = 0; a < 3; ++a) {
+    x[a].resize(std::size_t(op.grid.n[a]));
+    for (int i = 0; i < op.grid.n[a]; ++i) x[a][std::size_t(i)] = i;
+  }
+  levels_.push_back(std::move(level0));
+  Grid g = op.grid;
+  StencilView<T> view = op.view();
+  while (true) {
+    multigrid::Coarsening c = multigrid::Coarsening::plan(g.n, g.dims, options_.coarsest_nodes);
+    if (!c.any()) break;
+    Level& upper = *levels_.back();
+    for (int a = 0; a < 3; ++a) {
+      upper.x[a] = Buffer<double>(d, x[a].size());
+      copy_bytes(upper.x[a].data(), d, x[a].data(), Device::cpu, x[a].size() * sizeof(double));
+      c.fine_x[a] = upper.x[a].data();
+      std::vector<double> coarse(std::size_t(c.coarse[a]));
+      for (int I = 0; I < c.coarse[a]; ++I)
+        coarse[std::size_t(I)] = x[a][std::size_t(c.coarsened[a] ? std::min(2 * I, c.fine[a] - 1) : I)];
+      x[a] = std::move(coarse);
+    }
+    upper.next = c;
+    auto level = std::make_unique<Level>();
+    level->op = multigrid::coarsen_operator(view, c, g, d);
+    g = level->op.grid;
+    level->u = Field<T>(g, d);
+    level->r = Field<T>(g, d);
+    if (options_.smoother == "jacobi") level->tmp = Field<T>(g, d);
+    view = level->op.view();
+    levels_.push_back(std::move(level));
+  }
+}
+
+template <class T>
+MultigridHierarchy<T>::~MultigridHierarchy() = default;
+
+template <class T>
+int MultigridHierarchy<T>::levels() const {
+  return int(levels_.size());
+}
+
+template <class T>
+std::string MultigridHierarchy<T>::describe() const {
+  std::string s = fmt::format("{}({},{}) {}, {} levels", options_.cycle, options_.pre_smooth,
+                              options_.post_smooth, options_.smoother, levels_.size());
+  const Grid& g = levels_.size() > 1 ? levels_.back()->op.grid : fine_.grid;
+  s += g.dims == 3 ? fmt::format(", coarsest {}x{}x{}", g.n[0], g.n[1], g.n[2])
+                   : fmt::format(", coarsest {}x{}", g.n[0], g.n[1]);
+  return s;
+}
+
+template <class T>
+void MultigridHierarchy<T>::smooth(const StencilView<T>& v, Field<T>& u, Field<T>& tmp, int sweeps,
+                                   bool reverse, Device d) {
+  for (int s = 0; s < sweeps; ++s) {
+    if (options_.smoother == "jacobi") {
+      jacobi_sweep(v, u, tmp, d);
+      continue;
+    }
+    // As a preconditioner the post-smoother runs the colours in reverse, which makes the
+    // cycle a symmetric operator, as conjugate gradients need; as a solver the same
+    // order converges faster (about 0.05 against 0.11 per V(2,2) cycle in 2D).
+    gs_half_sweep(v, u, reverse ? 1 : 0, d);
+    gs_half_sweep(v, u, reverse ? 0 : 1, d);
+  }
+}
+
+template <class T>
+void MultigridHierarchy<T>::cycle_at(int l, const StencilView<T>& view, Field<T>& u, char kind) {
+  const Device d = fine_.device;
+  const int last = int(levels_.size()) - 1;
+  if (l == last) {
+    const int half = (options_.coarse_sweeps + 1) / 2;
+    for (int s = 0; s < half; ++s) {
+      gs_half_sweep(view, u, 0, d);
+      gs_half_sweep(view, u, 1, d);
+    }
+    for (int s = 0; s < half; ++s) {
+      gs_half_sweep(view, u, 1, d);
+      gs_half_sweep(view, u, 0, d);
+    }
+    return;
+  }
+  Level& here = *levels_[l];
+  Level& below = *levels_[l + 1];
+  smooth(view, u, here.tmp, options_.pre_smooth, false, d);
+  residual_of(view, u, here.r, d);
+  const StencilView<T> coarse = below.op.view();
+  multigrid::restrict_residual(here.r, coarse, below.op.rhs, here.next, d);
+  below.u.set_zero();
+  if (kind == 'V') {
+    cycle_at(l + 1, coarse, below.u, 'V');
+  } else if (kind == 'W') {
+    cycle_at(l + 1, coarse, below.u, 'W');
+    if (l + 1 < last) cycle_at(l + 1, coarse, below.u, 'W');
+  } else {  // F: an F-cycle below, then a V-cycle below
+    cycle_at(l + 1, coarse, below.u, 'F');
+    if (l + 1 < last) cycle_at(l + 1, coarse, below.u, 'V');
+  }
+  multigrid::interpolate_add(below.u, view, u, here.next, d);
+  smooth(view, u, here.tmp, options_.post_smooth, symmetric_, d);
+}
+
+template <class T>
+void MultigridHierarchy<T>::cycle(Field<T>& u) {
+  cycle_at(0, fine_.view(), u, options_.cycle[0]);
+}
+
+template <class T>
+void MultigridHierarchy<T>::precondition(const Field<T>& r, Field<T>& z) {
+  StencilView<T> v = fine_.view();
+  v.rhs = r.cview();
+  v.b_const = T(0);
+  z.set_zero();
+  symmetric_ = true;
+  cycle_at(0, v, z, options_.cycle[0]);
+  symmetric_ = false;
+}
+
+template <class T>
+void MultigridHierarchy<T>::full_multigrid(Field<T>& u) {
+  const Device d = fine_.device;
+  const int last = int(levels_.size()) - 1;
+  if (last == 0) {
+    cycle(u);
+    return;
+  }
+  // The right-hand side of the unknowns alone, carried down to every level.
+  const StencilView<T> fv = fine_.view();
+  {
+    const FieldView<const T> uv = u.cview();
+    const FieldView<T> out = levels_[0]->r.view();
+    for_each(d, fv.active, [=] GRIDSOLVE_HD(int i, int j, int k) {
+      out(i, j, k) = fv.is_free(i, j, k) ? fv.known_rhs(uv, i, j, k) : T(0);
+    });
+  }
+  multigrid::restrict_residual(levels_[0]->r, levels_[1]->op.view(), levels_[1]->op.rhs,
+                               levels_[0]->next, d);
+  for (int l = 1; l < last; ++l)
+    multigrid::restrict_residual(levels_[l]->op.rhs, levels_[l + 1]->op.view(), levels_[l + 1]->op.rhs,
+                                 levels_[l]->next, d);
+  levels_[last]->u.set_zero();
+  cycle_at(last, levels_[last]->op.view(), levels_[last]->u, 'V');
+  for (int l = last - 1; l >= 1; --l) {
+    Level& here = *levels_[l];
+    const StencilView<T> v = here.op.view();
+    here.u.set_zero();
+    multigrid::interpolate_add(levels_[l + 1]->u, v, here.u, here.next, d);
+    // cycle_at overwrites the rhs of the levels below, which are done with theirs.
+    cycle_at(l, v, here.u, options_.cycle[0]);
+  }
+  zero_unknowns(fv, u, d);
+  multigrid::interpolate_add(levels_[1]->u, fv, u, levels_[0]->next, d);
+  cycle(u);
+}
+
+template <class T>
+SolveReport MultigridSolver<T>::solve(const StencilOperator<T>& op, Field<T>& u,
+                                      const SolveOptions& options) {
+  require(options.rule == StopRule::residual,
+          "multigrid stops on the relative residual; use --rule residual");
+  SolveReport report;
+  report.solver = name();
+  ConvergenceMonitor monitor(options, report);
+  if (options.check_every == 0) monitor.set_every(1);
+  const double bnorm = rhs_norm(op, u);
+  report.rhs_norm = bnorm;
+  const double scale = bnorm > 0 ? bnorm : 1.0;
+  MultigridHierarchy<T> mg(op, options_);
+  report.kernel = mg.describe();
+  double previous = residual_norm(op, u) / scale;
+  const double initial = previous;
+  if (options_.full_multigrid) {
+    mg.full_multigrid(u);
+    report.kernel += ", full multigrid start";
+  }
+  int counted = 0;
+  for (int it = 1;; ++it) {
+    if (it > 1 || !options_.full_multigrid) mg.cycle(u);
+    if (!monitor.due(it)) continue;
+    const double res = residual_norm(op, u) / scale;
+    if (previous > 0 && it > 1) {
+      report.cycle_factors.push_back(res / previous);
+      ++counted;
+    }
+    previous = res;
+    if (monitor.check(it, res)) break;
+  }
+  if (counted > 0 && initial > 0 && report.history.size() > 1) {
+    // Geometric mean over the cycles after the first (the first also absorbs the
+    // start-up transient).
+    const double first = report.history.front().second, final = report.history.back().second;
+    const int span = report.history.back().first - report.history.front().first;
+    report.convergence_factor = span > 0 && first > 0 && final > 0 ? std::pow(final / first, 1.0 / span) : 0;
+  }
+  synchronize(op.device);
+  report.relative_residual = residual_norm(op, u) / scale;
+  report.seconds = monitor.seconds();
+  return report;
+}
+
+template class MultigridHierarchy<float>;
+template class MultigridHierarchy<double>;
+template class MultigridSolver<float>;
+template class MultigridSolver<double>;
+
+}  // namespace gridsolve

@@ -1,0 +1,68 @@
+// Geometric multigrid: a level hierarchy, V / W / F cycles, full multigrid, and the
+// solver and preconditioner built on them.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gridsolve/solve/multigrid/coarsening.hpp"
+#include "gridsolve/solve/multigrid/multigrid_options.hpp"
+#include "gridsolve/solve/preconditioner.hpp"
+#include "gridsolve/solve/solver.hpp"
+
+namespace gridsolve {
+
+
+template <class T>
+class MultigridHierarchy {
+public:
+  MultigridHierarchy(const StencilOperator<T>& op, const MultigridOptions& options);
+  ~MultigridHierarchy();
+
+  // One cycle improving u for A u = b, where b is the operator's own right-hand side.
+  void cycle(Field<T>& u);
+  // One cycle from z = 0 for A z = r (the preconditioner form); z is zero off the
+  // unknowns.
+  void precondition(const Field<T>& r, Field<T>& z);
+  // A full-multigrid initial guess for A u = b.
+  void full_multigrid(Field<T>& u);
+
+  int levels() const;
+  std::string describe() const;
+
+private:
+  struct Level;
+  // kind: 'V', 'W' or 'F'.
+  void cycle_at(int level, const StencilView<T>& view, Field<T>& u, char kind);
+  void smooth(const StencilView<T>& v, Field<T>& u, Field<T>& tmp, int sweeps, bool reverse,
+              Device d);
+  const StencilOperator<T>& fine_;
+  MultigridOptions options_;
+  bool symmetric_ = false;  // set while the cycle serves as a preconditioner
+  std::vector<std::unique_ptr<Level>> levels_;
+};
+
+template <class T>
+class MultigridSolver final : public Solver<T> {
+public:
+  explicit MultigridSolver(MultigridOptions o) : options_(std::move(o)) {}
+  std::string name() const override { return "mg"; }
+  SolveReport solve(const StencilOperator<T>& op, Field<T>& u, const SolveOptions& options) override;
+
+private:
+  MultigridOptions options_;
+};
+
+template <class T>
+class MultigridPreconditioner final : public Preconditioner<T> {
+public:
+  MultigridPreconditioner(const StencilOperator<T>& op, const MultigridOptions& o)
+      : hierarchy_(op, o) {}
+  void apply(const Field<T>& r, Field<T>& z) override { hierarchy_.precondition(r, z); }
+  std::string name() const override { return "multigrid " + hierarchy_.describe(); }
+
+private:
+  MultigridHierarchy<T> hierarchy_;
+};
+
+}  // namespace gridsolve
