@@ -1,0 +1,167 @@
+// DirectPoisson: checks that a problem qualifies, packs the unknowns' right-hand side,
+// runs Buneman or the transform solver, and unpacks the solution into the field.
+#include "gridsolve/solve/direct_poisson.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <chrono>
+#include <cmath>
+#include <vector>
+
+#include "gridsolve/core/error.hpp"
+#include "gridsolve/exec/parallel_for.hpp"
+#include "gridsolve/solve/buneman/buneman.hpp"
+#include "gridsolve/solve/fast_poisson/transform_poisson.hpp"
+
+namespace gridsolve {
+
+template <class T>
+struct DirectPoisson<T>::Cache {
+  std::string key;
+  std::unique_ptr<fast_poisson::TransformPoisson<T>> fft;
+  std::unique_ptr<buneman::BlockCyclicReduction<T>> bcr;
+  Buffer<T> work;
+};
+
+template <class T>
+DirectPoisson<T>::DirectPoisson(Kind kind) : kind_(kind), cache_(std::make_unique<Cache>()) {}
+template <class T>
+DirectPoisson<T>::~DirectPoisson() = default;
+
+namespace {
+
+template <class T>
+void check_qualifies(const StencilOperator<T>& op, bool buneman) {
+  std::vector<std::string> why;
+  if (op.grid.geometry != Geometry::cartesian) why.push_back("an axisymmetric operator");
+  if (!(op.k_constant > 0)) why.push_back("a variable coefficient k");
+  if (op.has_cutouts) why.push_back("cut-out regions");
+  if (op.has_fixed_regions) why.push_back("fixed interior regions");
+  for (int f = 0; f < 2 * op.grid.dims; ++f) {
+    const BoundaryKind k = op.sides[f];
+    if (k == BoundaryKind::robin) why.push_back(fmt::format("a Robin side ({})", face_name(f)));
+    else if (buneman && k == BoundaryKind::neumann)
+      why.push_back(fmt::format("a Neumann side ({})", face_name(f)));
+  }
+  if (buneman && op.grid.dims != 2) why.push_back("three dimensions");
+  if (why.empty()) return;
+  throw Error(fmt::format(
+      "{} needs constant coefficients on a full rectangle with {} sides; this problem has {}{}",
+      buneman ? "buneman" : "fft", buneman ? "Dirichlet" : "Dirichlet or Neumann",
+      fmt::join(why, ", "),
+      buneman ? " (fft takes Neumann sides and 3D; sor and cg take anything)"
+              : " (sor and cg take anything)"));
+}
+
+// Unknowns of one axis: the nodes between its Dirichlet sides (first node, count).
+std::pair<int, int> unknown_range(const Grid& g, const std::array<BoundaryKind, 6>& sides, int a) {
+  const bool lo = sides[2 * a] == BoundaryKind::dirichlet, hi = sides[2 * a + 1] == BoundaryKind::dirichlet;
+  return {lo ? 1 : 0, g.n[a] - (lo ? 1 : 0) - (hi ? 1 : 0)};
+}
+
+}  // namespace
+
+template <class T>
+SolveReport DirectPoisson<T>::solve(const StencilOperator<T>& op, Field<T>& u,
+                                    const SolveOptions& options) {
+  (void)options;
+  const auto t0 = std::chrono::steady_clock::now();
+  const bool bcr = kind_ == Kind::buneman;
+  check_qualifies(op, bcr);
+  const Grid& g = op.grid;
+  const int dims = g.dims;
+  std::array<int, 3> first{0, 0, 0}, m{1, 1, 1};
+  for (int a = 0; a < dims; ++a) std::tie(first[a], m[a]) = unknown_range(g, op.sides, a);
+
+  SolveReport report;
+  report.solver = name();
+  const double bnorm = rhs_norm(op, u);
+  report.rhs_norm = bnorm;
+
+  // Buneman reduces rows along y when ny - 2 = 2^k - 1, else along x (transposed).
+  bool transpose = false;
+  if (bcr) {
+    using B = buneman::BlockCyclicReduction<T>;
+    if (!B::rows_allowed(m[1])) {
+      if (!B::rows_allowed(m[0]))
+        throw Error(fmt::format(
+            "buneman needs 2^k - 1 interior nodes along x or y (2^k + 1 nodes, e.g. 1025); this "
+            "grid has {} x {} nodes. fft solves any size",
+            g.n[0], g.n[1]));
+      transpose = true;
+    }
+  }
+  std::string key = fmt::format("{} {} {} {} {} {} {} {} {}", to_string(op.device), dims, g.n[0],
+                                g.n[1], g.n[2], g.spacing[0], g.spacing[1], g.spacing[2],
+                                op.k_constant);
+  for (BoundaryKind s : op.sides) key += fmt::format(" {}", int(s));
+  Cache& c = *cache_;
+  const std::size_t count = std::size_t(m[0]) * m[1] * m[2];
+  if (c.key != key) {
+    c.fft.reset();
+    c.bcr.reset();
+    c.work = Buffer<T>(op.device, count);
+    if (bcr) {
+      const double k = op.k_constant;
+      const double cx = k * g.spacing[1] / g.spacing[0], cy = k * g.spacing[0] / g.spacing[1];
+      // Rows along the reduced axis couple through cs; within a row through cw.
+      const double cw = transpose ? cy : cx, cs = transpose ? cx : cy;
+      c.bcr = std::make_unique<buneman::BlockCyclicReduction<T>>(
+          op.device, transpose ? m[0] : m[1], transpose ? m[1] : m[0], 2 * (cw + cs), cw, cs);
+    } else {
+      fast_poisson::TransformProblem p;
+      p.dims = dims;
+      p.m = m;
+      p.h = g.spacing;
+      p.k = op.k_constant;
+      for (int a = 0; a < 3; ++a)
+        for (int s = 0; s < 2; ++s)
+          p.sides[a][s] = op.sides[2 * a + s] == BoundaryKind::dirichlet ? fast_poisson::Side::dirichlet
+                                                                         : fast_poisson::Side::neumann;
+      c.fft = std::make_unique<fast_poisson::TransformPoisson<T>>(op.device, p);
+    }
+    c.key = key;
+  }
+
+  const StencilView<T> a = op.view();
+  const FieldView<T> v = u.view();
+  T* w = c.work.data();
+  const int m0 = m[0], m1 = m[1];
+  const int f0 = first[0], f1 = first[1], f2 = first[2];
+  const Box box{{0, 0, 0}, {m[0] - 1, m[1] - 1, m[2] - 1}};
+  // Transposed packing puts x along the reduced rows: element (i, j) at i * m1 + j.
+  for_each(op.device, box, [=] GRIDSOLVE_HD(int i, int j, int k) {
+    const std::int64_t o = transpose ? std::int64_t(i) * m1 + j
+                                     : i + std::int64_t(m0) * (j + std::int64_t(m1) * k);
+    w[o] = a.known_rhs(v, i + f0, j + f1, k + f2);
+  });
+  if (bcr) {
+    c.bcr->solve(w);
+    report.kernel = "batched tridiagonal";
+  } else {
+    c.fft->solve(w);
+    report.kernel = fmt::format("{} + tridiagonal lines", c.fft->backend());
+  }
+  for_each(op.device, box, [=] GRIDSOLVE_HD(int i, int j, int k) {
+    const std::int64_t o = transpose ? std::int64_t(i) * m1 + j
+                                     : i + std::int64_t(m0) * (j + std::int64_t(m1) * k);
+    v(i + f0, j + f1, k + f2) = w[o];
+  });
+  synchronize(op.device);
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double scale = bnorm > 0 ? bnorm : 1.0;
+  report.relative_residual = residual_norm(op, u) / scale;
+  report.iterations = 1;
+  report.converged = std::isfinite(report.relative_residual);
+  report.reason = report.converged
+                      ? fmt::format("direct solve, relative residual {:.2e}", report.relative_residual)
+                      : "the direct solve produced non-finite values";
+  report.history.emplace_back(1, report.relative_residual);
+  return report;
+}
+
+template class DirectPoisson<float>;
+template class DirectPoisson<double>;
+
+}  // namespace gridsolve

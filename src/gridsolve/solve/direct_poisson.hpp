@@ -1,0 +1,29 @@
+// Direct Poisson solvers behind the Solver interface: buneman (block cyclic reduction)
+// and fft (transforms plus tridiagonal lines), for constant k on a full rectangle.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "gridsolve/solve/solver.hpp"
+
+namespace gridsolve {
+
+template <class T>
+class DirectPoisson final : public Solver<T> {
+public:
+  enum class Kind { buneman, fft };
+  explicit DirectPoisson(Kind kind);
+  ~DirectPoisson() override;
+  std::string name() const override { return kind_ == Kind::buneman ? "buneman" : "fft"; }
+  // One direct solve; the report's residual is measured afterwards. Throws Error when
+  // the problem does not qualify (variable k, masks, Robin sides; buneman: Neumann
+  // sides, 3D, or no axis with 2^k - 1 interior nodes).
+  SolveReport solve(const StencilOperator<T>& op, Field<T>& u, const SolveOptions& options) override;
+
+private:
+  struct Cache;
+  Kind kind_;
+  std::unique_ptr<Cache> cache_;  // plans and factors, reused while the problem's shape holds
+};
+
+}  // namespace gridsolve

@@ -1,0 +1,196 @@
+// TransformPoisson: scale, transform, solve lines (or divide), transform back; the loop
+// bodies are single-source and run on either device.
+#include "gridsolve/solve/fast_poisson/transform_poisson.hpp"
+
+#include <fmt/format.h>
+
+#include "gridsolve/core/error.hpp"
+#include "gridsolve/exec/parallel_for.hpp"
+
+namespace gridsolve::fast_poisson {
+
+AxisKind axis_kind(Side lo, Side hi) {
+  if (lo == Side::periodic || hi == Side::periodic) {
+    require(lo == hi, "a periodic axis needs both of its sides periodic");
+    return AxisKind::pp;
+  }
+  if (lo == Side::dirichlet) return hi == Side::dirichlet ? AxisKind::dd : AxisKind::dn;
+  return hi == Side::dirichlet ? AxisKind::nd : AxisKind::nn;
+}
+
+std::string to_string(AxisKind k) {
+  switch (k) {
+    case AxisKind::dd: return "dirichlet-dirichlet";
+    case AxisKind::nd: return "neumann-dirichlet";
+    case AxisKind::dn: return "dirichlet-neumann";
+    case AxisKind::nn: return "neumann-neumann";
+    case AxisKind::pp: return "periodic";
+  }
+  return "?";
+}
+
+namespace {
+
+// Everything a loop body needs, by value.
+struct Params {
+  int m[3];
+  AxisKind kind[3];
+  bool transformed[3];
+  double c[3];  // c_a = k prod_{b != a} h_b / h_a
+  int line_axis;
+  GRIDSOLVE_HD std::int64_t stride(int a) const {
+    return a == 0 ? 1 : a == 1 ? std::int64_t(m[0]) : std::int64_t(m[0]) * m[1];
+  }
+  // sum over transformed axes of c_a * eigenvalue of the mode at index idx[a]
+  GRIDSOLVE_HD double shift(const int idx[3]) const {
+    double s = 0;
+    for (int a = 0; a < 3; ++a)
+      if (transformed[a]) s += c[a] * mode_eigenvalue(kind[a], m[a], idx[a]);
+    return s;
+  }
+};
+
+}  // namespace
+
+template <class T>
+TransformPoisson<T>::TransformPoisson(Device device, const TransformProblem& p)
+    : device_(device), problem_(p) {
+  require(p.dims == 2 || p.dims == 3, fmt::format("dims must be 2 or 3, got {}", p.dims));
+  require(p.k > 0, fmt::format("k must be positive, got {}", p.k));
+  bool any_dirichlet = false;
+  for (int a = 0; a < 3; ++a) {
+    if (a >= p.dims) {
+      shape_.m[a] = 1;
+      shape_.kind[a] = AxisKind::dd;
+      continue;
+    }
+    shape_.m[a] = p.m[a];
+    shape_.kind[a] = axis_kind(p.sides[a][0], p.sides[a][1]);
+    const int need = shape_.kind[a] == AxisKind::nn || shape_.kind[a] == AxisKind::pp ? 2 : 1;
+    require(p.m[a] >= need, fmt::format("axis {} ({}) needs at least {} unknowns, got {}", a,
+                                        to_string(shape_.kind[a]), need, p.m[a]));
+    require(p.h[a] > 0, fmt::format("spacing on axis {} must be positive, got {}", a, p.h[a]));
+    any_dirichlet = any_dirichlet || shape_.kind[a] == AxisKind::dd ||
+                    shape_.kind[a] == AxisKind::nd || shape_.kind[a] == AxisKind::dn;
+  }
+  singular_ = !any_dirichlet;
+  // Lines run along the slowest non-periodic axis (on the GPU one thread per line reads
+  // adjacent addresses); periodic axes are always transformed.
+  line_axis_ = -1;
+  for (int a = p.dims - 1; a >= 0; --a)
+    if (shape_.kind[a] != AxisKind::pp) {
+      line_axis_ = a;
+      break;
+    }
+  for (int a = 0; a < p.dims; ++a) shape_.transformed[a] = a != line_axis_;
+#if GRIDSOLVE_HAVE_CUDA
+  transforms_ = device == Device::cuda ? make_cufft_transforms<T>(shape_) : make_fftw_transforms<T>(shape_);
+#else
+  transforms_ = make_fftw_transforms<T>(shape_);
+#endif
+  if (line_axis_ >= 0)
+    scratch_ = Buffer<T>(device, std::size_t(shape_.m[0]) * shape_.m[1] * shape_.m[2]);
+}
+
+template <class T>
+TransformPoisson<T>::~TransformPoisson() = default;
+
+template <class T>
+void TransformPoisson<T>::solve(T* data) {
+  Params q{};
+  const TransformProblem& p = problem_;
+  for (int a = 0; a < 3; ++a) {
+    q.m[a] = shape_.m[a];
+    q.kind[a] = shape_.kind[a];
+    q.transformed[a] = shape_.transformed[a];
+    double c = a < p.dims ? p.k / p.h[a] : 0;
+    for (int b = 0; b < p.dims; ++b)
+      if (b != a) c *= p.h[b];
+    q.c[a] = c;
+  }
+  q.line_axis = line_axis_;
+  double norm = 1;
+  for (int a = 0; a < 3; ++a)
+    if (q.transformed[a]) norm *= transform_norm(q.kind[a], q.m[a]);
+  const double inv_norm = 1.0 / norm;
+  const Box all{{0, 0, 0}, {q.m[0] - 1, q.m[1] - 1, q.m[2] - 1}};
+
+  // Multiply by the inverse dual-cell weights of the transformed axes (turning D_a into
+  // the ghost-mirror G_a that the transform diagonalizes) and by 1 / norm.
+  for_each(device_, all, [=] GRIDSOLVE_HD(int i, int j, int k) {
+    const int idx[3] = {i, j, k};
+    double w = inv_norm;
+    for (int a = 0; a < 3; ++a)
+      if (q.transformed[a]) w /= cell_weight(q.kind[a], q.m[a], idx[a]);
+    data[i + q.stride(1) * j + q.stride(2) * k] *= T(w);
+  });
+  transforms_->forward(data);
+
+  if (line_axis_ < 0) {
+    for_each(device_, all, [=] GRIDSOLVE_HD(int i, int j, int k) {
+      const int idx[3] = {i, j, k};
+      const double s = q.shift(idx);
+      T& v = data[i + q.stride(1) * j + q.stride(2) * k];
+      v = s > 0 ? T(double(v) / s) : T(0);
+    });
+  } else {
+    const int t = line_axis_;
+    Box lines = all;
+    lines.hi[t] = 0;
+    T* cp = scratch_.data();
+    const bool singular = singular_;
+    for_each(device_, lines, [=] GRIDSOLVE_HD(int i, int j, int k) {
+      const int idx[3] = {i, j, k};
+      const double sigma = q.shift(idx);
+      const std::int64_t st = q.stride(t);
+      T* d = data + i + q.stride(1) * j + q.stride(2) * k;
+      T* w = cp + i + q.stride(1) * j + q.stride(2) * k;
+      const int m = q.m[t];
+      const AxisKind kt = q.kind[t];
+      const T off = T(-q.c[t]);
+      // The constant mode of an operator without Dirichlet sides: project b onto the
+      // range (zero sum), pin x_0 = 0, solve the rest, then remove the weighted mean.
+      const bool pinned = singular && sigma == 0.0;
+      int r0 = 0;
+      if (pinned) {
+        T sum = 0;
+        for (int r = 0; r < m; ++r) sum += d[r * st];
+        const T mean = sum / T(m);
+        for (int r = 0; r < m; ++r) d[r * st] -= mean;
+        d[0] = 0;
+        r0 = 1;
+      }
+      T cprev = 0, dprev = 0;
+      for (int r = r0; r < m; ++r) {
+        const T diag = T(sigma * cell_weight(kt, m, r) + q.c[t] * stiffness_diagonal(kt, m, r));
+        const T a = r > r0 ? off : T(0);
+        const T inv = T(1) / (diag - a * cprev);
+        cprev = r + 1 < m ? off * inv : T(0);
+        dprev = (d[r * st] - a * dprev) * inv;
+        w[r * st] = cprev;
+        d[r * st] = dprev;
+      }
+      T x = dprev;
+      for (int r = m - 2; r >= r0; --r) {
+        x = d[r * st] - w[r * st] * x;
+        d[r * st] = x;
+      }
+      if (pinned) {
+        T sw = 0, swx = 0;
+        for (int r = 0; r < m; ++r) {
+          const T cw = T(cell_weight(kt, m, r));
+          sw += cw;
+          swx += cw * d[r * st];
+        }
+        const T mean = swx / sw;
+        for (int r = 0; r < m; ++r) d[r * st] -= mean;
+      }
+    });
+  }
+  transforms_->backward(data);
+}
+
+template class TransformPoisson<float>;
+template class TransformPoisson<double>;
+
+}  // namespace gridsolve::fast_poisson

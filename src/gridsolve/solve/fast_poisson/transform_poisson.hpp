@@ -1,0 +1,55 @@
+// TransformPoisson: constant-coefficient Poisson on a box by real transforms in all but
+// one axis and batched tridiagonal solves in the last (FFTW on the CPU, cuFFT on the GPU).
+#pragma once
+#include <array>
+#include <memory>
+
+#include "gridsolve/exec/memory.hpp"
+#include "gridsolve/solve/fast_poisson/axis_transforms.hpp"
+
+namespace gridsolve::fast_poisson {
+
+// -div(k grad u) = f on a box, discretized like the finite-volume assembly: on the
+// unknowns (see AxisKind for which nodes they are) the operator is
+//   A = sum_a c_a (D_a (x) M_b (x) M_c),  c_a = k * prod_{b != a} h_b / h_a,
+// with D_a the symmetric second difference and M_a the dual-cell weights of axis a.
+struct TransformProblem {
+  int dims = 2;
+  std::array<int, 3> m{1, 1, 1};  // unknowns per axis
+  std::array<double, 3> h{1, 1, 1};
+  std::array<std::array<Side, 2>, 3> sides{};  // (low, high) per axis
+  double k = 1;
+};
+
+template <class T>
+class TransformPoisson {
+public:
+  // Plans the transforms; throws Error for sizes or side pairs it cannot take.
+  TransformPoisson(Device device, const TransformProblem& problem);
+  ~TransformPoisson();
+  TransformPoisson(const TransformPoisson&) = delete;
+  TransformPoisson& operator=(const TransformPoisson&) = delete;
+
+  // data: the right-hand side on the unknowns (x fastest, m[0] * m[1] * m[2] values,
+  // Dirichlet data already folded in), on the device; it becomes the solution.
+  // Without any Dirichlet side the operator is singular: the part of b outside its
+  // range (its mean) is dropped and the solution with zero weighted mean returned.
+  void solve(T* data);
+
+  // The axis solved by tridiagonal sweeps (-1: every axis transformed).
+  int line_axis() const { return line_axis_; }
+  bool singular() const { return singular_; }
+  const char* backend() const { return transforms_->backend(); }
+  const TransformShape& shape() const { return shape_; }
+
+private:
+  Device device_;
+  TransformProblem problem_;
+  TransformShape shape_;
+  int line_axis_ = -1;
+  bool singular_ = false;
+  std::unique_ptr<AxisTransforms<T>> transforms_;
+  Buffer<T> scratch_;  // modified super-diagonals of the line solves
+};
+
+}  // namespace gridsolve::fast_poisson
