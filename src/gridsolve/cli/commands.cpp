@@ -8,6 +8,7 @@
 #include "gridsolve/apps/heat/heat_plate.hpp"
 #include "gridsolve/cli/bench_command.hpp"
 #include "gridsolve/cli/info_command.hpp"
+#include "gridsolve/cli/magnet_command.hpp"
 #include "gridsolve/cli/run_problem.hpp"
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/io/config.hpp"
@@ -119,6 +120,10 @@ int run(int argc, char** argv) {
   bool solve_quiet = false;
   solve->add_flag("-q,--quiet", solve_quiet, "print nothing but errors");
 
+  // magnet [study]
+  MagnetArguments magnet_args;
+  CLI::App* magnet = add_magnet_command(app, magnet_args);
+
   // bench
   BenchSettings bench_settings;
   CLI::App* bench = app.add_subcommand("bench", "measure kernels against the copy bandwidth and peers");
@@ -167,6 +172,7 @@ int run(int argc, char** argv) {
       return run_problem(cfg.spec, s);
     }
     if (*bench) return bench_command(bench_settings);
+    if (*magnet) return magnet_command(magnet_args);
   } catch (const Error& e) {
     std::fprintf(stderr, "gridsolve: error: %s\n", e.what());
     return e.kind() == Error::Kind::invalid_input ? exit_bad_input : exit_failure;

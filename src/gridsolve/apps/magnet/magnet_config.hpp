@@ -1,0 +1,33 @@
+// Magnet run settings from a TOML file: [magnet] geometry and field, [solver], [study],
+// [output]. Unknown keys and wrong types are errors that name the key and line.
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gridsolve/apps/magnet/magnet_design.hpp"
+
+namespace gridsolve::magnet {
+
+struct MagnetConfig {
+  MagnetDesign design;
+  std::string solver;              // empty: the default solver
+  std::string device = "auto";
+  std::string precision = "double";
+  double tolerance = 0.5e-6;       // relative residual, the source's rule
+  int max_iterations = 1000000;
+  double omega = 0;                // SOR factor; 0: the source's estimate
+  std::string out = "magnet-out";
+  std::vector<double> study_spacings{0.02, 0.01, 0.005};
+  std::vector<double> study_boxes{1.0, 2.0, 3.0, 4.0};  // r1 = z1 for each step
+  double study_box_spacing = 0.01;
+};
+
+// Reads `path` over the defaults in `base`. Throws Error (invalid input) naming the
+// file, key and line.
+MagnetConfig load_magnet_config(const std::string& path, MagnetConfig base = {});
+MagnetConfig parse_magnet_config(std::string_view toml_text, const std::string& source_name,
+                                 MagnetConfig base = {});
+
+}  // namespace gridsolve::magnet

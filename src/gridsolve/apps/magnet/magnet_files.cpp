@@ -1,0 +1,85 @@
+#include "gridsolve/apps/magnet/magnet_files.hpp"
+
+#include <fmt/format.h>
+
+#include "gridsolve/io/atomic_file.hpp"
+#include "gridsolve/io/hdf5_writer.hpp"
+#include "gridsolve/io/summary_json.hpp"
+
+namespace gridsolve::magnet {
+
+nlohmann::json summary_json(const MagnetResult& r) {
+  const MagnetDesign& d = r.design;
+  const Grid& g = r.field.grid;
+  nlohmann::json wires = nlohmann::json::array();
+  for (const Wire& w : r.wires)
+    wires.push_back({{"index", w.index}, {"surface", w.surface}, {"r", w.r}, {"z", w.z},
+                     {"level", w.level}, {"current", w.current}});
+  nlohmann::json j;
+  j["command"] = "magnet";
+  j["design"] = {{"r0", d.r0}, {"z0", d.z0}, {"r1", d.r1}, {"z1", d.z1}, {"dr", d.dr},
+                 {"dz", d.dz}, {"B", d.B}, {"wires_per_half", d.wires},
+                 {"axis_span", d.axis_span}, {"sphere_radius", d.sphere_radius}, {"mu0", mu0}};
+  j["grid"] = {{"nodes", {g.n[0], g.n[1]}}, {"unknowns", r.field.unknowns},
+               {"spacing", {g.spacing[0], g.spacing[1]}}};
+  j["solve"] = to_json(r.field.report);
+  j["solve"]["device"] = r.field.device;
+  j["solve"]["precision"] = r.field.precision;
+  j["solve"]["assembly_seconds"] = r.field.assembly_seconds;
+  j["solve"]["rule"] = "relative residual ||b - Au|| / ||b||";
+  j["post_processing_seconds"] = r.post_seconds;
+  j["total_current"] = r.jump.total_current;
+  j["wire_current"] = r.quality.wire_current;
+  j["wires"] = wires;
+  j["field"] = {{"b0", r.quality.b0},
+                {"b0_relative_to_target", r.quality.b0 / d.B - 1},
+                {"efficiency_T_per_A", r.quality.efficiency},
+                {"axis_span", r.quality.axis_span},
+                {"axis_peak_to_peak_ppm", r.quality.axis_ppm},
+                {"sphere_radius", r.quality.sphere_radius},
+                {"sphere_peak_to_peak_ppm", r.quality.sphere_ppm}};
+  return j;
+}
+
+std::vector<std::string> write_magnet_data(const std::string& dir, const MagnetResult& r) {
+  create_output_directory(dir);
+  std::vector<std::string> names;
+  auto csv = [&](const std::string& name, std::string text) {
+    write_file_atomically(dir + "/" + name, text);
+    names.push_back(name);
+  };
+  std::string body = "z,dphi\n", cap = "r,dphi\n";
+  for (std::size_t k = 0; k < r.jump.body.size(); ++k)
+    body += fmt::format("{},{}\n", r.jump.body_z[k], r.jump.body[k]);
+  for (std::size_t k = 0; k < r.jump.cap.size(); ++k)
+    cap += fmt::format("{},{}\n", r.jump.cap_r[k], r.jump.cap[k]);
+  csv("dphi_body.csv", body);
+  csv("dphi_cap.csv", cap);
+  std::string wires = "index,half,surface,r,z,current,level\n";
+  for (const Wire& w : r.wires)
+    wires += fmt::format("{},upper,{},{},{},{},{}\n", w.index, w.surface, w.r, w.z, w.current, w.level);
+  for (const Wire& w : r.wires)
+    wires += fmt::format("{},lower,{},{},{},{},{}\n", w.index, w.surface, w.r, -w.z, w.current, -w.level);
+  csv("wires.csv", wires);
+  std::string axis = "z,bz,deviation_ppm\n";
+  for (const AxisSample& s : r.axis) axis += fmt::format("{},{},{}\n", s.z, s.bz, s.ppm);
+  csv("field_axis.csv", axis);
+
+  const Grid& g = r.field.grid;
+  Field<double> phi(g, Device::cpu);
+  const FieldView<double> v = phi.view();
+  for (int j = 0; j < g.n[1]; ++j)
+    for (int i = 0; i < g.n[0]; ++i) v(i, j, 0) = r.field.at(i, j);
+  FieldFileWriter(g).add("phi", phi).write(dir, "phi");
+  names.push_back("phi.h5");
+  names.push_back("phi.xdmf");
+  return names;
+}
+
+void write_magnet_summary(const std::string& dir, const MagnetResult& r, const nlohmann::json& extra) {
+  nlohmann::json j = summary_json(r);
+  for (auto it = extra.begin(); it != extra.end(); ++it) j[it.key()] = it.value();
+  write_json_file(dir + "/summary.json", j);
+}
+
+}  // namespace gridsolve::magnet
