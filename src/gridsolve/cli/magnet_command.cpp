@@ -39,7 +39,7 @@ void add_design_options(CLI::App* a, MagnetArguments& m) {
   a->add_option("--solver", m.solver, fmt::format("solver (default {}; sor is the source's method)", default_magnet_solver()));
   a->add_option("--device", m.device, "auto | cpu | cuda (default auto)");
   a->add_option("--precision", m.precision, "double | float (default double)");
-  a->add_option("--tol", m.tol, "relative residual to stop at (default 0.5e-6, the source's rule)");
+  a->add_option("--tol", m.tol, "relative residual to stop at (default 0.5e-6, the source's rule; float: 1e-5 with mg, 1e-3 otherwise)");
   a->add_option("--max-iter", m.max_iter, "iteration cap");
   a->add_option("--omega", m.omega, "SOR factor (default: the source's estimate)");
   a->add_option("--out", m.out, "output folder (default magnet-out)");
@@ -92,7 +92,7 @@ MagnetSolveSettings solve_settings(const MagnetConfig& c, bool quiet) {
   require(s.precision == "double" || s.precision == "float" || s.precision == "fp64" ||
               s.precision == "fp32" || s.precision == "single",
           fmt::format("precision must be double or float, got '{}'", s.precision));
-  s.options.tolerance = c.tolerance;
+  s.options.tolerance = c.tolerance > 0 ? c.tolerance : default_tolerance(s.precision, s.solver);
   s.options.max_iterations = c.max_iterations;
   s.options.omega = c.omega;
   s.options.validate();

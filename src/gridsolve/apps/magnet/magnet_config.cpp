@@ -87,6 +87,12 @@ private:
 
 }  // namespace
 
+double default_tolerance(const std::string& precision, const std::string& solver) {
+  const bool single = precision == "float" || precision == "fp32" || precision == "single";
+  if (!single) return 0.5e-6;
+  return solver == "mg" || solver == "mgcg" ? 1e-5 : 1e-3;
+}
+
 MagnetConfig parse_magnet_config(std::string_view toml_text, const std::string& source_name,
                                  MagnetConfig c) {
   toml::table root;
