@@ -151,23 +151,24 @@ int design(const MagnetArguments& m) {
 
 std::string study_csv(const std::vector<StudyStep>& steps) {
   std::string out = "sweep,h,r1,z1,nodes_r,nodes_z,iterations,seconds,converged,total_current,"
-                    "current_change,dphi_change,order\n";
+                    "current_change,dphi_change,order,current_order\n";
   auto num = [](double v) { return std::isfinite(v) ? fmt::format("{}", v) : std::string(); };
   for (const StudyStep& s : steps)
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", s.sweep, s.h, s.r1, s.z1, s.nodes_r,
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", s.sweep, s.h, s.r1, s.z1, s.nodes_r,
                        s.nodes_z, s.iterations, s.seconds, s.converged, s.total_current,
-                       num(s.current_change), num(s.dphi_change), num(s.order));
+                       num(s.current_change), num(s.dphi_change), num(s.order), num(s.current_order));
   return out;
 }
 
 void print_steps(const std::vector<StudyStep>& steps) {
-  fmt::print("  {:>8} {:>6} {:>6} {:>11} {:>7} {:>8} {:>12} {:>10} {:>10} {:>6}\n", "h (m)", "r1", "z1", "nodes",
-             "iters", "time s", "I (A)", "dI / I", "max ddPhi/I", "order");
+  fmt::print("  {:>8} {:>6} {:>6} {:>11} {:>7} {:>8} {:>12} {:>10} {:>7} {:>11} {:>7}\n", "h (m)", "r1", "z1",
+             "nodes", "iters", "time s", "I (A)", "dI / I", "order", "max ddPhi/I", "order");
   auto num = [](double v, const char* f) { return std::isfinite(v) ? fmt::format(fmt::runtime(f), v) : std::string("-"); };
   for (const StudyStep& s : steps)
-    fmt::print("  {:>8.4g} {:>6.3g} {:>6.3g} {:>11} {:>7} {:>8.2f} {:>12.3f} {:>10} {:>10} {:>6}\n", s.h, s.r1, s.z1,
-               fmt::format("{}x{}", s.nodes_r, s.nodes_z), s.iterations, s.seconds, s.total_current,
-               num(s.current_change, "{:.2e}"), num(s.dphi_change, "{:.2e}"), num(s.order, "{:.2f}"));
+    fmt::print("  {:>8.4g} {:>6.3g} {:>6.3g} {:>11} {:>7} {:>8.2f} {:>12.3f} {:>10} {:>7} {:>11} {:>7}\n", s.h, s.r1,
+               s.z1, fmt::format("{}x{}", s.nodes_r, s.nodes_z), s.iterations, s.seconds, s.total_current,
+               num(s.current_change, "{:.2e}"), num(s.current_order, "{:.2f}"), num(s.dphi_change, "{:.2e}"),
+               num(s.order, "{:.2f}"));
 }
 
 int study(const MagnetArguments& m) {
@@ -202,7 +203,7 @@ CLI::App* add_magnet_command(CLI::App& app, MagnetArguments& m) {
   m.magnet->require_subcommand(0, 1);
   m.study = m.magnet->add_subcommand("study", "convergence of dPhi as the mesh is refined and the outer box grows");
   add_design_options(m.study, m);
-  m.study->add_option("--spacings", m.spacings, "mesh spacings to sweep, m (default 0.02 0.01 0.005)");
+  m.study->add_option("--spacings", m.spacings, "mesh spacings to sweep, m (default 0.025 0.0125 0.00625)");
   m.study->add_option("--boxes", m.boxes, "outer box sizes r1 = z1 to sweep, m (default 1 2 3 4)");
   m.study->add_option("--box-spacing", m.box_spacing, "mesh spacing of the box sweep, m (default 0.01)");
   return m.magnet;

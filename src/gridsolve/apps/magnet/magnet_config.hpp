@@ -19,7 +19,7 @@ struct MagnetConfig {
   int max_iterations = 1000000;
   double omega = 0;                // SOR factor; 0: the source's estimate
   std::string out = "magnet-out";
-  std::vector<double> study_spacings{0.02, 0.01, 0.005};
+  std::vector<double> study_spacings{0.025, 0.0125, 0.00625};
   std::vector<double> study_boxes{1.0, 2.0, 3.0, 4.0};  // r1 = z1 for each step
   double study_box_spacing = 0.01;
 };

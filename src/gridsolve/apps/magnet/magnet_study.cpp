@@ -34,7 +34,7 @@ Sample run_step(const MagnetDesign& d, const MagnetSolveSettings& s, const std::
   st.seconds = f.report.seconds + f.assembly_seconds;
   st.converged = f.report.converged;
   st.total_current = out.jump.total_current;
-  st.current_change = st.dphi_change = st.order = nan;
+  st.current_change = st.dphi_change = st.order = st.current_order = nan;
   return out;
 }
 
@@ -88,6 +88,7 @@ std::vector<StudyStep> mesh_study(const MagnetDesign& d, const MagnetSolveSettin
     if (runs.size() >= 3) {
       const StudyStep &p = runs[runs.size() - 2].step, &c = runs.back().step;
       runs.back().step.order = std::log(p.dphi_change / c.dphi_change) / std::log(p.h / c.h);
+      runs.back().step.current_order = std::log(p.current_change / c.current_change) / std::log(p.h / c.h);
     }
     out.push_back(runs.back().step);
   }
