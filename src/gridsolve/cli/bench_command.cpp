@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "gridsolve/bench/stencil_bench.hpp"
+#include "gridsolve/cli/direct_bench_command.hpp"
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/device.hpp"
 #include "gridsolve/io/atomic_file.hpp"
@@ -15,7 +16,8 @@
 namespace gridsolve::cli {
 
 void add_bench_options(CLI::App* app, BenchSettings& s) {
-  app->add_option("what", s.what, "stencil: Jacobi sweep and red-black SOR iteration")
+  app->add_option("what", s.what, "stencil: Jacobi sweep and red-black SOR iteration; tridiag: batched and long "
+                  "tridiagonal solves against cuSPARSE; poisson: fast Poisson solvers against cuFFT")
       ->capture_default_str();
   app->add_option("--n", s.n, "nodes per side of the square grid")->capture_default_str();
   app->add_option("--repeats", s.repeats, "timed repetitions (the median is reported)")
@@ -25,7 +27,8 @@ void add_bench_options(CLI::App* app, BenchSettings& s) {
 }
 
 int bench_command(const BenchSettings& s) {
-  require(s.what == "stencil", fmt::format("bench knows 'stencil', got '{}'", s.what));
+  if (s.what == "tridiag" || s.what == "poisson") return direct_bench_command(s);
+  require(s.what == "stencil", fmt::format("bench knows 'stencil', 'tridiag' and 'poisson', got '{}'", s.what));
   require(s.n >= 16, fmt::format("--n must be at least 16, got {}", s.n));
   require(s.repeats >= 1, fmt::format("--repeats must be at least 1, got {}", s.repeats));
   const Device device = select_device(s.device);

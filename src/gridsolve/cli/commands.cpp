@@ -10,6 +10,7 @@
 #include "gridsolve/cli/info_command.hpp"
 #include "gridsolve/cli/magnet_command.hpp"
 #include "gridsolve/cli/run_problem.hpp"
+#include "gridsolve/cli/tridiag_command.hpp"
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/io/config.hpp"
 #include "gridsolve/problem/model_problems.hpp"
@@ -22,7 +23,7 @@ namespace {
 // Options every solving command shares.
 void add_solver_options(CLI::App* app, RunSettings& s, std::string& rule) {
   app->add_option("--solver", s.solver,
-                  "jacobi | gauss-seidel | sor | rb-gs | mg | mgcg | cg | pcg")
+                  "jacobi | gauss-seidel | sor | rb-gs | mg | mgcg | cg | pcg | buneman | fft")
       ->capture_default_str();
   app->add_option("--device", s.device, "auto | cpu | cuda (auto takes the GPU when present)")
       ->capture_default_str();
@@ -124,6 +125,10 @@ int run(int argc, char** argv) {
   MagnetArguments magnet_args;
   CLI::App* magnet = add_magnet_command(app, magnet_args);
 
+  // tridiag FILE
+  TridiagSettings tridiag_settings;
+  CLI::App* tridiag_cmd = add_tridiag_command(app, tridiag_settings);
+
   // bench
   BenchSettings bench_settings;
   CLI::App* bench = app.add_subcommand("bench", "measure kernels against the copy bandwidth and peers");
@@ -172,6 +177,7 @@ int run(int argc, char** argv) {
       return run_problem(cfg.spec, s);
     }
     if (*bench) return bench_command(bench_settings);
+    if (*tridiag_cmd) return tridiag_command(tridiag_settings);
     if (*magnet) return magnet_command(magnet_args);
   } catch (const Error& e) {
     std::fprintf(stderr, "gridsolve: error: %s\n", e.what());

@@ -1,0 +1,149 @@
+// GPU tridiagonal and fast Poisson solvers: against LAPACK gtsv and against the CPU path.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "gridsolve/core/error.hpp"
+#include "gridsolve/exec/memory.hpp"
+#include "gridsolve/problem/model_problems.hpp"
+#include "gridsolve/solve/fast_poisson/transform_poisson.hpp"
+#include "test_helpers.hpp"
+#include "tridiag_reference.hpp"
+
+namespace gridsolve {
+namespace {
+
+using tridiag::Layout;
+using tridiag::Method;
+
+#define SKIP_WITHOUT_GPU() \
+  if (!cuda_available()) GTEST_SKIP() << cuda_unavailable_reason()
+
+template <class T>
+struct DeviceBatch {
+  Buffer<T> a, b, c, d;
+  explicit DeviceBatch(const testing::RandomBatch<T>& rb)
+      : a(Device::cuda, rb.a.size()), b(Device::cuda, rb.a.size()), c(Device::cuda, rb.a.size()),
+        d(Device::cuda, rb.a.size()) {
+    const std::size_t bytes = rb.a.size() * sizeof(T);
+    copy_bytes(a.data(), Device::cuda, rb.a.data(), Device::cpu, bytes);
+    copy_bytes(b.data(), Device::cuda, rb.b.data(), Device::cpu, bytes);
+    copy_bytes(c.data(), Device::cuda, rb.c.data(), Device::cpu, bytes);
+    copy_bytes(d.data(), Device::cuda, rb.d.data(), Device::cpu, bytes);
+  }
+  std::vector<T> solve(const testing::RandomBatch<T>& rb, Method m) {
+    tridiag::solve(Device::cuda, tridiag::Batch<T>{a.data(), b.data(), c.data(), d.data(), rb.n, rb.count, rb.layout}, {m});
+    std::vector<T> x(rb.a.size());
+    copy_bytes(x.data(), Device::cpu, d.data(), Device::cuda, x.size() * sizeof(T));
+    return x;
+  }
+};
+
+using Case = std::tuple<Method, Layout, int>;
+class TridiagonalGpu : public ::testing::TestWithParam<Case> {};
+
+TEST_P(TridiagonalGpu, MatchesLapack) {
+  SKIP_WITHOUT_GPU();
+  const auto [method, layout, n] = GetParam();
+  if (method == Method::parallel_cyclic_reduction && n > 512) GTEST_SKIP();
+  if ((method == Method::cr_pcr || method == Method::cyclic_reduction) && n > 7000) GTEST_SKIP();
+  if (method == Method::partitioned && layout == Layout::interleaved) GTEST_SKIP();
+  const int count = n >= 100000 ? 1 : 37;
+  testing::RandomBatch<double> rb(n, count, layout, 77 + n);
+  DeviceBatch<double> db(rb);
+  EXPECT_LT(testing::relative_error(db.solve(rb, method), rb.reference()), 1e-12);
+  testing::RandomBatch<float> rf(n, count, layout, 78 + n);
+  DeviceBatch<float> df(rf);
+  EXPECT_LT(testing::relative_error(df.solve(rf, method), rf.reference()), 5e-5);
+}
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  const auto [method, layout, n] = info.param;
+  std::string m = tridiag::to_string(method);
+  for (char& ch : m)
+    if (ch == '-') ch = '_';
+  return m + "_" + tridiag::to_string(layout) + "_" + std::to_string(n);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    SizeClasses, TridiagonalGpu,
+    ::testing::Combine(::testing::Values(Method::automatic, Method::thomas, Method::cyclic_reduction,
+                                         Method::parallel_cyclic_reduction, Method::cr_pcr, Method::partitioned),
+                       ::testing::Values(Layout::strided, Layout::interleaved),
+                       ::testing::Values(1, 2, 3, 5, 101, 127, 128, 1023, 1024, 4096, 1000003, 16777216)),
+    case_name);
+
+TEST(TridiagonalGpu, SingularRowIsReported) {
+  SKIP_WITHOUT_GPU();
+  for (Method m : {Method::thomas, Method::cyclic_reduction, Method::cr_pcr, Method::partitioned}) {
+    testing::RandomBatch<double> rb(m == Method::partitioned ? 100000 : 300, 2, Layout::strided, 7);
+    const std::size_t k = rb.index(1, 64);
+    rb.a[k] = rb.b[k] = rb.c[k] = 0;
+    DeviceBatch<double> db(rb);
+    EXPECT_THROW(db.solve(rb, m), Error) << tridiag::to_string(m);
+  }
+}
+
+TEST(DirectPoissonGpu, MatchesTheCpu) {
+  SKIP_WITHOUT_GPU();
+  for (const char* solver : {"buneman", "fft"}) {
+    ModelProblem m;
+    m.n = 257;
+    m.rhs = "random";
+    const ProblemSpec spec = make_model_problem(m);
+    auto cpu = testing::solve_spec<double>(spec, solver);
+    auto gpu = testing::solve_spec<double>(spec, solver, 1e-11, Device::cuda);
+    EXPECT_LT(testing::max_difference(cpu.d.u, gpu.d.u) / testing::max_abs(cpu.d.u), 1e-12) << solver;
+    EXPECT_LT(gpu.report.relative_residual, 1e-12) << solver;
+  }
+  for (int dims : {2, 3}) {
+    ModelProblem m;
+    m.dims = dims;
+    m.n = dims == 2 ? 129 : 33;
+    m.sides = "neumann";
+    const ProblemSpec spec = make_model_problem(m);
+    auto cpu = testing::solve_spec<double>(spec, "fft");
+    auto gpu = testing::solve_spec<double>(spec, "fft", 1e-11, Device::cuda);
+    EXPECT_LT(testing::max_difference(cpu.d.u, gpu.d.u) / testing::max_abs(cpu.d.u), 1e-12) << dims;
+  }
+}
+
+TEST(TransformPoissonGpu, EverySidePairMatchesTheCpu) {
+  SKIP_WITHOUT_GPU();
+  using fast_poisson::Side;
+  const Side D = Side::dirichlet, N = Side::neumann, P = Side::periodic;
+  const std::array<Side, 2> pairs[] = {{D, D}, {N, D}, {D, N}, {N, N}, {P, P}};
+  for (int dims : {2, 3})
+    for (const auto& sx : pairs)
+      for (const auto& sy : pairs)
+        for (const auto& sz : pairs) {
+          if (dims == 2 && sz != pairs[0]) continue;
+          fast_poisson::TransformProblem p;
+          p.dims = dims;
+          p.m = dims == 2 ? std::array<int, 3>{37, 20, 1} : std::array<int, 3>{9, 8, 11};
+          p.h = {0.1, 0.12, 0.09};
+          p.sides = {sx, sy, sz};
+          const std::size_t size = std::size_t(p.m[0]) * p.m[1] * p.m[2];
+          std::vector<double> b(size);
+          std::mt19937_64 rng(5);
+          std::uniform_real_distribution<double> u(-1, 1);
+          for (double& v : b) v = u(rng);
+          std::vector<double> x = b;
+          fast_poisson::TransformPoisson<double>(Device::cpu, p).solve(x.data());
+          Buffer<double> dv(Device::cuda, size);
+          copy_bytes(dv.data(), Device::cuda, b.data(), Device::cpu, size * 8);
+          fast_poisson::TransformPoisson<double>(Device::cuda, p).solve(dv.data());
+          std::vector<double> y(size);
+          copy_bytes(y.data(), Device::cpu, dv.data(), Device::cuda, size * 8);
+          double num = 0, den = 0;
+          for (std::size_t i = 0; i < size; ++i) {
+            num = std::max(num, std::abs(x[i] - y[i]));
+            den = std::max(den, std::abs(x[i]));
+          }
+          EXPECT_LT(num / den, 1e-11) << dims << "D " << int(sx[0]) << int(sx[1]) << int(sy[0]) << int(sy[1])
+                                      << int(sz[0]) << int(sz[1]);
+        }
+}
+
+}  // namespace
+}  // namespace gridsolve
