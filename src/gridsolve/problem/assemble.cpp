@@ -98,6 +98,40 @@ struct Assembler : detail::DomainMarks {
   }
 };
 
+// All sides Neumann and nothing fixed: A has the constants as null space and is
+// symmetric, so A u = b is solvable only when the free rows' b sums to zero. Data that
+// is compatible up to discretization error is projected (the mean of b removed);
+// clearly incompatible data is refused, since no solution exists.
+template <class T>
+void make_compatible(StencilOperator<T>& op) {
+  const FieldView<T> b = op.rhs.view();
+  const FieldView<const std::uint8_t> m = op.mask.cview();
+  const Box& box = op.active;
+  double sum = 0, total = 0;
+  std::int64_t count = 0;
+  for (int k = box.lo[2]; k <= box.hi[2]; ++k)
+    for (int j = box.lo[1]; j <= box.hi[1]; ++j)
+      for (int i = box.lo[0]; i <= box.hi[0]; ++i)
+        if (m(i, j, k) == 0) {
+          sum += double(b(i, j, k));
+          total += std::abs(double(b(i, j, k)));
+          ++count;
+        }
+  const double mismatch = total > 0 ? std::abs(sum) / total : 0.0;
+  require(mismatch <= 1e-2,
+          fmt::format("every side is Neumann and no node is fixed, so the sources must balance the "
+                      "boundary fluxes; here the net source is {:.4g} against a total of {:.4g} "
+                      "({:.2g} of it), so no solution exists",
+                      sum, total, mismatch));
+  const T mean = T(sum / double(count));
+  for (int k = box.lo[2]; k <= box.hi[2]; ++k)
+    for (int j = box.lo[1]; j <= box.hi[1]; ++j)
+      for (int i = box.lo[0]; i <= box.hi[0]; ++i)
+        if (m(i, j, k) == 0) b(i, j, k) -= mean;
+  op.singular = true;
+  op.rhs_mismatch = mismatch;
+}
+
 template <class T>
 Field<T> host_field(const Grid& g) {
   return Field<T>(g, Device::cpu);
@@ -233,9 +267,7 @@ Discretization<T> assemble(const ProblemSpec& spec, Device device) {
     bool anchored = false;
     for (int f = 0; f < 2 * d; ++f) anchored = anchored || spec.boundaries[f].kind != BoundaryKind::neumann;
     for (const MaskRegion& r : spec.regions) anchored = anchored || r.kind == NodeKind::fixed;
-    require(anchored,
-            "the problem has no Dirichlet or Robin side and no fixed node, so its solution is "
-            "not unique; fix a value somewhere");
+    if (!anchored) make_compatible(op);
   }
 
   Discretization<T> out;

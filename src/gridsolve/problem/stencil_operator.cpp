@@ -41,6 +41,8 @@ StencilOperator<T> StencilOperator<T>::copy_to(Device d) const {
   o.k_constant = k_constant;
   o.has_cutouts = has_cutouts;
   o.has_fixed_regions = has_fixed_regions;
+  o.singular = singular;
+  o.rhs_mismatch = rhs_mismatch;
   auto copy = [d](const auto& f) {
     using F = std::decay_t<decltype(f)>;
     return f.empty() ? F() : f.copy_to(d);
@@ -98,11 +100,27 @@ void residual(const StencilOperator<T>& op, const Field<T>& u, Field<T>& r) {
   });
 }
 
+template <class T>
+void fix_constant(const StencilOperator<T>& op, Field<T>& u) {
+  if (!op.singular) return;
+  const StencilView<T> a = op.view();
+  const FieldView<T> v = u.view();
+  const double sum = reduce<double>(
+      op.device, op.active,
+      [=] GRIDSOLVE_HD(int i, int j, int k) -> double { return a.is_free(i, j, k) ? double(v(i, j, k)) : 0.0; },
+      SumOp{}, 0.0);
+  const T mean = T(sum / double(op.unknowns));
+  for_each(op.device, op.active, [=] GRIDSOLVE_HD(int i, int j, int k) {
+    if (a.is_free(i, j, k)) v(i, j, k) -= mean;
+  });
+}
+
 #define GRIDSOLVE_INSTANTIATE(T)                                                  \
   template class StencilOperator<T>;                                             \
   template double residual_norm<T>(const StencilOperator<T>&, const Field<T>&); \
   template double rhs_norm<T>(const StencilOperator<T>&, const Field<T>&);      \
-  template void residual<T>(const StencilOperator<T>&, const Field<T>&, Field<T>&);
+  template void residual<T>(const StencilOperator<T>&, const Field<T>&, Field<T>&);     \
+  template void fix_constant<T>(const StencilOperator<T>&, Field<T>&);
 GRIDSOLVE_INSTANTIATE(float)
 GRIDSOLVE_INSTANTIATE(double)
 

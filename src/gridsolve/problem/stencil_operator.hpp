@@ -30,6 +30,10 @@ public:
   double k_constant = 0;                 // k when constant, else 0
   bool has_cutouts = false;              // some nodes are outside the domain
   bool has_fixed_regions = false;        // some interior nodes are fixed
+  // All-Neumann problems: u is defined up to a constant (solvers return the solution of
+  // zero mean over the unknowns); rhs_mismatch is the relative net source projected out.
+  bool singular = false;
+  double rhs_mismatch = 0;
 
   StencilView<T> view() const;
   StencilOperator copy_to(Device d) const;
@@ -44,5 +48,9 @@ double rhs_norm(const StencilOperator<T>& op, const Field<T>& u);
 // r = b - A u at free nodes, 0 elsewhere.
 template <class T>
 void residual(const StencilOperator<T>& op, const Field<T>& u, Field<T>& r);
+// For singular operators, shifts u by a constant to zero mean over the unknowns;
+// otherwise does nothing. Every solver calls it last.
+template <class T>
+void fix_constant(const StencilOperator<T>& op, Field<T>& u);
 
 }  // namespace gridsolve

@@ -137,6 +137,7 @@ SolveReport ConjugateGradient<T>::solve(const StencilOperator<T>& op, Field<T>& 
     });
     single(d, [=] GRIDSOLVE_HD() { s->rz_old = s->rz_rr.a; });
   }
+  fix_constant(op, u);
   synchronize(d);
   // Report the true residual, not the recursively updated one.
   report.relative_residual = residual_norm(op, u) / scale;

@@ -43,6 +43,7 @@ SolveReport GaussSeidel<T>::solve(const StencilOperator<T>& op, Field<T>& u,
     const double watched = options.rule == StopRule::update ? update : residual_norm(op, u) / scale;
     if (monitor.check(it, watched)) break;
   }
+  fix_constant(op, u);
   report.relative_residual = residual_norm(op, u) / scale;
   report.seconds = monitor.seconds();
   return report;

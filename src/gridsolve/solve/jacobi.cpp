@@ -109,6 +109,7 @@ SolveReport Jacobi<T>::solve(const StencilOperator<T>& op, Field<T>& u, const So
     if (monitor.check(it, watched)) break;
   }
   if (cur != &u) u.copy_from(*cur);
+  fix_constant(op, u);
   synchronize(op.device);
   report.relative_residual = residual_norm(op, u) / scale;
   report.seconds = monitor.seconds();

@@ -88,6 +88,7 @@ SolveReport RedBlackSor<T>::solve(const StencilOperator<T>& op, Field<T>& u,
       if (monitor.check(it, watched)) break;
     }
     sor.store(u);
+    fix_constant(op, u);
     synchronize(op.device);
     report.relative_residual = residual_norm(op, u) / scale;
     report.seconds = monitor.seconds();
@@ -99,7 +100,10 @@ SolveReport RedBlackSor<T>::solve(const StencilOperator<T>& op, Field<T>& u,
     const bool check = monitor.due(it);
     double update = 0;
     if (check && options.rule == StopRule::update) {
-      update = std::max(half_sweep_measuring(op, u, 0, omega), half_sweep_measuring(op, u, 1, omega));
+      // Two statements: the order in which function arguments are evaluated is
+      // unspecified, and black before red would be another iteration.
+      const double red = half_sweep_measuring(op, u, 0, omega);
+      update = std::max(red, half_sweep_measuring(op, u, 1, omega));
     } else {
       red_black_iteration_generic(op, u, omega);
     }
@@ -108,6 +112,7 @@ SolveReport RedBlackSor<T>::solve(const StencilOperator<T>& op, Field<T>& u,
     const double watched = options.rule == StopRule::update ? update : residual_norm(op, u) / scale;
     if (monitor.check(it, watched)) break;
   }
+  fix_constant(op, u);
   synchronize(op.device);
   report.relative_residual = residual_norm(op, u) / scale;
   report.seconds = monitor.seconds();

@@ -53,6 +53,7 @@ struct Maps {
   }
 };
 
+
 template <class T>
 struct FineAccess {
   StencilView<T> v;
@@ -82,6 +83,42 @@ struct FineAccess {
     return s > 0 ? s : 0.0;
   }
 };
+
+// Interpolation weight of coarse node I (on `axis`) at fine node (i, j, k). Between two
+// coarse nodes the weights follow the fine node's own couplings along the axis (the
+// flux-continuous, operator-dependent choice), so a coefficient jump or a short
+// interval is interpolated as the operator sees it; the coarse operator's series
+// couplings are the energy of exactly this interpolation along each line.
+template <class T>
+GRIDSOLVE_HD double axis_weight(const Maps& m, const FineAccess<T>& fa, int i, int j, int k,
+                                int axis, int I) {
+  const AxisMap& x = m.a[axis];
+  const int q = axis == 0 ? i : axis == 1 ? j : k;
+  const int f = x.fine_of(I);
+  if (q == f) return 1.0;
+  if (!x.on) return 0.0;
+  const int d = q - f;
+  if ((d != 1 && d != -1) || x.aligned(q)) return 0.0;
+  // Coarse levels fold couplings to fixed nodes into the diagonal, so a row next to a
+  // fixed node does not show that coupling: take positions there instead.
+  const int a0 = axis == 0, a1 = axis == 1, a2 = axis == 2;
+  if (fa.free(i, j, k) && fa.free(i - a0, j - a1, k - a2) && fa.free(i + a0, j + a1, k + a2)) {
+    const double cl = double(fa.v.coefficient(2 * axis, i, j, k));
+    const double cr = double(fa.v.coefficient(2 * axis + 1, i, j, k));
+    if (cl + cr > 0) return d == 1 ? cl / (cl + cr) : cr / (cl + cr);
+  }
+  return x.weight(q, I);
+}
+
+template <class T>
+GRIDSOLVE_HD double interpolation_weight(const Maps& m, const FineAccess<T>& fa, int i, int j,
+                                         int k, int I, int J, int K) {
+  const double wx = axis_weight(m, fa, i, j, k, 0, I);
+  if (wx == 0.0) return 0.0;
+  const double wy = axis_weight(m, fa, i, j, k, 1, J);
+  if (wy == 0.0) return 0.0;
+  return wx * wy * axis_weight(m, fa, i, j, k, 2, K);
+}
 
 }  // namespace
 
@@ -143,7 +180,8 @@ StencilOperator<T> coarsen_operator(const StencilView<T>& fine, const Coarsening
           int p[3] = {F[0], F[1], F[2]};
           p[b1] += t1;
           p[b2] += t2;
-          const double w = m.a[b1].weight(p[b1], C[b1]) * m.a[b2].weight(p[b2], C[b2]);
+          const double w = axis_weight(m, fa, p[0], p[1], p[2], b1, C[b1]) *
+                           axis_weight(m, fa, p[0], p[1], p[2], b2, C[b2]);
           if (w == 0.0 || !fa.in_range(p[0], p[1], p[2])) continue;
           double inv = 0;
           bool open = true;
@@ -170,7 +208,7 @@ StencilOperator<T> coarsen_operator(const StencilView<T>& fine, const Coarsening
         for (int di = -r0; di <= r0; ++di) {
           const int i = F[0] + di, j = F[1] + dj, k = F[2] + dk;
           if (!fa.in_range(i, j, k)) continue;
-          const double w = m.a[0].weight(i, I) * m.a[1].weight(j, J) * m.a[2].weight(k, K);
+          const double w = interpolation_weight(m, fa, i, j, k, I, J, K);
           if (w != 0.0) lumped += w * fa.sink(i, j, k);
         }
     diag += lumped;
@@ -188,9 +226,10 @@ StencilOperator<T> coarsen_operator(const StencilView<T>& fine, const Coarsening
 }
 
 template <class T>
-void restrict_residual(const Field<T>& r, const StencilView<T>& coarse, Field<T>& coarse_rhs,
-                       const Coarsening& c, Device d) {
+void restrict_residual(const Field<T>& r, const StencilView<T>& fine, const StencilView<T>& coarse,
+                       Field<T>& coarse_rhs, const Coarsening& c, Device d) {
   const Maps m(c);
+  const FineAccess<T> fa{fine, c.fine};
   const FieldView<const T> rv = r.cview();
   const FieldView<T> out = coarse_rhs.view();
   const std::array<int, 3> nf = c.fine;
@@ -208,7 +247,7 @@ void restrict_residual(const Field<T>& r, const StencilView<T>& coarse, Field<T>
         for (int di = -r0; di <= r0; ++di) {
           const int i = F[0] + di, j = F[1] + dj, k = F[2] + dk;
           if (i < 0 || j < 0 || k < 0 || i >= nf[0] || j >= nf[1] || k >= nf[2]) continue;
-          const double w = m.a[0].weight(i, I) * m.a[1].weight(j, J) * m.a[2].weight(k, K);
+          const double w = interpolation_weight(m, fa, i, j, k, I, J, K);
           if (w != 0.0) s += T(w) * rv(i, j, k);
         }
     out(I, J, K) = s;
@@ -219,6 +258,7 @@ template <class T>
 void interpolate_add(const Field<T>& e, const StencilView<T>& fine, Field<T>& u,
                      const Coarsening& c, Device d) {
   const Maps m(c);
+  const FineAccess<T> fa{fine, c.fine};
   const FieldView<const T> ev = e.cview();
   const FieldView<T> uv = u.view();
   const int dims = fine.dims;
@@ -239,8 +279,7 @@ void interpolate_add(const Field<T>& e, const StencilView<T>& fine, Field<T>& u,
     for (int K = lo[2]; K <= hi[2]; ++K)
       for (int J = lo[1]; J <= hi[1]; ++J)
         for (int I = lo[0]; I <= hi[0]; ++I) {
-          const double w = m.a[0].weight(i, I) * m.a[1].weight(j, J) * m.a[2].weight(k, K);
-          s += T(w) * ev(I, J, K);
+          s += T(interpolation_weight(m, fa, i, j, k, I, J, K)) * ev(I, J, K);
         }
     uv(i, j, k) += s;
   });
@@ -249,8 +288,8 @@ void interpolate_add(const Field<T>& e, const StencilView<T>& fine, Field<T>& u,
 #define GRIDSOLVE_INSTANTIATE(T)                                                                \
   template StencilOperator<T> coarsen_operator<T>(const StencilView<T>&, const Coarsening&,      \
                                                   const Grid&, Device);                         \
-  template void restrict_residual<T>(const Field<T>&, const StencilView<T>&, Field<T>&,          \
-                                     const Coarsening&, Device);                                \
+  template void restrict_residual<T>(const Field<T>&, const StencilView<T>&,                    \
+                                     const StencilView<T>&, Field<T>&, const Coarsening&, Device);                                \
   template void interpolate_add<T>(const Field<T>&, const StencilView<T>&, Field<T>&,            \
                                     const Coarsening&, Device);
 GRIDSOLVE_INSTANTIATE(float)

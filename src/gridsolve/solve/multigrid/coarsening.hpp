@@ -26,7 +26,8 @@ struct Coarsening {
 
 // The coarse operator, kept five / seven point, symmetric and an M-matrix: coupling
 // between coarse neighbours is the fine couplings along the coarse edge taken in series
-// and summed in parallel across it (weighted like the interpolation); what fine rows
+// (the energy of the operator-dependent interpolation along that line) and summed in
+// parallel across it (weighted like the interpolation); what fine rows
 // lose to fixed neighbours and Robin sides is lumped onto the coarse diagonal through
 // the interpolation weights. Coefficient jumps and cut-outs carry over physically, as
 // conductances do. Fixed and outside nodes stay fixed and outside.
@@ -37,10 +38,10 @@ StencilOperator<T> coarsen_operator(const StencilView<T>& fine, const Coarsening
 // coarse_rhs = P^T r (free coarse nodes; zero elsewhere). The operators are in
 // integrated (finite-volume) form, so restriction is the plain transpose.
 template <class T>
-void restrict_residual(const Field<T>& r, const StencilView<T>& coarse, Field<T>& coarse_rhs,
-                       const Coarsening& c, Device d);
+void restrict_residual(const Field<T>& r, const StencilView<T>& fine, const StencilView<T>& coarse,
+                       Field<T>& coarse_rhs, const Coarsening& c, Device d);
 
-// u += P e at the free fine nodes (multilinear interpolation).
+// u += P e at the free fine nodes (operator-dependent, multilinear where k is smooth).
 template <class T>
 void interpolate_add(const Field<T>& e, const StencilView<T>& fine, Field<T>& u,
                      const Coarsening& c, Device d);

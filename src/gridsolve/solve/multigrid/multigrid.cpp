@@ -162,7 +162,7 @@ void MultigridHierarchy<T>::cycle_at(int l, const StencilView<T>& view, Field<T>
   smooth(view, u, here.tmp, options_.pre_smooth, false, d);
   residual_of(view, u, here.r, d);
   const StencilView<T> coarse = below.op.view();
-  multigrid::restrict_residual(here.r, coarse, below.op.rhs, here.next, d);
+  multigrid::restrict_residual(here.r, view, coarse, below.op.rhs, here.next, d);
   below.u.set_zero();
   if (kind == 'V') {
     cycle_at(l + 1, coarse, below.u, 'V');
@@ -210,11 +210,11 @@ void MultigridHierarchy<T>::full_multigrid(Field<T>& u) {
       out(i, j, k) = fv.is_free(i, j, k) ? fv.known_rhs(uv, i, j, k) : T(0);
     });
   }
-  multigrid::restrict_residual(levels_[0]->r, levels_[1]->op.view(), levels_[1]->op.rhs,
+  multigrid::restrict_residual(levels_[0]->r, fv, levels_[1]->op.view(), levels_[1]->op.rhs,
                                levels_[0]->next, d);
   for (int l = 1; l < last; ++l)
-    multigrid::restrict_residual(levels_[l]->op.rhs, levels_[l + 1]->op.view(), levels_[l + 1]->op.rhs,
-                                 levels_[l]->next, d);
+    multigrid::restrict_residual(levels_[l]->op.rhs, levels_[l]->op.view(), levels_[l + 1]->op.view(),
+                                 levels_[l + 1]->op.rhs, levels_[l]->next, d);
   levels_[last]->u.set_zero();
   cycle_at(last, levels_[last]->op.view(), levels_[last]->u, 'V');
   for (int l = last - 1; l >= 1; --l) {
@@ -269,6 +269,7 @@ SolveReport MultigridSolver<T>::solve(const StencilOperator<T>& op, Field<T>& u,
     const int span = report.history.back().first - report.history.front().first;
     report.convergence_factor = span > 0 && first > 0 && final > 0 ? std::pow(final / first, 1.0 / span) : 0;
   }
+  fix_constant(op, u);
   synchronize(op.device);
   report.relative_residual = residual_norm(op, u) / scale;
   report.seconds = monitor.seconds();

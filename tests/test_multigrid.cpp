@@ -1,0 +1,199 @@
+// Multigrid and conjugate gradients: grid-independent convergence, agreement with SOR,
+// masks, coefficient jumps, all-Neumann problems.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <numbers>
+#include <random>
+
+#include "gridsolve/core/error.hpp"
+#include "gridsolve/problem/model_problems.hpp"
+#include "gridsolve/solve/multigrid/multigrid.hpp"
+#include "test_helpers.hpp"
+
+namespace gridsolve {
+namespace {
+
+ProblemSpec random_poisson(int dims, int n, std::uint64_t seed = 11) {
+  ModelProblem m;
+  m.dims = dims;
+  m.n = n;
+  m.rhs = "random";
+  m.seed = seed;
+  return make_model_problem(m);
+}
+
+SolveReport run(const ProblemSpec& spec, const std::string& solver, Discretization<double>& d,
+                MultigridOptions mg = {}, double tol = 1e-8) {
+  d = assemble<double>(spec, Device::cpu);
+  SolveOptions o;
+  o.tolerance = tol;
+  o.max_iterations = 200;
+  return make_solver<double>(solver, mg)->solve(d.op, d.u, o);
+}
+
+// Mean residual reduction per V(2,2) cycle, from the second cycle on.
+double v22_factor(int dims, int n) {
+  Discretization<double> d;
+  const SolveReport r = run(random_poisson(dims, n), "mg", d);
+  EXPECT_TRUE(r.converged) << r.reason;
+  EXPECT_LE(r.iterations, 10) << "n = " << n;
+  return r.convergence_factor;
+}
+
+TEST(Multigrid, V22FactorIsSmallAndGridIndependent2D) {
+  std::vector<double> f;
+  for (int n : {129, 257, 1025, 4097}) {
+    f.push_back(v22_factor(2, n));
+    EXPECT_LE(f.back(), 0.1) << "n = " << n;
+    EXPECT_GT(f.back(), 0.0);
+  }
+  EXPECT_LE(*std::max_element(f.begin(), f.end()) - *std::min_element(f.begin(), f.end()), 0.02);
+}
+
+TEST(Multigrid, V22FactorIsSmallAndGridIndependent3D) {
+  std::vector<double> f;
+  for (int n : {33, 65, 129}) {
+    f.push_back(v22_factor(3, n));
+    EXPECT_LE(f.back(), 0.1) << "n = " << n;
+  }
+  EXPECT_LE(*std::max_element(f.begin(), f.end()) - *std::min_element(f.begin(), f.end()), 0.02);
+}
+
+TEST(Multigrid, AnyGridSizeConvergesAsFast) {
+  for (int n : {64, 100, 250, 1000}) {
+    const double f = v22_factor(2, n);
+    EXPECT_LE(f, 0.1) << "n = " << n;
+  }
+  EXPECT_LE(v22_factor(3, 50), 0.12);
+}
+
+class AgreesWithSor : public ::testing::TestWithParam<std::tuple<int, std::string, std::string, std::string>> {};
+
+TEST_P(AgreesWithSor, SameDiscreteSolution) {
+  const auto& [dims, sides, mask, k] = GetParam();
+  ModelProblem m;
+  m.dims = dims;
+  m.n = dims == 2 ? 65 : 17;
+  m.sides = sides;
+  m.mask = mask;
+  m.coefficient = k;
+  const ProblemSpec spec = make_model_problem(m);
+  auto ref = testing::solve_spec<double>(spec, "sor", 1e-12);
+  ASSERT_TRUE(ref.report.converged);
+  const double scale = testing::max_abs(ref.d.u);
+  for (const char* name : {"mg", "mgcg", "cg", "pcg"}) {
+    auto s = testing::solve_spec<double>(spec, name, 1e-12);
+    EXPECT_TRUE(s.report.converged) << name << ": " << s.report.reason;
+    EXPECT_LT(testing::max_difference(s.d.u, ref.d.u) / scale, 1e-9) << name;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Problems, AgreesWithSor,
+    ::testing::Values(std::make_tuple(2, "dirichlet", "none", "constant"),
+                      std::make_tuple(2, "neumann", "hole", "variable"),
+                      std::make_tuple(2, "robin", "fixed", "variable"),
+                      std::make_tuple(3, "neumann", "none", "variable"),
+                      std::make_tuple(3, "dirichlet", "hole", "constant")));
+
+TEST(Multigrid, CycleShapesAndSmoothersAllConverge) {
+  const ProblemSpec spec = random_poisson(2, 257);
+  struct Shape {
+    std::string cycle, smoother;
+    int pre, post;
+    bool fmg;
+  } shapes[] = {{"V", "rb-gs", 1, 1, false}, {"W", "rb-gs", 2, 2, false}, {"F", "rb-gs", 2, 2, false},
+                {"V", "jacobi", 3, 3, false}, {"V", "rb-gs", 2, 2, true}};
+  for (const Shape& s : shapes) {
+    MultigridOptions o = MultigridOptions::parse(s.cycle, s.pre, s.post, s.smoother);
+    o.full_multigrid = s.fmg;
+    Discretization<double> d;
+    const SolveReport r = run(spec, "mg", d, o);
+    EXPECT_TRUE(r.converged) << s.cycle << " " << s.smoother << ": " << r.reason;
+    EXPECT_LE(r.iterations, s.smoother == "jacobi" ? 25 : 14) << s.cycle << " " << s.smoother;
+  }
+}
+
+TEST(Multigrid, BadOptionsAreErrors) {
+  EXPECT_THROW(MultigridOptions::parse("X", 2, 2, "rb-gs"), Error);
+  EXPECT_THROW(MultigridOptions::parse("V", 0, 0, "rb-gs"), Error);
+  EXPECT_THROW(MultigridOptions::parse("V", 2, 2, "ilu"), Error);
+}
+
+// k = 1000 inside a square, 1 outside; mixed sides; an L-shaped cut-out.
+TEST(Multigrid, PcgHandlesThousandToOneJumpWithMaskAndMixedSides) {
+  for (int dims : {2, 3}) {
+    ModelProblem m;
+    m.dims = dims;
+    m.n = dims == 2 ? 257 : 41;
+    m.sides = "neumann";
+    m.mask = "hole";
+    ProblemSpec spec = make_model_problem(m);
+    spec.exact.reset();
+    std::mt19937_64 rng(5);
+    std::uniform_real_distribution<double> u(-1, 1);
+    const Grid& g = spec.grid;
+    spec.f_nodes.resize(std::size_t(g.node_count()));
+    spec.k_nodes.resize(std::size_t(g.node_count()));
+    std::size_t n = 0;
+    for (int k = 0; k < g.n[2]; ++k)
+      for (int j = 0; j < g.n[1]; ++j)
+        for (int i = 0; i < g.n[0]; ++i, ++n) {
+          spec.f_nodes[n] = u(rng);
+          const double x = g.coord(0, i), y = g.coord(1, j), z = dims == 3 ? g.coord(2, k) : 0.3;
+          const bool inside = x > 0.1 && x < 0.45 && y > 0.2 && y < 0.45 && z > 0.1 && z < 0.45;
+          spec.k_nodes[n] = inside ? 1000.0 : 1.0;
+        }
+    Discretization<double> d;
+    const SolveReport r = run(spec, "mgcg", d);
+    EXPECT_TRUE(r.converged) << r.reason;
+    EXPECT_LT(r.iterations, 30) << dims << "D";
+    Discretization<double> ref;
+    const SolveReport rs = run(spec, "mg", ref, {}, 1e-8);
+    EXPECT_TRUE(rs.converged) << "plain multigrid: " << rs.reason << " factor " << rs.convergence_factor;
+    std::printf("%dD jump: mgcg %d iterations, mg %d cycles (factor %.3f)\n", dims, r.iterations, rs.iterations, rs.convergence_factor);
+  }
+}
+
+// cos(2 pi x) cos(2 pi y): zero normal derivative on every side of the unit square.
+TEST(Multigrid, AllNeumannProblemIsSolvedWithZeroMeanAndOrderTwo) {
+  double errors[2];
+  for (int level = 0; level < 2; ++level) {
+    ProblemSpec spec;
+    spec.grid = Grid::unit(2, 65 * (1 << level) - (1 << level) + 1);
+    for (auto& bc : spec.boundaries) {
+      bc.kind = BoundaryKind::neumann;
+      bc.g = Expression::value(0);
+    }
+    const double w = 2 * std::numbers::pi;
+    spec.f = Expression::from([w](double x, double y, double) { return 2 * w * w * std::cos(w * x) * std::cos(w * y); }, "f");
+    spec.exact = Expression::from([w](double x, double y, double) { return std::cos(w * x) * std::cos(w * y); }, "u");
+    for (const char* name : {"mgcg", "mg"}) {
+      Discretization<double> d;
+      const SolveReport r = run(spec, name, d, {}, 1e-10);
+      ASSERT_TRUE(r.converged) << name << ": " << r.reason;
+      EXPECT_TRUE(d.op.singular);
+      double mean = 0;
+      for (double v : d.u.to_vector()) mean += v;
+      EXPECT_NEAR(mean / double(spec.grid.node_count()), 0.0, 1e-9);
+      // The exact solution has zero mean too, so the constant is the same.
+      errors[level] = testing::max_error(spec, d);
+    }
+  }
+  EXPECT_NEAR(std::log2(errors[0] / errors[1]), 2.0, 0.1);
+}
+
+TEST(Multigrid, FloatSolveReachesSinglePrecisionResidual) {
+  const ProblemSpec spec = random_poisson(2, 513);
+  auto d = assemble<float>(spec, Device::cpu);
+  SolveOptions o;
+  o.tolerance = 1e-5;
+  const SolveReport r = make_solver<float>("mgcg")->solve(d.op, d.u, o);
+  EXPECT_TRUE(r.converged) << r.reason;
+  EXPECT_LT(r.relative_residual, 1e-4);
+}
+
+}  // namespace
+}  // namespace gridsolve
