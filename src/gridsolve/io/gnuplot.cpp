@@ -37,7 +37,10 @@ std::string find_gnuplot() {
 std::string run_gnuplot(const std::string& dir, const std::string& script) {
   const std::string exe = find_gnuplot();
   if (exe.empty()) return "gnuplot is not installed (Debian package gnuplot-nox)";
-  const std::string log = (std::filesystem::path(dir) / ".gnuplot-errors.txt").string();
+  // Absolute, because the command changes into `dir` before the redirection opens it.
+  std::error_code abs_ec;
+  const std::filesystem::path where = std::filesystem::absolute(dir, abs_ec);
+  const std::string log = ((abs_ec ? std::filesystem::path(dir) : where) / ".gnuplot-errors.txt").string();
   const std::string cmd = fmt::format("cd {} && {} {} > /dev/null 2> {}", shell_quote(dir),
                                       shell_quote(exe), shell_quote(script), shell_quote(log));
   const int rc = std::system(cmd.c_str());

@@ -23,7 +23,9 @@ SolveOptions MagnetSolveSettings::source_stop_rule() {
 
 std::string default_magnet_solver() {
   const std::vector<std::string> names = solver_names();
-  return std::find(names.begin(), names.end(), "mg") != names.end() ? "mg" : "sor";
+  // Multigrid-preconditioned CG: about 10 iterations at any mesh on this L-shaped,
+  // mostly-Neumann domain, where plain multigrid cycles converge slower (about 0.6).
+  return std::find(names.begin(), names.end(), "mgcg") != names.end() ? "mgcg" : "sor";
 }
 
 double source_jacobi_radius(const Grid& g) {

@@ -21,7 +21,7 @@ struct MagnetSolveSettings {
   static SolveOptions source_stop_rule();
 };
 
-// "mg" when the build has multigrid, else "sor" (red-black SOR, the source's method).
+// "mgcg" when the build has multigrid, else "sor" (red-black SOR, the source's method).
 std::string default_magnet_solver();
 
 // The source's SOR estimate of the Jacobi spectral radius, from a rectangle three times
