@@ -11,7 +11,9 @@ function(gridsolve_settings target)
       $<$<COMPILE_LANGUAGE:CXX>:-Werror> $<$<COMPILE_LANGUAGE:CUDA>:-Werror=all-warnings>)
   endif()
   if(GRIDSOLVE_CUDA)
-    target_compile_definitions(${target} PUBLIC GRIDSOLVE_HAVE_CUDA=1)
+    # fmt turns its constexpr off under nvcc, which leaves C++20 constexpr functions
+    # calling non-constexpr ones (an error in the host pass); g++ sets it to 1 anyway.
+    target_compile_definitions(${target} PUBLIC GRIDSOLVE_HAVE_CUDA=1 FMT_USE_CONSTEXPR=1)
   endif()
 endfunction()
 
