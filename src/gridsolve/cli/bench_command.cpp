@@ -8,6 +8,7 @@
 
 #include "gridsolve/bench/stencil_bench.hpp"
 #include "gridsolve/cli/direct_bench_command.hpp"
+#include "gridsolve/cli/multigrid_bench_command.hpp"
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/device.hpp"
 #include "gridsolve/io/atomic_file.hpp"
@@ -17,18 +18,24 @@ namespace gridsolve::cli {
 
 void add_bench_options(CLI::App* app, BenchSettings& s) {
   app->add_option("what", s.what, "stencil: Jacobi sweep and red-black SOR iteration; tridiag: batched and long "
-                  "tridiagonal solves against cuSPARSE; poisson: fast Poisson solvers against cuFFT")
+                  "tridiagonal solves against cuSPARSE; poisson: fast Poisson solvers against cuFFT; "
+                  "mg: multigrid time to solution against HYPRE")
       ->capture_default_str();
   app->add_option("--n", s.n, "nodes per side of the square grid")->capture_default_str();
   app->add_option("--repeats", s.repeats, "timed repetitions (the median is reported)")
       ->capture_default_str();
   app->add_option("--device", s.device, "auto | cpu | cuda")->capture_default_str();
   app->add_option("--out", s.out, "folder for bench.json");
+  app->add_option("--dims", s.dims, "mg: 2 or 3")->capture_default_str();
+  app->add_option("--unknowns", s.unknowns, "mg: unknowns per side")->capture_default_str();
+  app->add_option("--tol", s.tolerance, "mg: relative residual to reach")->capture_default_str();
 }
 
 int bench_command(const BenchSettings& s) {
   if (s.what == "tridiag" || s.what == "poisson") return direct_bench_command(s);
-  require(s.what == "stencil", fmt::format("bench knows 'stencil', 'tridiag' and 'poisson', got '{}'", s.what));
+  if (s.what == "mg") return multigrid_bench_command(s);
+  require(s.what == "stencil",
+          fmt::format("bench knows 'stencil', 'tridiag', 'poisson' and 'mg', got '{}'", s.what));
   require(s.n >= 16, fmt::format("--n must be at least 16, got {}", s.n));
   require(s.repeats >= 1, fmt::format("--repeats must be at least 1, got {}", s.repeats));
   const Device device = select_device(s.device);

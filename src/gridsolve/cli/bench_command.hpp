@@ -14,6 +14,10 @@ struct BenchSettings {
   int repeats = 20;
   std::string device = "auto";
   std::string out;
+  // bench mg
+  int dims = 2;
+  int unknowns = 1025;  // per side
+  double tolerance = 1e-8;
 };
 
 void add_bench_options(CLI::App* app, BenchSettings& s);

@@ -110,21 +110,76 @@ GRIDSOLVE_HD double axis_weight(const Maps& m, const FineAccess<T>& fa, int i, i
   return x.weight(q, I);
 }
 
+
+// Interpolation weights as the transfer kernels read them: precomputed per fine node
+// (the lower coarse neighbour's weight on each axis) where the fine operator varies,
+// from node positions where it is uniform (level 0 of a constant-coefficient problem).
 template <class T>
-GRIDSOLVE_HD double interpolation_weight(const Maps& m, const FineAccess<T>& fa, int i, int j,
-                                         int k, int I, int J, int K) {
-  const double wx = axis_weight(m, fa, i, j, k, 0, I);
-  if (wx == 0.0) return 0.0;
-  const double wy = axis_weight(m, fa, i, j, k, 1, J);
-  if (wy == 0.0) return 0.0;
-  return wx * wy * axis_weight(m, fa, i, j, k, 2, K);
+struct Transfer {
+  Maps m;
+  FieldView<const T> lower[3];
+
+  GRIDSOLVE_HD double lower_weight(int axis, int i, int j, int k) const {
+    if (lower[axis]) return double(lower[axis](i, j, k));
+    const AxisMap& x = m.a[axis];
+    const int q = axis == 0 ? i : axis == 1 ? j : k;
+    return (x.x[q + 1] - x.x[q]) / (x.x[q + 1] - x.x[q - 1]);
+  }
+  GRIDSOLVE_HD double weight(int axis, int i, int j, int k, int I) const {
+    const AxisMap& x = m.a[axis];
+    const int q = axis == 0 ? i : axis == 1 ? j : k;
+    const int f = x.fine_of(I);
+    if (q == f) return 1.0;
+    if (!x.on) return 0.0;
+    const int d = q - f;
+    if ((d != 1 && d != -1) || x.aligned(q)) return 0.0;
+    const double wl = lower_weight(axis, i, j, k);
+    return d == 1 ? wl : 1.0 - wl;
+  }
+  GRIDSOLVE_HD double weight(int i, int j, int k, int I, int J, int K) const {
+    const double wx = weight(0, i, j, k, I);
+    if (wx == 0.0) return 0.0;
+    const double wy = weight(1, i, j, k, J);
+    if (wy == 0.0) return 0.0;
+    return wx * wy * weight(2, i, j, k, K);
+  }
+};
+
+template <class T>
+Transfer<T> transfer_of(const Coarsening& c, const InterpolationWeights<T>& w) {
+  Transfer<T> t{Maps(c), {}};
+  for (int a = 0; a < 3; ++a)
+    if (!w.lower[a].empty()) t.lower[a] = w.lower[a].cview();
+  return t;
 }
 
 }  // namespace
 
 template <class T>
+InterpolationWeights<T> interpolation_weights(const StencilView<T>& fine, const Coarsening& c,
+                                              const Grid& fine_grid, Device d) {
+  InterpolationWeights<T> w;
+  if (fine.uniform) return w;  // positions give the weights
+  const Maps m(c);
+  const FineAccess<T> fa{fine, c.fine};
+  for (int a = 0; a < fine_grid.dims; ++a) {
+    if (!c.coarsened[a]) continue;
+    w.lower[a] = Field<T>(fine_grid, d);
+    const FieldView<T> out = w.lower[a].view();
+    const int axis = a;
+    for_each(d, fine_grid.nodes(), [=] GRIDSOLVE_HD(int i, int j, int k) {
+      const int q = axis == 0 ? i : axis == 1 ? j : k;
+      const AxisMap& x = m.a[axis];
+      out(i, j, k) = x.aligned(q) ? T(1) : T(axis_weight(m, fa, i, j, k, axis, x.coarse_of_aligned(q - 1)));
+    });
+  }
+  return w;
+}
+
+template <class T>
 StencilOperator<T> coarsen_operator(const StencilView<T>& fine, const Coarsening& c,
-                                    const Grid& fine_grid, Device d) {
+                                    const InterpolationWeights<T>& weights, const Grid& fine_grid,
+                                    Device d) {
   StencilOperator<T> op;
   op.grid = fine_grid;
   for (int a = 0; a < 3; ++a) {
@@ -142,6 +197,7 @@ StencilOperator<T> coarsen_operator(const StencilView<T>& fine, const Coarsening
   op.mask = Field<std::uint8_t>(g, d);
 
   const Maps m(c);
+  const Transfer<T> tr = transfer_of(c, weights);
   const FineAccess<T> fa{fine, c.fine};
   const int dims = g.dims;
   const FieldView<T> nb[6] = {op.aw.view(), op.ae.view(), op.as.view(),
@@ -180,9 +236,9 @@ StencilOperator<T> coarsen_operator(const StencilView<T>& fine, const Coarsening
           int p[3] = {F[0], F[1], F[2]};
           p[b1] += t1;
           p[b2] += t2;
-          const double w = axis_weight(m, fa, p[0], p[1], p[2], b1, C[b1]) *
-                           axis_weight(m, fa, p[0], p[1], p[2], b2, C[b2]);
-          if (w == 0.0 || !fa.in_range(p[0], p[1], p[2])) continue;
+          if (!fa.in_range(p[0], p[1], p[2])) continue;
+          const double w = tr.weight(b1, p[0], p[1], p[2], C[b1]) * tr.weight(b2, p[0], p[1], p[2], C[b2]);
+          if (w == 0.0) continue;
           double inv = 0;
           bool open = true;
           for (int q = lo; q < hi; ++q) {
@@ -208,7 +264,7 @@ StencilOperator<T> coarsen_operator(const StencilView<T>& fine, const Coarsening
         for (int di = -r0; di <= r0; ++di) {
           const int i = F[0] + di, j = F[1] + dj, k = F[2] + dk;
           if (!fa.in_range(i, j, k)) continue;
-          const double w = interpolation_weight(m, fa, i, j, k, I, J, K);
+          const double w = tr.weight(i, j, k, I, J, K);
           if (w != 0.0) lumped += w * fa.sink(i, j, k);
         }
     diag += lumped;
@@ -226,10 +282,11 @@ StencilOperator<T> coarsen_operator(const StencilView<T>& fine, const Coarsening
 }
 
 template <class T>
-void restrict_residual(const Field<T>& r, const StencilView<T>& fine, const StencilView<T>& coarse,
-                       Field<T>& coarse_rhs, const Coarsening& c, Device d) {
-  const Maps m(c);
-  const FineAccess<T> fa{fine, c.fine};
+void restrict_residual(const Field<T>& r, const InterpolationWeights<T>& weights,
+                       const StencilView<T>& coarse, Field<T>& coarse_rhs, const Coarsening& c,
+                       Device d) {
+  const Transfer<T> tr = transfer_of(c, weights);
+  const Maps& m = tr.m;
   const FieldView<const T> rv = r.cview();
   const FieldView<T> out = coarse_rhs.view();
   const std::array<int, 3> nf = c.fine;
@@ -247,7 +304,7 @@ void restrict_residual(const Field<T>& r, const StencilView<T>& fine, const Sten
         for (int di = -r0; di <= r0; ++di) {
           const int i = F[0] + di, j = F[1] + dj, k = F[2] + dk;
           if (i < 0 || j < 0 || k < 0 || i >= nf[0] || j >= nf[1] || k >= nf[2]) continue;
-          const double w = interpolation_weight(m, fa, i, j, k, I, J, K);
+          const double w = tr.weight(i, j, k, I, J, K);
           if (w != 0.0) s += T(w) * rv(i, j, k);
         }
     out(I, J, K) = s;
@@ -255,43 +312,51 @@ void restrict_residual(const Field<T>& r, const StencilView<T>& fine, const Sten
 }
 
 template <class T>
-void interpolate_add(const Field<T>& e, const StencilView<T>& fine, Field<T>& u,
-                     const Coarsening& c, Device d) {
-  const Maps m(c);
-  const FineAccess<T> fa{fine, c.fine};
+void interpolate_add(const Field<T>& e, const InterpolationWeights<T>& weights,
+                     const StencilView<T>& fine, Field<T>& u, const Coarsening& c, Device d) {
+  const Transfer<T> tr = transfer_of(c, weights);
   const FieldView<const T> ev = e.cview();
   const FieldView<T> uv = u.view();
   const int dims = fine.dims;
   for_each(d, fine.active, [=] GRIDSOLVE_HD(int i, int j, int k) {
     if (!fine.is_free(i, j, k)) return;
     const int f[3] = {i, j, k};
+    // Per axis: one coarse node with weight 1, or two with weights wl and 1 - wl.
     int lo[3], hi[3];
+    double wl[3];
     for (int a = 0; a < 3; ++a) {
-      const AxisMap& x = m.a[a];
+      const AxisMap& x = tr.m.a[a];
       if (a >= dims || x.aligned(f[a])) {
         lo[a] = hi[a] = x.coarse_of_aligned(f[a]);
+        wl[a] = 1.0;
       } else {
         lo[a] = x.coarse_of_aligned(f[a] - 1);
         hi[a] = x.coarse_of_aligned(f[a] + 1);
+        wl[a] = tr.lower_weight(a, i, j, k);
       }
     }
-    T s = 0;
-    for (int K = lo[2]; K <= hi[2]; ++K)
-      for (int J = lo[1]; J <= hi[1]; ++J)
-        for (int I = lo[0]; I <= hi[0]; ++I) {
-          s += T(interpolation_weight(m, fa, i, j, k, I, J, K)) * ev(I, J, K);
-        }
-    uv(i, j, k) += s;
+    double s = 0;
+    for (int K = lo[2]; K <= hi[2]; ++K) {
+      const double wk = K == lo[2] ? wl[2] : 1.0 - wl[2];
+      for (int J = lo[1]; J <= hi[1]; ++J) {
+        const double wj = wk * (J == lo[1] ? wl[1] : 1.0 - wl[1]);
+        for (int I = lo[0]; I <= hi[0]; ++I)
+          s += wj * (I == lo[0] ? wl[0] : 1.0 - wl[0]) * double(ev(I, J, K));
+      }
+    }
+    uv(i, j, k) += T(s);
   });
 }
 
-#define GRIDSOLVE_INSTANTIATE(T)                                                                \
-  template StencilOperator<T> coarsen_operator<T>(const StencilView<T>&, const Coarsening&,      \
-                                                  const Grid&, Device);                         \
-  template void restrict_residual<T>(const Field<T>&, const StencilView<T>&,                    \
-                                     const StencilView<T>&, Field<T>&, const Coarsening&, Device);                                \
-  template void interpolate_add<T>(const Field<T>&, const StencilView<T>&, Field<T>&,            \
-                                    const Coarsening&, Device);
+#define GRIDSOLVE_INSTANTIATE(T)                                                               \
+  template InterpolationWeights<T> interpolation_weights<T>(const StencilView<T>&,              \
+                                                            const Coarsening&, const Grid&, Device); \
+  template StencilOperator<T> coarsen_operator<T>(const StencilView<T>&, const Coarsening&,     \
+                                                  const InterpolationWeights<T>&, const Grid&, Device); \
+  template void restrict_residual<T>(const Field<T>&, const InterpolationWeights<T>&,           \
+                                     const StencilView<T>&, Field<T>&, const Coarsening&, Device); \
+  template void interpolate_add<T>(const Field<T>&, const InterpolationWeights<T>&,             \
+                                   const StencilView<T>&, Field<T>&, const Coarsening&, Device);
 GRIDSOLVE_INSTANTIATE(float)
 GRIDSOLVE_INSTANTIATE(double)
 

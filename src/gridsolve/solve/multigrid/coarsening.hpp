@@ -24,26 +24,42 @@ struct Coarsening {
   bool any() const { return coarsened[0] || coarsened[1] || coarsened[2]; }
 };
 
+// Interpolation weights of one level: at every fine node lying between two coarse nodes
+// on an axis, the weight of the lower one. They follow the fine node's own couplings
+// along the axis (the flux-continuous, operator-dependent choice), so a coefficient
+// jump or a short interval is interpolated as the operator sees it. Empty where the
+// fine operator is uniform: node positions give the weights there.
+template <class T>
+struct InterpolationWeights {
+  std::array<Field<T>, 3> lower;
+};
+
+template <class T>
+InterpolationWeights<T> interpolation_weights(const StencilView<T>& fine, const Coarsening& c,
+                                              const Grid& fine_grid, Device d);
+
 // The coarse operator, kept five / seven point, symmetric and an M-matrix: coupling
 // between coarse neighbours is the fine couplings along the coarse edge taken in series
 // (the energy of the operator-dependent interpolation along that line) and summed in
-// parallel across it (weighted like the interpolation); what fine rows
-// lose to fixed neighbours and Robin sides is lumped onto the coarse diagonal through
-// the interpolation weights. Coefficient jumps and cut-outs carry over physically, as
+// parallel across it (weighted like the interpolation); what fine rows lose to fixed
+// neighbours and Robin sides is lumped onto the coarse diagonal through the
+// interpolation weights. Coefficient jumps and cut-outs carry over physically, as
 // conductances do. Fixed and outside nodes stay fixed and outside.
 template <class T>
 StencilOperator<T> coarsen_operator(const StencilView<T>& fine, const Coarsening& c,
-                                    const Grid& fine_grid, Device d);
+                                    const InterpolationWeights<T>& weights, const Grid& fine_grid,
+                                    Device d);
 
 // coarse_rhs = P^T r (free coarse nodes; zero elsewhere). The operators are in
 // integrated (finite-volume) form, so restriction is the plain transpose.
 template <class T>
-void restrict_residual(const Field<T>& r, const StencilView<T>& fine, const StencilView<T>& coarse,
-                       Field<T>& coarse_rhs, const Coarsening& c, Device d);
+void restrict_residual(const Field<T>& r, const InterpolationWeights<T>& weights,
+                       const StencilView<T>& coarse, Field<T>& coarse_rhs, const Coarsening& c,
+                       Device d);
 
-// u += P e at the free fine nodes (operator-dependent, multilinear where k is smooth).
+// u += P e at the free fine nodes.
 template <class T>
-void interpolate_add(const Field<T>& e, const StencilView<T>& fine, Field<T>& u,
-                     const Coarsening& c, Device d);
+void interpolate_add(const Field<T>& e, const InterpolationWeights<T>& weights,
+                     const StencilView<T>& fine, Field<T>& u, const Coarsening& c, Device d);
 
 }  // namespace gridsolve::multigrid

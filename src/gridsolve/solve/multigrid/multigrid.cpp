@@ -18,6 +18,7 @@ struct MultigridHierarchy<T>::Level {
   Field<T> tmp;           // Jacobi smoothing buffer
   Buffer<double> x[3];    // node positions per axis, in fine-grid spacings
   multigrid::Coarsening next;
+  multigrid::InterpolationWeights<T> weights;  // from the next coarser level to this one
 };
 
 namespace {
@@ -96,8 +97,9 @@ MultigridHierarchy<T>::MultigridHierarchy(const StencilOperator<T>& op, const Mu
       x[a] = std::move(coarse);
     }
     upper.next = c;
+    upper.weights = multigrid::interpolation_weights(view, c, g, d);
     auto level = std::make_unique<Level>();
-    level->op = multigrid::coarsen_operator(view, c, g, d);
+    level->op = multigrid::coarsen_operator(view, c, upper.weights, g, d);
     g = level->op.grid;
     level->u = Field<T>(g, d);
     level->r = Field<T>(g, d);
@@ -162,7 +164,7 @@ void MultigridHierarchy<T>::cycle_at(int l, const StencilView<T>& view, Field<T>
   smooth(view, u, here.tmp, options_.pre_smooth, false, d);
   residual_of(view, u, here.r, d);
   const StencilView<T> coarse = below.op.view();
-  multigrid::restrict_residual(here.r, view, coarse, below.op.rhs, here.next, d);
+  multigrid::restrict_residual(here.r, here.weights, coarse, below.op.rhs, here.next, d);
   below.u.set_zero();
   if (kind == 'V') {
     cycle_at(l + 1, coarse, below.u, 'V');
@@ -173,7 +175,7 @@ void MultigridHierarchy<T>::cycle_at(int l, const StencilView<T>& view, Field<T>
     cycle_at(l + 1, coarse, below.u, 'F');
     if (l + 1 < last) cycle_at(l + 1, coarse, below.u, 'V');
   }
-  multigrid::interpolate_add(below.u, view, u, here.next, d);
+  multigrid::interpolate_add(below.u, here.weights, view, u, here.next, d);
   smooth(view, u, here.tmp, options_.post_smooth, symmetric_, d);
 }
 
@@ -210,10 +212,10 @@ void MultigridHierarchy<T>::full_multigrid(Field<T>& u) {
       out(i, j, k) = fv.is_free(i, j, k) ? fv.known_rhs(uv, i, j, k) : T(0);
     });
   }
-  multigrid::restrict_residual(levels_[0]->r, fv, levels_[1]->op.view(), levels_[1]->op.rhs,
-                               levels_[0]->next, d);
+  multigrid::restrict_residual(levels_[0]->r, levels_[0]->weights, levels_[1]->op.view(),
+                               levels_[1]->op.rhs, levels_[0]->next, d);
   for (int l = 1; l < last; ++l)
-    multigrid::restrict_residual(levels_[l]->op.rhs, levels_[l]->op.view(), levels_[l + 1]->op.view(),
+    multigrid::restrict_residual(levels_[l]->op.rhs, levels_[l]->weights, levels_[l + 1]->op.view(),
                                  levels_[l + 1]->op.rhs, levels_[l]->next, d);
   levels_[last]->u.set_zero();
   cycle_at(last, levels_[last]->op.view(), levels_[last]->u, 'V');
@@ -221,12 +223,12 @@ void MultigridHierarchy<T>::full_multigrid(Field<T>& u) {
     Level& here = *levels_[l];
     const StencilView<T> v = here.op.view();
     here.u.set_zero();
-    multigrid::interpolate_add(levels_[l + 1]->u, v, here.u, here.next, d);
+    multigrid::interpolate_add(levels_[l + 1]->u, here.weights, v, here.u, here.next, d);
     // cycle_at overwrites the rhs of the levels below, which are done with theirs.
     cycle_at(l, v, here.u, options_.cycle[0]);
   }
   zero_unknowns(fv, u, d);
-  multigrid::interpolate_add(levels_[1]->u, fv, u, levels_[0]->next, d);
+  multigrid::interpolate_add(levels_[1]->u, levels_[0]->weights, fv, u, levels_[0]->next, d);
   cycle(u);
 }
 

@@ -1,0 +1,37 @@
+// The multigrid benchmark: 2D / 3D Poisson with a random right-hand side to a relative
+// residual, our multigrid solvers against the structured-multigrid peer (HYPRE PFMG-PCG).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "gridsolve/exec/device.hpp"
+
+namespace gridsolve {
+
+struct MultigridBenchRow {
+  std::string solver;      // "mg", "mgcg", or the peer's name
+  std::string device;
+  std::string precision;
+  int dims = 2;
+  int unknowns_per_side = 0;
+  double seconds = 0;      // setup (hierarchy) + solve, median of the repeats
+  int iterations = 0;
+  double relative_residual = 0;
+  double convergence_factor = 0;
+  double ns_per_unknown = 0;
+  std::string note;
+};
+
+// Solves -lap u = f, f uniform in [-1, 1), zero Dirichlet sides, on `unknowns` per side
+// (nodes = unknowns + 2), to `tolerance`, with mg and mgcg on `device`; fp32 smoothing
+// variants are not offered: single precision is a separate full solve ("float").
+std::vector<MultigridBenchRow> run_multigrid_bench(Device device, int dims, int unknowns,
+                                                   double tolerance, int repeats,
+                                                   const std::vector<std::string>& precisions);
+
+// Runs the HYPRE peer program (built beside gridsolve when libhypre-dev is present) on
+// `ranks` MPI ranks; an empty list when it is not available, with the reason in `why`.
+std::vector<MultigridBenchRow> run_hypre_peer(const std::string& gridsolve_path, int unknowns,
+                                              double tolerance, int ranks, std::string& why);
+
+}  // namespace gridsolve
