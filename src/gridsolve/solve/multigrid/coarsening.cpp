@@ -286,7 +286,6 @@ void restrict_residual(const Field<T>& r, const InterpolationWeights<T>& weights
                        const StencilView<T>& coarse, Field<T>& coarse_rhs, const Coarsening& c,
                        Device d) {
   const Transfer<T> tr = transfer_of(c, weights);
-  const Maps& m = tr.m;
   const FieldView<const T> rv = r.cview();
   const FieldView<T> out = coarse_rhs.view();
   const std::array<int, 3> nf = c.fine;
@@ -296,18 +295,34 @@ void restrict_residual(const Field<T>& r, const InterpolationWeights<T>& weights
       out(I, J, K) = T(0);
       return;
     }
-    const int F[3] = {m.a[0].fine_of(I), m.a[1].fine_of(J), m.a[2].fine_of(K)};
-    const int r0 = m.a[0].on ? 1 : 0, r1 = m.a[1].on ? 1 : 0, r2 = (dims == 3 && m.a[2].on) ? 1 : 0;
-    T s = 0;
-    for (int dk = -r2; dk <= r2; ++dk)
-      for (int dj = -r1; dj <= r1; ++dj)
-        for (int di = -r0; di <= r0; ++di) {
-          const int i = F[0] + di, j = F[1] + dj, k = F[2] + dk;
-          if (i < 0 || j < 0 || k < 0 || i >= nf[0] || j >= nf[1] || k >= nf[2]) continue;
-          const double w = tr.weight(i, j, k, I, J, K);
-          if (w != 0.0) s += T(w) * rv(i, j, k);
+    const int C[3] = {I, J, K};
+    // Per axis, the fine nodes that interpolate from this coarse node: its own (weight 1)
+    // and the in-between neighbours below and above (weight 1 - w_lower and w_lower of
+    // that node; aligned neighbours belong to other coarse nodes).
+    int lo[3], hi[3], f[3];
+    for (int a = 0; a < 3; ++a) {
+      const AxisMap& x = tr.m.a[a];
+      f[a] = x.fine_of(C[a]);
+      const bool on = a < dims && x.on;
+      lo[a] = on && f[a] - 1 >= 0 && !x.aligned(f[a] - 1) ? f[a] - 1 : f[a];
+      hi[a] = on && f[a] + 1 < nf[a] && !x.aligned(f[a] + 1) ? f[a] + 1 : f[a];
+    }
+    double s = 0;
+    for (int k = lo[2]; k <= hi[2]; ++k) {
+      for (int j = lo[1]; j <= hi[1]; ++j) {
+        for (int i = lo[0]; i <= hi[0]; ++i) {
+          double w = 1;
+          const int p[3] = {i, j, k};
+          for (int a = 0; a < dims; ++a) {
+            if (p[a] == f[a]) continue;
+            const double wl = tr.lower_weight(a, i, j, k);
+            w *= p[a] > f[a] ? wl : 1.0 - wl;
+          }
+          s += w * double(rv(i, j, k));
         }
-    out(I, J, K) = s;
+      }
+    }
+    out(I, J, K) = T(s);
   });
 }
 

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
@@ -35,6 +37,20 @@ void residual_of(const StencilView<T>& a, const Field<T>& u, Field<T>& r, Device
 template <class T>
 void gs_half_sweep(const StencilView<T>& a, Field<T>& u, int colour, Device d) {
   const FieldView<T> v = u.view();
+  if (a.uniform && !a.mask) {
+    // Constant coefficients, no mask: the loop body without per-node tests (it runs most
+    // of a cycle's time on the finest level).
+    const T inv = T(1) / a.cp, cx = a.cw * inv, cy = a.cs * inv, cz = a.cb * inv, c0 = a.b_const * inv;
+    const FieldView<const T> rhs = a.rhs;
+    const bool has_rhs = bool(rhs), three = a.dims == 3;
+    for_each_colour(d, a.active, colour, [=] GRIDSOLVE_HD(int i, int j, int k) {
+      T s = (has_rhs ? rhs(i, j, k) * inv : c0) + cx * (v(i - 1, j, k) + v(i + 1, j, k)) +
+            cy * (v(i, j - 1, k) + v(i, j + 1, k));
+      if (three) s += cz * (v(i, j, k - 1) + v(i, j, k + 1));
+      v(i, j, k) = s;
+    });
+    return;
+  }
   for_each_colour(d, a.active, colour, [=] GRIDSOLVE_HD(int i, int j, int k) {
     if (!a.is_free(i, j, k)) return;
     v(i, j, k) = (a.b(i, j, k) + a.neighbours(v, i, j, k)) / a.diag(i, j, k);
@@ -107,10 +123,123 @@ MultigridHierarchy<T>::MultigridHierarchy(const StencilOperator<T>& op, const Mu
     view = level->op.view();
     levels_.push_back(std::move(level));
   }
+  const StencilOperator<T>& coarsest = levels_.size() > 1 ? levels_.back()->op : fine_;
+  if (coarsest.unknowns <= 4096) coarse_ = std::make_unique<CoarseSolver>(coarsest, d);
 }
 
 template <class T>
 MultigridHierarchy<T>::~MultigridHierarchy() = default;
+
+// The coarsest level solved exactly: its unknowns (at most coarsest_nodes^dims) are
+// gathered, the dense matrix inverted once on the host, and each solve is two small
+// loops (gather the right-hand side, multiply by the inverse) instead of dozens of
+// sweeps, which on a GPU would be dozens of launches. A singular level (all-Neumann)
+// is inverted with the constants added, which yields the zero-mean solution for the
+// compatible right-hand sides multigrid hands it.
+template <class T>
+struct MultigridHierarchy<T>::CoarseSolver {
+  int n = 0;
+  Buffer<T> inverse;       // n x n, row-major
+  Buffer<int> nodes;       // (i, j, k) of each unknown
+  Buffer<T> rhs;           // gathered right-hand side
+
+  CoarseSolver(const StencilOperator<T>& op_device, Device d) {
+    const StencilOperator<T> op = op_device.device == Device::cpu ? StencilOperator<T>() : op_device.copy_to(Device::cpu);
+    const StencilOperator<T>& h = op_device.device == Device::cpu ? op_device : op;
+    const StencilView<T> v = h.view();
+    std::vector<int> idx;
+    const Box& b = h.active;
+    const Grid& g = h.grid;
+    std::vector<int> number(std::size_t(g.node_count()), -1);
+    auto id = [&](int i, int j, int k) { return std::size_t(i) + std::size_t(g.n[0]) * (j + std::size_t(g.n[1]) * k); };
+    for (int k = b.lo[2]; k <= b.hi[2]; ++k)
+      for (int j = b.lo[1]; j <= b.hi[1]; ++j)
+        for (int i = b.lo[0]; i <= b.hi[0]; ++i)
+          if (v.is_free(i, j, k)) {
+            number[id(i, j, k)] = n++;
+            idx.insert(idx.end(), {i, j, k});
+          }
+    std::vector<double> a(std::size_t(n) * n, 0.0);
+    const int di[6] = {-1, 1, 0, 0, 0, 0}, dj[6] = {0, 0, -1, 1, 0, 0}, dk[6] = {0, 0, 0, 0, -1, 1};
+    double sink = 0, diag = 0;
+    for (int r = 0; r < n; ++r) {
+      const int i = idx[3 * r], j = idx[3 * r + 1], k = idx[3 * r + 2];
+      a[std::size_t(r) * n + r] = double(v.diag(i, j, k));
+      diag += double(v.diag(i, j, k));
+      double row = double(v.diag(i, j, k));
+      for (int f = 0; f < (g.dims == 3 ? 6 : 4); ++f) {
+        const int ii = i + di[f], jj = j + dj[f], kk = k + dk[f];
+        const double c = double(v.coefficient(f, i, j, k));
+        row -= c;
+        if (ii < 0 || jj < 0 || kk < 0 || ii >= g.n[0] || jj >= g.n[1] || kk >= g.n[2]) continue;
+        const int col = number[id(ii, jj, kk)];
+        if (col >= 0 && b.contains(ii, jj, kk)) a[std::size_t(r) * n + col] -= c;
+      }
+      sink += row;
+    }
+    if (n > 0 && sink <= 1e-12 * diag) {  // singular: add the constants' projector
+      const double c = diag / double(n) / double(n);
+      for (double& x : a) x += c;
+    }
+    const std::vector<double> inv = invert(a, n);
+    std::vector<T> inv_t(inv.begin(), inv.end());
+    inverse = Buffer<T>(d, inv_t.size());
+    copy_bytes(inverse.data(), d, inv_t.data(), Device::cpu, inv_t.size() * sizeof(T));
+    nodes = Buffer<int>(d, idx.size());
+    copy_bytes(nodes.data(), d, idx.data(), Device::cpu, idx.size() * sizeof(int));
+    rhs = Buffer<T>(d, std::size_t(std::max(n, 1)));
+  }
+
+  // Gauss-Jordan with partial pivoting, in double; the matrix is small and SPD.
+  static std::vector<double> invert(std::vector<double> a, int n) {
+    std::vector<double> inv(std::size_t(n) * n, 0.0);
+    for (int i = 0; i < n; ++i) inv[std::size_t(i) * n + i] = 1.0;
+    for (int c = 0; c < n; ++c) {
+      int p = c;
+      for (int r = c + 1; r < n; ++r)
+        if (std::abs(a[std::size_t(r) * n + c]) > std::abs(a[std::size_t(p) * n + c])) p = r;
+      require(a[std::size_t(p) * n + c] != 0.0, "multigrid: the coarsest level is singular");
+      for (int k = 0; k < n; ++k) {
+        std::swap(a[std::size_t(c) * n + k], a[std::size_t(p) * n + k]);
+        std::swap(inv[std::size_t(c) * n + k], inv[std::size_t(p) * n + k]);
+      }
+      const double piv = 1.0 / a[std::size_t(c) * n + c];
+      for (int k = 0; k < n; ++k) {
+        a[std::size_t(c) * n + k] *= piv;
+        inv[std::size_t(c) * n + k] *= piv;
+      }
+      for (int r = 0; r < n; ++r) {
+        if (r == c) continue;
+        const double f = a[std::size_t(r) * n + c];
+        if (f == 0.0) continue;
+        for (int k = 0; k < n; ++k) {
+          a[std::size_t(r) * n + k] -= f * a[std::size_t(c) * n + k];
+          inv[std::size_t(r) * n + k] -= f * inv[std::size_t(c) * n + k];
+        }
+      }
+    }
+    return inv;
+  }
+
+  void solve(const StencilView<T>& v, Field<T>& u, Device d) const {
+    if (n == 0) return;
+    const int* ids = nodes.data();
+    T* b = rhs.data();
+    const T* inv = inverse.data();
+    const FieldView<T> uv = u.view();
+    const FieldView<const T> uc = u.cview();
+    const int count = n;
+    // b = the rows' right-hand side with known neighbours moved over; then u = A^-1 b.
+    for_each(d, Box{{0, 0, 0}, {count - 1, 0, 0}}, [=] GRIDSOLVE_HD(int r, int, int) {
+      b[r] = v.known_rhs(uc, ids[3 * r], ids[3 * r + 1], ids[3 * r + 2]);
+    });
+    for_each(d, Box{{0, 0, 0}, {count - 1, 0, 0}}, [=] GRIDSOLVE_HD(int r, int, int) {
+      T s = 0;
+      for (int c = 0; c < count; ++c) s += inv[std::size_t(r) * count + c] * b[c];
+      uv(ids[3 * r], ids[3 * r + 1], ids[3 * r + 2]) = s;
+    });
+  }
+};
 
 template <class T>
 int MultigridHierarchy<T>::levels() const {
@@ -147,6 +276,10 @@ template <class T>
 void MultigridHierarchy<T>::cycle_at(int l, const StencilView<T>& view, Field<T>& u, char kind) {
   const Device d = fine_.device;
   const int last = int(levels_.size()) - 1;
+  if (l == last && coarse_) {
+    coarse_->solve(view, u, d);
+    return;
+  }
   if (l == last) {
     const int half = (options_.coarse_sweeps + 1) / 2;
     for (int s = 0; s < half; ++s) {

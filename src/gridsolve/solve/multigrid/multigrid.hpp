@@ -40,6 +40,8 @@ private:
   MultigridOptions options_;
   bool symmetric_ = false;  // set while the cycle serves as a preconditioner
   std::vector<std::unique_ptr<Level>> levels_;
+  struct CoarseSolver;
+  std::unique_ptr<CoarseSolver> coarse_;  // exact solve of the coarsest level
 };
 
 template <class T>

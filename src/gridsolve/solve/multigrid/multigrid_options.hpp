@@ -10,7 +10,7 @@ struct MultigridOptions {
   int post_smooth = 2;
   std::string smoother = "rb-gs";  // rb-gs | jacobi (weighted, 0.8)
   int coarsest_nodes = 5;          // stop coarsening an axis at this many nodes
-  int coarse_sweeps = 40;          // red-black sweeps that solve the coarsest level
+  int coarse_sweeps = 40;          // sweeps on a coarsest level too large to invert
   bool full_multigrid = false;     // start from a full-multigrid initial guess
 
   void validate() const;

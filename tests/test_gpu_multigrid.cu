@@ -1,0 +1,104 @@
+// Multigrid and conjugate gradients on the GPU: the same answers as on the CPU, the same
+// convergence factors at sizes the CPU tests cannot afford, masks and jumps.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "gridsolve/exec/device.hpp"
+#include "gridsolve/problem/assemble.hpp"
+#include "gridsolve/problem/model_problems.hpp"
+#include "gridsolve/solve/multigrid/multigrid.hpp"
+#include "gridsolve/solve/solver.hpp"
+
+namespace gridsolve {
+namespace {
+
+#define SKIP_WITHOUT_GPU()                                                          \
+  do {                                                                              \
+    if (!cuda_available()) GTEST_SKIP() << "no GPU: " << cuda_unavailable_reason(); \
+  } while (0)
+
+template <class T>
+SolveReport solve_on(const ProblemSpec& spec, const std::string& solver, Device d,
+                     std::vector<T>& out, double tol) {
+  Discretization<T> disc = assemble<T>(spec, d);
+  SolveOptions o;
+  o.tolerance = tol;
+  o.max_iterations = 300;
+  const SolveReport r = make_solver<T>(solver)->solve(disc.op, disc.u, o);
+  out = disc.u.to_vector();
+  return r;
+}
+
+double max_rel_diff(const std::vector<double>& a, const std::vector<double>& b) {
+  double m = 0, s = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    m = std::max(m, std::abs(a[i] - b[i]));
+    s = std::max(s, std::abs(a[i]));
+  }
+  return s > 0 ? m / s : m;
+}
+
+ProblemSpec model(int dims, int n, const std::string& sides, const std::string& mask,
+                  const std::string& k, const std::string& rhs) {
+  ModelProblem m;
+  m.dims = dims;
+  m.n = n;
+  m.sides = sides;
+  m.mask = mask;
+  m.coefficient = k;
+  m.rhs = rhs;
+  return make_model_problem(m);
+}
+
+TEST(GpuMultigrid, SameSolutionAsCpu) {
+  SKIP_WITHOUT_GPU();
+  const ProblemSpec specs[] = {model(2, 129, "dirichlet", "none", "constant", "random"),
+                               model(2, 100, "neumann", "hole", "variable", "manufactured"),
+                               model(3, 33, "robin", "fixed", "variable", "manufactured"),
+                               model(3, 30, "dirichlet", "none", "constant", "random")};
+  for (const ProblemSpec& spec : specs)
+    for (const char* solver : {"mg", "mgcg", "cg", "pcg"}) {
+      std::vector<double> cpu, gpu;
+      const SolveReport rc = solve_on<double>(spec, solver, Device::cpu, cpu, 1e-11);
+      const SolveReport rg = solve_on<double>(spec, solver, Device::cuda, gpu, 1e-11);
+      EXPECT_TRUE(rc.converged && rg.converged) << spec.name << " " << solver << ": " << rg.reason;
+      EXPECT_LT(max_rel_diff(cpu, gpu), 1e-9) << spec.name << " " << solver;
+      // Same arithmetic in a different order: the iteration counts may differ by one.
+      EXPECT_LE(std::abs(rc.iterations - rg.iterations), 1) << spec.name << " " << solver;
+    }
+}
+
+TEST(GpuMultigrid, V22FactorIsGridIndependentUpToLargeSizes) {
+  SKIP_WITHOUT_GPU();
+  for (int dims : {2, 3}) {
+    std::vector<double> f;
+    const std::vector<int> sizes = dims == 2 ? std::vector<int>{129, 1025, 4097} : std::vector<int>{33, 129, 257};
+    for (int n : sizes) {
+      std::vector<double> u;
+      const SolveReport r = solve_on<double>(model(dims, n, "dirichlet", "none", "constant", "random"),
+                                             "mg", Device::cuda, u, 1e-8);
+      EXPECT_TRUE(r.converged) << r.reason;
+      EXPECT_LE(r.convergence_factor, 0.1) << dims << "D n = " << n;
+      f.push_back(r.convergence_factor);
+    }
+    EXPECT_LE(*std::max_element(f.begin(), f.end()) - *std::min_element(f.begin(), f.end()), 0.02) << dims << "D";
+  }
+}
+
+TEST(GpuMultigrid, FloatAndDoubleAgreeToSinglePrecision) {
+  SKIP_WITHOUT_GPU();
+  const ProblemSpec spec = model(2, 513, "dirichlet", "none", "constant", "random");
+  std::vector<double> d;
+  std::vector<float> f;
+  ASSERT_TRUE(solve_on<double>(spec, "mgcg", Device::cuda, d, 1e-10).converged);
+  ASSERT_TRUE(solve_on<float>(spec, "mgcg", Device::cuda, f, 1e-5).converged);
+  std::vector<double> fd(f.begin(), f.end());
+  EXPECT_LT(max_rel_diff(d, fd), 1e-4);
+}
+
+}  // namespace
+}  // namespace gridsolve
