@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # On a GPU machine, from the repository root with a prebuilt build-cuda (and .dist from
-# scripts/bundle_libs.sh) beside it: runs the GPU tests and the stencil benchmark, writes
-# logs under $OUT (or ./gpu_check_out) and prints a short summary table last.
+# scripts/bundle_libs.sh) beside it: runs the GPU tests, then every benchmark and the
+# GPU application runs the documentation quotes, writes logs under $OUT (or
+# ./gpu_check_out) and prints a short summary last.
 # Environment: GRIDSOLVE_BUILD_DIR (build-cuda), GRIDSOLVE_BENCH_N (8192),
-# GRIDSOLVE_BENCH_REPEATS (20), GRIDSOLVE_BENCH_CMD (the benchmark command line).
+# GRIDSOLVE_BENCH_REPEATS (20), GRIDSOLVE_CHECK (all | tests | bench: what to run).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -52,21 +53,52 @@ export LD_LIBRARY_PATH=$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 device=$(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null | head -1)
 nvidia-smi > "$out/nvidia-smi.txt" 2>&1
 
-# Each test is its own process (CUDA start-up dominates): run several at once.
-ctest --test-dir "$build" -L gpu --output-on-failure --timeout 900 -j 8 > "$out/gpu_tests.log" 2>&1
-tests_rc=$?
-tests_line=$(grep -E "tests passed|tests failed" "$out/gpu_tests.log" | tail -1)
-skipped=$(grep -c "\*\*\*Skipped" "$out/gpu_tests.log")
-tail -25 "$out/gpu_tests.log"
+check=${GRIDSOLVE_CHECK:-all}
+tests_rc=0
+tests_line="not run"
+skipped=0
+if [ "$check" != bench ]; then
+  # Each test is its own process (CUDA start-up dominates): run several at once.
+  ctest --test-dir "$build" -L gpu --output-on-failure --timeout 900 -j 8 > "$out/gpu_tests.log" 2>&1
+  tests_rc=$?
+  tests_line=$(grep -E "tests passed|tests failed" "$out/gpu_tests.log" | tail -1)
+  skipped=$(grep -c "\*\*\*Skipped" "$out/gpu_tests.log")
+  grep -E "Failed|\*\*\*Failed|Timeout" "$out/gpu_tests.log" | head -20
+fi
 
-bench_cmd=${GRIDSOLVE_BENCH_CMD:-"$cli bench stencil --device cuda --n $n --repeats $repeats --out $out"}
-$bench_cmd > "$out/bench.txt" 2>&1
-bench_rc=$?
+# Benchmarks and application runs: one log each; a time limit keeps one slow case from
+# eating the others' time.
+bench_rc=0
+run_logged() {
+  local name=$1 limit=$2
+  shift 2
+  local start=$SECONDS
+  timeout "$limit" "$@" > "$out/$name.txt" 2>&1
+  local rc=$?
+  echo "$name: exit $rc, $((SECONDS - start)) s" >> "$out/runs.txt"
+  [ $rc -eq 0 ] || bench_rc=$rc
+}
+if [ "$check" != tests ]; then
+  : > "$out/runs.txt"
+  run_logged bench_stencil 120 "$cli" bench stencil --device cuda --n "$n" --repeats "$repeats"
+  run_logged bench_mg_2047 120 "$cli" bench mg --device cuda --unknowns 2047 --repeats 5
+  run_logged bench_mg_8191 180 "$cli" bench mg --device cuda --unknowns 8191 --repeats 3
+  run_logged bench_mg_3d_511 180 "$cli" bench mg --device cuda --dims 3 --unknowns 511 --repeats 3
+  run_logged bench_tridiag 120 "$cli" bench tridiag --device cuda
+  run_logged bench_poisson 120 "$cli" bench poisson --device cuda
+  run_logged heat_2048 120 "$cli" heat --n 2048 --device cuda
+  run_logged magnet_default 120 "$cli" magnet --device cuda --no-plots --out "$out/magnet_default"
+  run_logged magnet_4001_sor 150 "$cli" magnet --device cuda --r1 4 --z1 4 --h 0.001 --solver sor --no-plots --out "$out/m4001sor"
+  run_logged magnet_4001_mgcg 120 "$cli" magnet --device cuda --r1 4 --z1 4 --h 0.001 --no-plots --out "$out/m4001mg"
+  run_logged magnet_14001_mgcg 180 "$cli" magnet --device cuda --r1 7 --z1 7 --h 0.0005 --no-plots --out "$out/m14001mg"
+  if python3 -c "import cupy" 2>/dev/null; then
+    run_logged peer_cupy_cg 120 python3 scripts/peers/cupy_cg.py 1023 2047
+  fi
+fi
 
 echo
 echo "== gpu_check summary =="
 echo "device:    ${device:-unknown}"
 echo "gpu tests: ${tests_line:-no result} (exit $tests_rc, $skipped skipped)"
-echo "bench:     exit $bench_rc, n = $n, median of $repeats"
-cat "$out/bench.txt"
+[ -f "$out/runs.txt" ] && cat "$out/runs.txt"
 [ "$tests_rc" -eq 0 ] && [ "$bench_rc" -eq 0 ]

@@ -81,6 +81,23 @@ void zero_unknowns(const StencilView<T>& a, Field<T>& u, Device d) {
   });
 }
 
+// b = the coarsest rows' right-hand side with known neighbours moved over; u = A^-1 b.
+template <class T>
+void dense_coarse_solve(int count, const int* ids, T* b, const T* inv, const StencilView<T>& v,
+                        Field<T>& u, Device d) {
+  if (count == 0) return;
+  const FieldView<T> uv = u.view();
+  const FieldView<const T> uc = u.cview();
+  for_each(d, Box{{0, 0, 0}, {count - 1, 0, 0}}, [=] GRIDSOLVE_HD(int r, int, int) {
+    b[r] = v.known_rhs(uc, ids[3 * r], ids[3 * r + 1], ids[3 * r + 2]);
+  });
+  for_each(d, Box{{0, 0, 0}, {count - 1, 0, 0}}, [=] GRIDSOLVE_HD(int r, int, int) {
+    T s = 0;
+    for (int c = 0; c < count; ++c) s += inv[std::size_t(r) * count + c] * b[c];
+    uv(ids[3 * r], ids[3 * r + 1], ids[3 * r + 2]) = s;
+  });
+}
+
 }  // namespace
 
 template <class T>
@@ -222,22 +239,7 @@ struct MultigridHierarchy<T>::CoarseSolver {
   }
 
   void solve(const StencilView<T>& v, Field<T>& u, Device d) const {
-    if (n == 0) return;
-    const int* ids = nodes.data();
-    T* b = rhs.data();
-    const T* inv = inverse.data();
-    const FieldView<T> uv = u.view();
-    const FieldView<const T> uc = u.cview();
-    const int count = n;
-    // b = the rows' right-hand side with known neighbours moved over; then u = A^-1 b.
-    for_each(d, Box{{0, 0, 0}, {count - 1, 0, 0}}, [=] GRIDSOLVE_HD(int r, int, int) {
-      b[r] = v.known_rhs(uc, ids[3 * r], ids[3 * r + 1], ids[3 * r + 2]);
-    });
-    for_each(d, Box{{0, 0, 0}, {count - 1, 0, 0}}, [=] GRIDSOLVE_HD(int r, int, int) {
-      T s = 0;
-      for (int c = 0; c < count; ++c) s += inv[std::size_t(r) * count + c] * b[c];
-      uv(ids[3 * r], ids[3 * r + 1], ids[3 * r + 2]) = s;
-    });
+    dense_coarse_solve(n, nodes.data(), rhs.data(), inverse.data(), v, u, d);
   }
 };
 
