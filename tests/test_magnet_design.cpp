@@ -95,8 +95,8 @@ TEST(MagnetSolvers, FloatMatchesDouble) {
   }
 }
 
-TEST(MagnetSolvers, DefaultIsMultigridWhenPresent) {
-  EXPECT_EQ(default_magnet_solver(), has_solver("mg") ? "mg" : "sor");
+TEST(MagnetSolvers, DefaultIsMultigridPreconditionedCgWhenPresent) {
+  EXPECT_EQ(default_magnet_solver(), has_solver("mgcg") ? "mgcg" : "sor");
 }
 
 // A long magnet is a solenoid: far from the caps the surface current density is

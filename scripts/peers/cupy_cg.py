@@ -34,7 +34,10 @@ def main():
             iterations[0] = 0
             cp.cuda.Device().synchronize()
             t0 = time.perf_counter()
-            x, info = spla.cg(a, b, tol=1e-8, maxiter=20000, callback=count)
+            try:  # CuPy 13 names the relative tolerance rtol; older releases call it tol
+                x, info = spla.cg(a, b, rtol=1e-8, maxiter=20000, callback=count)
+            except TypeError:
+                x, info = spla.cg(a, b, tol=1e-8, maxiter=20000, callback=count)
             cp.cuda.Device().synchronize()
             times.append(time.perf_counter() - t0)
         r = float(cp.linalg.norm(b - a @ x) / cp.linalg.norm(b))

@@ -34,6 +34,13 @@ void ProblemSpec::validate() const {
               fmt::format("mask box has lo > hi on axis {}: [{}, {}]", a, r.lo[a], r.hi[a]));
 }
 
+bool ProblemSpec::concurrent() const {
+  bool ok = k.concurrent && f.concurrent && (!exact || exact->concurrent);
+  for (const BoundaryCondition& bc : boundaries) ok = ok && bc.g.concurrent;
+  for (const MaskRegion& r : regions) ok = ok && r.value.concurrent;
+  return ok;
+}
+
 namespace {
 
 struct Assembler : detail::DomainMarks {
@@ -216,6 +223,10 @@ Discretization<T> assemble(const ProblemSpec& spec, Device device) {
     const FieldView<T> apv = ap.view(), rv = rhs.view();
     const double vshare = as.volume_share();
     const int n[3] = {nx, ny, nz};
+    // Rows are independent: assemble them in parallel unless a parsed formula (which
+    // keeps its variables inside the parser) has to be evaluated.
+    const bool parallel = spec.concurrent();
+#pragma omp parallel for collapse(2) reduction(+ : unknowns) schedule(dynamic, 8) if (parallel)
     for (int k = 0; k < nz; ++k)
       for (int j = 0; j < ny; ++j)
         for (int i = 0; i < nx; ++i) {

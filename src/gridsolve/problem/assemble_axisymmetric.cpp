@@ -97,6 +97,10 @@ Discretization<T> assemble_axisymmetric(const ProblemSpec& spec, Device device,
   const FieldView<std::uint8_t> mv = mask.view();
 
   std::int64_t unknowns = 0;
+  // Rows are independent: assemble them in parallel unless a parsed formula (which
+  // keeps its variables inside the parser) has to be evaluated.
+  const bool parallel = spec.concurrent();
+#pragma omp parallel for reduction(+ : unknowns) schedule(dynamic, 4) if (parallel)
   for (int j = 0; j < ny; ++j)
     for (int i = 0; i < nx; ++i) {
       const std::size_t id = as.idx(i, j, 0);

@@ -58,7 +58,7 @@ Expression Expression::parse(const std::string& text) {
     throw Error(fmt::format("malformed formula '{}': {} (variables are x, y, z)", text,
                             ex.GetMsg()));
   }
-  return from(
+  Expression e = from(
       [f](double x, double y, double z) {
         f->x = x;
         f->y = y;
@@ -66,6 +66,8 @@ Expression Expression::parse(const std::string& text) {
         return f->parser.Eval();
       },
       text);
+  e.concurrent = false;
+  return e;
 }
 
 }  // namespace gridsolve

@@ -11,6 +11,9 @@ struct Expression {
   double constant = 0;
   ScalarFunction function;  // empty for a constant
   std::string text;         // how the user wrote it, for reports
+  // Whether several threads may evaluate it at once (parsed formulas share their
+  // variables with the parser, so they may not).
+  bool concurrent = true;
 
   static Expression value(double v);
   // Parses a formula in x, y, z (muParser syntax; pi and e are defined). A number

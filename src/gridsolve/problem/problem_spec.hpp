@@ -37,6 +37,8 @@ struct ProblemSpec {
 
   // Throws Error when something cannot be solved (empty domain, bad sizes, ...).
   void validate() const;
+  // Whether every expression in it may be evaluated from several threads at once.
+  bool concurrent() const;
 };
 
 }  // namespace gridsolve
