@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "gridsolve/exec/memory.hpp"
+
 #include <cmath>
 #include <cstdio>
 
@@ -116,6 +118,8 @@ void print_design(const MagnetResult& r, const std::string& out) {
   fmt::print("  iterations   {}, relative residual {:.3e}\n", rep.iterations, rep.relative_residual);
   fmt::print("  time         {:.3f} s solve, {:.3f} s assembly, {:.3f} s post-processing\n", rep.seconds,
              r.field.assembly_seconds, r.post_seconds);
+  if (device_bytes_peak() > 0)
+    fmt::print("  GPU memory   {:.2f} GiB at the peak\n", double(device_bytes_peak()) / 1073741824.0);
   fmt::print("  current      I = {:.2f} A on the upper half (dPhi at the cap centre)\n", r.jump.total_current);
   fmt::print("  wires        {} per half, {:.3f} A each; upper half (r, z) in m:\n", d.wires, r.quality.wire_current);
   for (const Wire& w : r.wires) fmt::print("    {:3d}  {:<4}  r = {:.4f}  z = {:.4f}\n", w.index, w.surface, w.r, w.z);

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/exec/memory.hpp"
 #include "gridsolve/cli/commands.hpp"
 #include "gridsolve/cli/result_files.hpp"
 #include "gridsolve/problem/assemble.hpp"
@@ -73,6 +74,8 @@ int run_typed(const ProblemSpec& spec, const RunSettings& s, Device device) {
     fmt::print("  residual    {:.3e} (relative, ||b - Au|| / ||b||)\n", report.relative_residual);
     if (spec.exact) fmt::print("  max error   {:.3e} (against the exact solution)\n", error);
     fmt::print("  time        {:.3f} s solve, {:.3f} s assembly\n", report.seconds, assembly_seconds);
+    if (device_bytes_peak() > 0)
+      fmt::print("  GPU memory  {:.2f} GiB at the peak\n", double(device_bytes_peak()) / 1073741824.0);
   }
   if (!s.out.empty()) {
     ResultFiles files{s.out};

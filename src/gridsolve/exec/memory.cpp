@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
+#include <mutex>
+#include <unordered_map>
 #include <new>
 
 #include "gridsolve/core/error.hpp"
@@ -15,6 +18,11 @@
 namespace gridsolve {
 
 namespace {
+// Sizes of live device allocations, for the in-use and peak figures.
+std::mutex allocations_mutex;
+std::unordered_map<void*, std::size_t> allocations;
+std::size_t bytes_in_use = 0, bytes_peak = 0;
+
 std::string gib(std::size_t bytes) { return fmt::format("{:.3f} GiB", bytes / 1073741824.0); }
 
 #if GRIDSOLVE_HAVE_CUDA
@@ -47,6 +55,12 @@ void* allocate_bytes(Device d, std::size_t bytes) {
                               gib(free_b), gib(total_b), cudaGetErrorString(err)),
                   Error::Kind::runtime);
     }
+    {
+      std::lock_guard<std::mutex> lock(allocations_mutex);
+      allocations[p] = bytes;
+      bytes_in_use += bytes;
+      bytes_peak = std::max(bytes_peak, bytes_in_use);
+    }
     return p;
 #else
     throw Error("this build of gridsolve has no CUDA support", Error::Kind::runtime);
@@ -63,6 +77,12 @@ void free_bytes(Device d, void* p) noexcept {
   if (d == Device::cuda) {
 #if GRIDSOLVE_HAVE_CUDA
     cudaFree(p);
+    std::lock_guard<std::mutex> lock(allocations_mutex);
+    const auto it = allocations.find(p);
+    if (it != allocations.end()) {
+      bytes_in_use -= it->second;
+      allocations.erase(it);
+    }
 #endif
     return;
   }
@@ -92,6 +112,21 @@ void zero_bytes(Device d, void* p, std::size_t bytes) {
 #if GRIDSOLVE_HAVE_CUDA
   check(cudaMemset(p, 0, bytes), "memset");
 #endif
+}
+
+std::size_t device_bytes_in_use() {
+  std::lock_guard<std::mutex> lock(allocations_mutex);
+  return bytes_in_use;
+}
+
+std::size_t device_bytes_peak() {
+  std::lock_guard<std::mutex> lock(allocations_mutex);
+  return bytes_peak;
+}
+
+void reset_device_bytes_peak() {
+  std::lock_guard<std::mutex> lock(allocations_mutex);
+  bytes_peak = bytes_in_use;
 }
 
 void synchronize(Device d) {

@@ -15,6 +15,12 @@ void zero_bytes(Device d, void* p, std::size_t bytes);
 // Waits for all queued device work; surfaces asynchronous CUDA errors as Error.
 void synchronize(Device d);
 
+// GPU memory held by gridsolve now and at most since the start (or the last reset),
+// in bytes; reports quote it so users can size their problems.
+std::size_t device_bytes_in_use();
+std::size_t device_bytes_peak();
+void reset_device_bytes_peak();
+
 // A typed owning buffer on one device.
 template <class T>
 class Buffer {
