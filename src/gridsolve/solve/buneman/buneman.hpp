@@ -29,6 +29,8 @@ private:
   std::vector<std::int64_t> level_offset_;
   std::vector<T> alpha_host_;
   Buffer<T> alpha_;
+  Buffer<double> shift_;  // -2 cos(theta_{r,l}) per level and shift (0 at level 0)
+  double diag_ = 0;       // diagonal of B after scaling
   std::vector<std::int64_t> alpha_offset_;
 };
 

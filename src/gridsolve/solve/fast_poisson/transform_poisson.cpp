@@ -6,6 +6,7 @@
 
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
+#include "gridsolve/solve/tridiag/shifted_lines.hpp"
 
 namespace gridsolve::fast_poisson {
 
@@ -88,8 +89,13 @@ TransformPoisson<T>::TransformPoisson(Device device, const TransformProblem& p)
 #else
   transforms_ = make_fftw_transforms<T>(shape_);
 #endif
-  if (line_axis_ >= 0)
-    scratch_ = Buffer<T>(device, std::size_t(shape_.m[0]) * shape_.m[1] * shape_.m[2]);
+  if (line_axis_ >= 0) {
+    const std::size_t size = std::size_t(shape_.m[0]) * shape_.m[1] * shape_.m[2];
+    // The GPU keeps its line scratch in the tridiagonal back end; this one serves there
+    // only the singular constant-mode line.
+    scratch_ = Buffer<T>(device, device == Device::cuda && !singular_ ? 1 : size);
+    sigma_ = Buffer<double>(device, size / std::size_t(shape_.m[line_axis_]));
+  }
 }
 
 template <class T>
@@ -139,6 +145,41 @@ void TransformPoisson<T>::solve(T* data) {
     lines.hi[t] = 0;
     T* cp = scratch_.data();
     const bool singular = singular_;
+    // On the GPU the regular lines go to the pipelined batched Thomas (a warp per 32
+    // lines, coefficients computed, not stored); the loop below then only treats the
+    // singular constant-mode line, if any.
+    bool only_pinned = false;
+#if GRIDSOLVE_HAVE_CUDA
+    if (device_ == Device::cuda) {
+      const std::int64_t st = q.stride(t), mt = q.m[t];
+      double* sig = sigma_.data();
+      for_each(device_, lines, [=] GRIDSOLVE_HD(int i, int j, int k) {
+        const int idx[3] = {i, j, k};
+        const std::int64_t o = i + q.stride(1) * j + q.stride(2) * k;
+        sig[(o / (st * mt)) * st + o % st] = q.shift(idx);
+      });
+      tridiag::LineGeometry g;
+      g.n = q.m[t];
+      g.count = std::int64_t(q.m[0]) * q.m[1] * q.m[2] / q.m[t];
+      g.inner = st;
+      g.outer = st * mt;
+      g.row_stride = st;
+      tridiag::ShiftedLines sl;
+      sl.sigma = sig;
+      sl.off = -q.c[t];
+      const AxisKind kt = q.kind[t];
+      const int m = q.m[t];
+      sl.w_first = cell_weight(kt, m, 0);
+      sl.w_last = cell_weight(kt, m, m - 1);
+      sl.e_first = q.c[t] * stiffness_diagonal(kt, m, 0);
+      sl.e_mid = q.c[t] * 2.0;
+      sl.e_last = q.c[t] * stiffness_diagonal(kt, m, m - 1);
+      sl.skip_zero_shift = singular;
+      tridiag::solve_shifted_lines_cuda(g, sl, data);
+      only_pinned = true;
+    }
+#endif
+    if (!only_pinned || singular)
     for_each(device_, lines, [=] GRIDSOLVE_HD(int i, int j, int k) {
       const int idx[3] = {i, j, k};
       const double sigma = q.shift(idx);
@@ -151,6 +192,7 @@ void TransformPoisson<T>::solve(T* data) {
       // The constant mode of an operator without Dirichlet sides: project b onto the
       // range (zero sum), pin x_0 = 0, solve the rest, then remove the weighted mean.
       const bool pinned = singular && sigma == 0.0;
+      if (only_pinned && !pinned) return;
       int r0 = 0;
       if (pinned) {
         T sum = 0;

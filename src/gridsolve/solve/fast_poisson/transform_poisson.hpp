@@ -49,7 +49,8 @@ private:
   int line_axis_ = -1;
   bool singular_ = false;
   std::unique_ptr<AxisTransforms<T>> transforms_;
-  Buffer<T> scratch_;  // modified super-diagonals of the line solves
+  Buffer<T> scratch_;       // modified super-diagonals of the line solves
+  Buffer<double> sigma_;    // per-line shift of the GPU line solve
 };
 
 }  // namespace gridsolve::fast_poisson

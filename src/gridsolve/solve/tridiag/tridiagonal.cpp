@@ -50,13 +50,15 @@ template <class T>
 Method choose_method(Device device, const Batch<T>& batch) {
   if (device == Device::cpu) return Method::thomas;
 #if GRIDSOLVE_HAVE_CUDA
-  // Interleaved: one thread per system reads adjacent addresses (coalesced).
-  if (batch.layout == Layout::interleaved && batch.count > 1) return Method::thomas;
-  // A few long systems: not enough systems to fill the GPU one thread each.
+  // Enough systems to give every multiprocessor a warp of lines: the pipelined Thomas
+  // streams either layout coalesced at 9 words per unknown, less than the shared-memory
+  // methods move and without their one-system-per-block occupancy limit.
+  if (batch.count >= 1024 || (batch.layout == Layout::interleaved && batch.count > 1)) return Method::thomas;
+  // A few long systems: not enough systems to fill the GPU one lane each.
   if (batch.count < 64 && batch.n > 4096) return Method::partitioned;
   // Strided systems that fit in shared memory: one block per system, coalesced loads.
   if (batch.n <= cuda_shared_rows_limit(sizeof(T))) return Method::cr_pcr;
-  return batch.count >= 1024 ? Method::thomas : Method::partitioned;
+  return Method::partitioned;
 #else
   (void)batch;
   return Method::thomas;

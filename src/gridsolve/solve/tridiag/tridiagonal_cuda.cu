@@ -1,5 +1,6 @@
-// GPU tridiagonal solves: Thomas per thread, CR / PCR / CR-PCR per block in shared
-// memory, and partitioned elimination (recursive) for systems too long for one block.
+// GPU tridiagonal solves: pipelined Thomas (a warp per 32 lines), CR / PCR / CR-PCR per
+// block in shared memory, and partitioned elimination for systems too long for a block.
+#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
@@ -11,6 +12,7 @@
 #include "gridsolve/exec/memory.hpp"
 #include "gridsolve/solve/tridiag/cyclic_reduction.hpp"
 #include "gridsolve/solve/tridiag/partitioned.hpp"
+#include "gridsolve/solve/tridiag/shifted_lines.hpp"
 #include "gridsolve/solve/tridiag/thomas.hpp"
 #include "gridsolve/solve/tridiag/tridiagonal_cpu.hpp"
 
@@ -33,13 +35,206 @@ void* scratch(int slot, std::size_t bytes) {
 
 __device__ void record(Flag* flag, std::int64_t where) { atomicMin(flag, Flag(where)); }
 
+int max_shared_bytes() {
+  static const int bytes = [] {
+    int dev = 0, v = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+    return v > 0 ? v : 48 * 1024;
+  }();
+  return bytes;
+}
+
+// Thomas for a batch of lines, one warp per 32 lines and one lane per line, built to
+// stream at memory speed although each line is a sequential recurrence:
+//  * rows arrive in tiles of kTileRows through cp.async, kStages tiles deep, so that
+//    the loads of later rows are in flight while the lane divides its way down the
+//    current tile (one thread per line with plain loads keeps a single row in flight
+//    and runs latency-bound, at a few per cent of the bandwidth);
+//  * tiles are read coalesced whatever the layout: with adjacent lines (interleaved)
+//    a tile row is one contiguous run across the lanes; with adjacent rows (strided)
+//    the lanes take 32 consecutive rows of one line at a time, a transpose through
+//    the padded tile;
+//  * the modified super-diagonal and right-hand side go to scratch laid out lane
+//    fastest, so the forward stores and backward loads are contiguous 32-wide runs.
+// Traffic: a, b, c, d read, c' and d' written and read back, x written: 9 words per
+// unknown (the 5 of the ideal plus the round trip no on-chip store can hold at these
+// sizes). Coef supplies the coefficients: from arrays, or computed for shifted lines.
+constexpr int kTileRows = 32;
+constexpr int kPitch = 33;  // padded tile row: 32 lanes + 1, spreads the banks
+constexpr int kMaxStages = 4;
+
+struct Geometry {
+  int n;
+  std::int64_t count, inner, outer, rs;
+  __device__ std::int64_t base(std::int64_t s) const { return (s / inner) * outer + s % inner; }
+};
+
 template <class T>
-__global__ void thomas_kernel(Batch<T> bt, T* cp, Flag* flag) {
-  const int s = int(blockIdx.x * blockDim.x + threadIdx.x);
-  if (s >= bt.count) return;
-  const std::int64_t base = s * bt.system_stride();
-  const int r = thomas(bt.n, bt.a + base, bt.b + base, bt.c + base, bt.d + base, cp + base, bt.row_stride());
-  if (r >= 0) record(flag, std::int64_t(s) * bt.n + r);
+struct ArrayCoef {
+  static constexpr int staged = 4;  // a, b, c, d
+  const T* src[4];
+  static constexpr bool checked = true;
+  __device__ bool live(std::int64_t) const { return true; }
+  __device__ void row(const T* tile, int k, int lane, int i, int n, T& a, T& b, T& c, T& d) const {
+    a = i > 0 ? tile[(0 * kTileRows + k) * kPitch + lane] : T(0);
+    b = tile[(1 * kTileRows + k) * kPitch + lane];
+    c = i + 1 < n ? tile[(2 * kTileRows + k) * kPitch + lane] : T(0);
+    d = tile[(3 * kTileRows + k) * kPitch + lane];
+  }
+};
+
+template <class T>
+struct ShiftedCoef {
+  static constexpr int staged = 1;  // d only; a, b, c are computed
+  const T* src[1];
+  tridiag::ShiftedLines p;
+  static constexpr bool checked = false;
+  __device__ double shift(std::int64_t s) const { return p.sigma[p.sigma_period > 0 ? s % p.sigma_period : s]; }
+  __device__ bool live(std::int64_t s) const { return !(p.skip_zero_shift && shift(s) == 0.0); }
+  __device__ void row(const T* tile, int k, int lane, int i, int n, T& a, T& b, T& c, T& d, double sigma) const {
+    const double w = i == 0 ? p.w_first : i == n - 1 ? p.w_last : 1.0;
+    const double e = i == 0 ? p.e_first : i == n - 1 ? p.e_last : p.e_mid;
+    a = i > 0 ? T(p.off) : T(0);
+    c = i + 1 < n ? T(p.off) : T(0);
+    b = T(sigma * w + e);
+    d = tile[k * kPitch + lane];
+  }
+};
+
+template <class T, class Coef>
+__global__ void __launch_bounds__(32) line_thomas_kernel(Geometry g, Coef coef, T* x, T* scratch,
+                                                         int stages, Flag* flag) {
+  extern __shared__ unsigned char smem_raw[];
+  T* sm = reinterpret_cast<T*>(smem_raw);
+  constexpr int NA = Coef::staged > 2 ? Coef::staged : 2;  // backward stages c', d'
+  const int lane = int(threadIdx.x), n = g.n;
+  const std::int64_t s0 = std::int64_t(blockIdx.x) * 32, s = s0 + lane;
+  const bool live = s < g.count && coef.live(s);
+  const unsigned live_mask = __ballot_sync(~0u, live);
+  const bool rows_adjacent = g.rs == 1;
+  const int tiles = (n + kTileRows - 1) / kTileRows;
+  const std::int64_t my_base = live ? g.base(s) : 0;
+  T* out = sm + std::size_t(stages) * NA * kTileRows * kPitch;
+  T* scr = scratch + std::size_t(blockIdx.x) * 2 * std::size_t(n) * 32;  // c' rows, then d' rows
+  auto stage_ptr = [&](int t) { return sm + std::size_t(t % stages) * NA * kTileRows * kPitch; };
+
+  auto load_forward = [&](int t) {
+    if (t < tiles) {
+      T* dst = stage_ptr(t);
+      const int i0 = t * kTileRows, rows = min(kTileRows, n - i0);
+      if (!rows_adjacent) {
+        if (live)
+          for (int k = 0; k < rows; ++k) {
+            const std::int64_t o = my_base + std::int64_t(i0 + k) * g.rs;
+#pragma unroll
+            for (int q = 0; q < Coef::staged; ++q)
+              __pipeline_memcpy_async(dst + (q * kTileRows + k) * kPitch + lane, coef.src[q] + o, sizeof(T));
+          }
+      } else if (lane < rows) {
+        for (unsigned m = live_mask; m; m &= m - 1) {
+          const int l = __ffs(m) - 1;
+          const std::int64_t o = g.base(s0 + l) + i0 + lane;
+#pragma unroll
+          for (int q = 0; q < Coef::staged; ++q)
+            __pipeline_memcpy_async(dst + (q * kTileRows + lane) * kPitch + l, coef.src[q] + o, sizeof(T));
+        }
+      }
+    }
+    __pipeline_commit();  // an empty group past the end keeps the wait counts uniform
+  };
+
+  double sigma = 0;
+  if constexpr (!Coef::checked) sigma = live ? coef.shift(s) : 0.0;
+  bool failed = false;
+  T cprev = 0, dprev = 0;
+  for (int t = 0; t < stages - 1; ++t) load_forward(t);
+  for (int t = 0; t < tiles; ++t) {
+    load_forward(t + stages - 1);
+    __pipeline_wait_prior(stages - 1);
+    __syncwarp();
+    const T* tile = stage_ptr(t);
+    const int i0 = t * kTileRows, rows = min(kTileRows, n - i0);
+    if (live)
+      for (int k = 0; k < rows; ++k) {
+        const int i = i0 + k;
+        T a, b, c, d;
+        if constexpr (Coef::checked) coef.row(tile, k, lane, i, n, a, b, c, d);
+        else coef.row(tile, k, lane, i, n, a, b, c, d, sigma);
+        const T tt = a * cprev;
+        const T den = b - tt;
+        if constexpr (Coef::checked)
+          if (!failed && !pivot_ok(den, abs_of(b) + abs_of(tt))) {
+            failed = true;
+            record(flag, s * n + i);
+          }
+        const T inv = T(1) / den;
+        cprev = c * inv;
+        dprev = (d - a * dprev) * inv;
+        scr[std::size_t(i) * 32 + lane] = cprev;
+        scr[(std::size_t(n) + i) * 32 + lane] = dprev;
+      }
+    __syncwarp();  // the stage is refilled next
+  }
+  __threadfence_block();  // scratch stores before the copies that read them back
+
+  // Backward: tiles in reverse, c' and d' staged the same way (always lane = line).
+  auto load_backward = [&](int u) {
+    if (u < tiles && live) {
+      const int t = tiles - 1 - u;
+      T* dst = stage_ptr(u);
+      const int i0 = t * kTileRows, rows = min(kTileRows, n - i0);
+      for (int k = 0; k < rows; ++k) {
+        __pipeline_memcpy_async(dst + k * kPitch + lane, scr + std::size_t(i0 + k) * 32 + lane, sizeof(T));
+        __pipeline_memcpy_async(dst + (kTileRows + k) * kPitch + lane,
+                                scr + (std::size_t(n) + i0 + k) * 32 + lane, sizeof(T));
+      }
+    }
+    __pipeline_commit();
+  };
+  T xv = dprev;  // x_{n-1}
+  for (int u = 0; u < stages - 1; ++u) load_backward(u);
+  for (int u = 0; u < tiles; ++u) {
+    load_backward(u + stages - 1);
+    __pipeline_wait_prior(stages - 1);
+    __syncwarp();
+    const T* tile = stage_ptr(u);
+    const int t = tiles - 1 - u, i0 = t * kTileRows, rows = min(kTileRows, n - i0);
+    if (live)
+      for (int k = rows - 1; k >= 0; --k) {
+        const int i = i0 + k;
+        if (i < n - 1) xv = tile[(kTileRows + k) * kPitch + lane] - tile[k * kPitch + lane] * xv;
+        if (rows_adjacent) out[k * kPitch + lane] = xv;
+        else x[my_base + std::int64_t(i) * g.rs] = xv;
+      }
+    if (rows_adjacent) {  // transpose back: 32 consecutive rows of one line per store
+      __syncwarp();
+      if (lane < rows)
+        for (unsigned m = live_mask; m; m &= m - 1) {
+          const int l = __ffs(m) - 1;
+          x[g.base(s0 + l) + i0 + lane] = out[lane * kPitch + l];
+        }
+    }
+    __syncwarp();
+  }
+}
+
+template <class T, class Coef>
+void launch_line_thomas(const Geometry& g, const Coef& coef, T* x, Flag* flag) {
+  constexpr int NA = Coef::staged > 2 ? Coef::staged : 2;
+  static const bool configured = [] {
+    cudaFuncSetAttribute(line_thomas_kernel<T, Coef>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                         max_shared_bytes());
+    return true;
+  }();
+  (void)configured;
+  const int tiles = (g.n + kTileRows - 1) / kTileRows;
+  const int stages = std::min(kMaxStages, tiles + 1);
+  const std::size_t smem = (std::size_t(stages) * NA + 1) * kTileRows * kPitch * sizeof(T);
+  const std::int64_t blocks = (g.count + 31) / 32;
+  T* scr = static_cast<T*>(scratch(1, sizeof(T) * std::size_t(blocks) * 64 * std::size_t(g.n)));
+  line_thomas_kernel<T, Coef><<<unsigned(blocks), 32, smem>>>(g, coef, x, scr, stages, flag);
+  cuda::check_launch("batched Thomas tridiagonal kernel");
 }
 
 // One block per system, the whole system in shared memory (coalesced loads and
@@ -127,16 +322,6 @@ __global__ void partition_finish_kernel(std::int64_t n, std::int64_t parts, T* d
                     Bp, F, G, rx, p);
 }
 
-int max_shared_bytes() {
-  static const int bytes = [] {
-    int dev = 0, v = 0;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
-    return v > 0 ? v : 48 * 1024;
-  }();
-  return bytes;
-}
-
 template <class T>
 void launch_cr_pcr(const Batch<T>& bt, int pcr_rows, Flag* flag) {
   static const bool configured = [] {
@@ -188,10 +373,9 @@ std::int64_t solve_cuda(const Batch<T>& bt, Method method, bool check) {
   const int limit = cuda_shared_rows_limit(sizeof(T));
   switch (method) {
     case Method::thomas: {
-      T* cp = static_cast<T*>(scratch(1, sizeof(T) * std::size_t(bt.n) * bt.count));
-      const int threads = 128;
-      thomas_kernel<T><<<(bt.count + threads - 1) / threads, threads>>>(bt, cp, flag);
-      cuda::check_launch("Thomas tridiagonal kernel");
+      const bool strided = bt.layout == Layout::strided;
+      const Geometry g{bt.n, bt.count, strided ? 1 : bt.count, strided ? bt.n : 0, bt.row_stride()};
+      launch_line_thomas(g, ArrayCoef<T>{{bt.a, bt.b, bt.c, bt.d}}, bt.d, flag);
       break;
     }
     case Method::cyclic_reduction:
@@ -230,6 +414,15 @@ std::int64_t solve_cuda(const Batch<T>& bt, Method method, bool check) {
   return host == no_failure ? -1 : std::int64_t(host);
 }
 
+template <class T>
+void solve_shifted_lines_cuda(const LineGeometry& lg, const ShiftedLines& lines, T* d) {
+  const Geometry g{lg.n, lg.count, lg.inner, lg.outer, lg.row_stride};
+  ShiftedCoef<T> coef{{d}, lines};
+  launch_line_thomas(g, coef, d, static_cast<Flag*>(nullptr));
+}
+
+template void solve_shifted_lines_cuda<float>(const LineGeometry&, const ShiftedLines&, float*);
+template void solve_shifted_lines_cuda<double>(const LineGeometry&, const ShiftedLines&, double*);
 template std::int64_t solve_cuda<float>(const Batch<float>&, Method, bool);
 template std::int64_t solve_cuda<double>(const Batch<double>&, Method, bool);
 
