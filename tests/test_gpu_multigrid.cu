@@ -27,7 +27,7 @@ SolveReport solve_on(const ProblemSpec& spec, const std::string& solver, Device 
   Discretization<T> disc = assemble<T>(spec, d);
   SolveOptions o;
   o.tolerance = tol;
-  o.max_iterations = 300;
+  o.max_iterations = 20000;  // plain CG needs thousands at these sizes
   const SolveReport r = make_solver<T>(solver)->solve(disc.op, disc.u, o);
   out = disc.u.to_vector();
   return r;
