@@ -45,30 +45,38 @@ int max_shared_bytes() {
   return bytes;
 }
 
-// Thomas for a batch of lines, one warp per 32 lines and one lane per line, built to
-// stream at memory speed although each line is a sequential recurrence:
-//  * rows arrive in tiles of kTileRows through cp.async, kStages tiles deep, so that
-//    the loads of later rows are in flight while the lane divides its way down the
-//    current tile (one thread per line with plain loads keeps a single row in flight
-//    and runs latency-bound, at a few per cent of the bandwidth);
+// Thomas for a batch of lines, one warp per 16 lines, built to stream at memory speed
+// although each line is a sequential recurrence:
+//  * each line is swept from both ends at once (a twisted factorization): lane l < 16
+//    eliminates downwards over the top half, lane l + 16 upwards over the bottom half,
+//    the two meet in a 2 x 2 solve and substitute back outwards. Same arithmetic as
+//    plain Thomas, half the dependent chain, twice the warps in flight;
+//  * rows arrive in tiles of kTileRows chain steps through cp.async, kStages tiles
+//    deep, so that the loads of later rows are in flight while the lanes divide their
+//    way down the current tile (one thread per line with plain loads keeps a single row
+//    in flight and runs latency-bound, at a few per cent of the bandwidth);
 //  * tiles are read coalesced whatever the layout: with adjacent lines (interleaved)
-//    a tile row is one contiguous run across the lanes; with adjacent rows (strided)
-//    the lanes take 32 consecutive rows of one line at a time, a transpose through
-//    the padded tile;
-//  * the modified super-diagonal and right-hand side go to scratch laid out lane
-//    fastest, so the forward stores and backward loads are contiguous 32-wide runs.
+//    each half's tile row is one contiguous run across its 16 lanes; with adjacent rows
+//    (strided) the lanes take 32 consecutive rows of one half-line at a time, a
+//    transpose through the padded tile;
+//  * the modified coefficients go to scratch laid out lane fastest, so the forward
+//    stores and backward loads are contiguous 32-wide runs.
 // Traffic: a, b, c, d read, c' and d' written and read back, x written: 9 words per
 // unknown (the 5 of the ideal plus the round trip no on-chip store can hold at these
 // sizes). Coef supplies the coefficients: from arrays, or computed for shifted lines.
 constexpr int kTileRows = 32;
 constexpr int kPitch = 33;  // padded tile row: 32 lanes + 1, spreads the banks
-constexpr int kMaxStages = 4;
+constexpr int kMaxStages = 3;  // 3 x 4 arrays x 32 x 33 doubles: two blocks per SM
 
 struct Geometry {
   int n;
   std::int64_t count, inner, outer, rs;
   __device__ std::int64_t base(std::int64_t s) const { return (s / inner) * outer + s % inner; }
 };
+
+// Correctly rounded reciprocal without the general division's special-case path.
+__device__ inline double reciprocal(double v) { return __drcp_rn(v); }
+__device__ inline float reciprocal(float v) { return __frcp_rn(v); }
 
 template <class T>
 struct ArrayCoef {
@@ -109,35 +117,46 @@ __global__ void __launch_bounds__(32) line_thomas_kernel(Geometry g, Coef coef, 
   T* sm = reinterpret_cast<T*>(smem_raw);
   constexpr int NA = Coef::staged > 2 ? Coef::staged : 2;  // backward stages c', d'
   const int lane = int(threadIdx.x), n = g.n;
-  const std::int64_t s0 = std::int64_t(blockIdx.x) * 32, s = s0 + lane;
-  const bool live = s < g.count && coef.live(s);
+  const bool bottom = lane >= 16;
+  const std::int64_t s = std::int64_t(blockIdx.x) * 16 + (lane & 15);
+  const int len_top = (n + 1) / 2;
+  const int len = bottom ? n - len_top : len_top;  // chain steps of this lane
+  const bool sys_live = s < g.count && coef.live(s);
+  const bool live = sys_live && len > 0;
   const unsigned live_mask = __ballot_sync(~0u, live);
   const bool rows_adjacent = g.rs == 1;
-  const int tiles = (n + kTileRows - 1) / kTileRows;
-  const std::int64_t my_base = live ? g.base(s) : 0;
+  const int tiles = (len_top + kTileRows - 1) / kTileRows;
+  // One 64-bit division per lane, up front; the transposed paths fetch a line's base
+  // from its lane by shuffle instead of recomputing it per row.
+  const std::int64_t my_base = s < g.count ? g.base(s) : 0;
   T* out = sm + std::size_t(stages) * NA * kTileRows * kPitch;
-  T* scr = scratch + std::size_t(blockIdx.x) * 2 * std::size_t(n) * 32;  // c' rows, then d' rows
+  T* scr = scratch + std::size_t(blockIdx.x) * 2 * std::size_t(len_top) * 32;  // c', then d'
   auto stage_ptr = [&](int t) { return sm + std::size_t(t % stages) * NA * kTileRows * kPitch; };
+  // Row of chain step j for lane l: downwards from 0 in the top half, upwards from
+  // n - 1 in the bottom half.
+  auto row_of = [n](int l, int j) { return l >= 16 ? n - 1 - j : j; };
+  auto len_of = [n, len_top](int l) { return l >= 16 ? n - len_top : len_top; };
 
   auto load_forward = [&](int t) {
     if (t < tiles) {
       T* dst = stage_ptr(t);
-      const int i0 = t * kTileRows, rows = min(kTileRows, n - i0);
+      const int i0 = t * kTileRows, rows = min(kTileRows, len - i0);
       if (!rows_adjacent) {
         if (live)
           for (int k = 0; k < rows; ++k) {
-            const std::int64_t o = my_base + std::int64_t(i0 + k) * g.rs;
+            const std::int64_t o = my_base + std::int64_t(row_of(lane, i0 + k)) * g.rs;
 #pragma unroll
             for (int q = 0; q < Coef::staged; ++q)
               __pipeline_memcpy_async(dst + (q * kTileRows + k) * kPitch + lane, coef.src[q] + o, sizeof(T));
           }
-      } else if (lane < rows) {
+      } else {
         for (unsigned m = live_mask; m; m &= m - 1) {
           const int l = __ffs(m) - 1;
-          const std::int64_t o = g.base(s0 + l) + i0 + lane;
+          const std::int64_t o = __shfl_sync(~0u, my_base, l) + row_of(l, i0 + lane);
+          if (i0 + lane < len_of(l))
 #pragma unroll
-          for (int q = 0; q < Coef::staged; ++q)
-            __pipeline_memcpy_async(dst + (q * kTileRows + lane) * kPitch + l, coef.src[q] + o, sizeof(T));
+            for (int q = 0; q < Coef::staged; ++q)
+              __pipeline_memcpy_async(dst + (q * kTileRows + lane) * kPitch + l, coef.src[q] + o, sizeof(T));
         }
       }
     }
@@ -154,66 +173,93 @@ __global__ void __launch_bounds__(32) line_thomas_kernel(Geometry g, Coef coef, 
     __pipeline_wait_prior(stages - 1);
     __syncwarp();
     const T* tile = stage_ptr(t);
-    const int i0 = t * kTileRows, rows = min(kTileRows, n - i0);
-    if (live)
-      for (int k = 0; k < rows; ++k) {
-        const int i = i0 + k;
-        T a, b, c, d;
-        if constexpr (Coef::checked) coef.row(tile, k, lane, i, n, a, b, c, d);
-        else coef.row(tile, k, lane, i, n, a, b, c, d, sigma);
-        const T tt = a * cprev;
-        const T den = b - tt;
-        if constexpr (Coef::checked)
-          if (!failed && !pivot_ok(den, abs_of(b) + abs_of(tt))) {
-            failed = true;
-            record(flag, s * n + i);
-          }
-        const T inv = T(1) / den;
-        cprev = c * inv;
-        dprev = (d - a * dprev) * inv;
-        scr[std::size_t(i) * 32 + lane] = cprev;
-        scr[(std::size_t(n) + i) * 32 + lane] = dprev;
+    const int i0 = t * kTileRows;
+    // Unrolled so that the tile reads of later rows issue ahead of the recurrence.
+    auto step = [&](int k) {
+      const int j = i0 + k, i = row_of(lane, j);
+      T a, b, c, d;
+      if constexpr (Coef::checked) coef.row(tile, k, lane, i, n, a, b, c, d);
+      else coef.row(tile, k, lane, i, n, a, b, c, d, sigma);
+      if (bottom) {  // sweeping upwards: the row below is the one already eliminated
+        const T lower = a;
+        a = c, c = lower;
       }
+      const T tt = a * cprev;
+      const T den = b - tt;
+      if constexpr (Coef::checked)
+        if (!failed && !pivot_ok(den, abs_of(b) + abs_of(tt))) {
+          failed = true;
+          record(flag, s * n + i);
+        }
+      const T inv = reciprocal(den);
+      cprev = c * inv;
+      dprev = (d - a * dprev) * inv;
+      scr[std::size_t(j) * 32 + lane] = cprev;
+      scr[(std::size_t(len_top) + j) * 32 + lane] = dprev;
+    };
+    if (live) {
+      if (i0 + kTileRows <= len) {
+#pragma unroll 8
+        for (int k = 0; k < kTileRows; ++k) step(k);
+      } else {
+        for (int k = 0; k < len - i0; ++k) step(k);
+      }
+    }
     __syncwarp();  // the stage is refilled next
   }
+  // The halves meet: the top's last row reads x_p + C x_q = D and the bottom's
+  // x_q + C' x_p = D' (p = len_top - 1, q = p + 1); each lane solves the 2 x 2 for its
+  // own unknown. A line of one row has no bottom half (C' = D' = 0).
+  const T c_other = __shfl_xor_sync(~0u, cprev, 16), d_other = __shfl_xor_sync(~0u, dprev, 16);
+  const T meet = T(1) - cprev * c_other;
+  if constexpr (Coef::checked)
+    if (live && !bottom && !failed && !pivot_ok(meet, T(1) + abs_of(cprev * c_other)))
+      record(flag, s * n + len_top - 1);
+  T xv = (dprev - cprev * d_other) / meet;
   __threadfence_block();  // scratch stores before the copies that read them back
 
-  // Backward: tiles in reverse, c' and d' staged the same way (always lane = line).
+  // Backward: chain steps in reverse, c' and d' staged the same way (lane = half-line).
   auto load_backward = [&](int u) {
     if (u < tiles && live) {
       const int t = tiles - 1 - u;
       T* dst = stage_ptr(u);
-      const int i0 = t * kTileRows, rows = min(kTileRows, n - i0);
+      const int i0 = t * kTileRows, rows = min(kTileRows, len - i0);
       for (int k = 0; k < rows; ++k) {
         __pipeline_memcpy_async(dst + k * kPitch + lane, scr + std::size_t(i0 + k) * 32 + lane, sizeof(T));
         __pipeline_memcpy_async(dst + (kTileRows + k) * kPitch + lane,
-                                scr + (std::size_t(n) + i0 + k) * 32 + lane, sizeof(T));
+                                scr + (std::size_t(len_top) + i0 + k) * 32 + lane, sizeof(T));
       }
     }
     __pipeline_commit();
   };
-  T xv = dprev;  // x_{n-1}
   for (int u = 0; u < stages - 1; ++u) load_backward(u);
   for (int u = 0; u < tiles; ++u) {
     load_backward(u + stages - 1);
     __pipeline_wait_prior(stages - 1);
     __syncwarp();
     const T* tile = stage_ptr(u);
-    const int t = tiles - 1 - u, i0 = t * kTileRows, rows = min(kTileRows, n - i0);
-    if (live)
-      for (int k = rows - 1; k >= 0; --k) {
-        const int i = i0 + k;
-        if (i < n - 1) xv = tile[(kTileRows + k) * kPitch + lane] - tile[k * kPitch + lane] * xv;
-        if (rows_adjacent) out[k * kPitch + lane] = xv;
-        else x[my_base + std::int64_t(i) * g.rs] = xv;
+    const int t = tiles - 1 - u, i0 = t * kTileRows;
+    auto step = [&](int k) {
+      const int j = i0 + k;
+      if (j < len - 1) xv = tile[(kTileRows + k) * kPitch + lane] - tile[k * kPitch + lane] * xv;
+      if (rows_adjacent) out[k * kPitch + lane] = xv;
+      else x[my_base + std::int64_t(row_of(lane, j)) * g.rs] = xv;
+    };
+    if (live) {
+      if (i0 + kTileRows <= len) {
+#pragma unroll 8
+        for (int k = kTileRows - 1; k >= 0; --k) step(k);
+      } else {
+        for (int k = len - i0 - 1; k >= 0; --k) step(k);
       }
-    if (rows_adjacent) {  // transpose back: 32 consecutive rows of one line per store
+    }
+    if (rows_adjacent) {  // transpose back: 32 consecutive rows of one half-line per store
       __syncwarp();
-      if (lane < rows)
-        for (unsigned m = live_mask; m; m &= m - 1) {
-          const int l = __ffs(m) - 1;
-          x[g.base(s0 + l) + i0 + lane] = out[lane * kPitch + l];
-        }
+      for (unsigned m = live_mask; m; m &= m - 1) {
+        const int l = __ffs(m) - 1;
+        const std::int64_t o = __shfl_sync(~0u, my_base, l) + row_of(l, i0 + lane);
+        if (i0 + lane < len_of(l)) x[o] = out[lane * kPitch + l];
+      }
     }
     __syncwarp();
   }
@@ -228,11 +274,11 @@ void launch_line_thomas(const Geometry& g, const Coef& coef, T* x, Flag* flag) {
     return true;
   }();
   (void)configured;
-  const int tiles = (g.n + kTileRows - 1) / kTileRows;
+  const int tiles = ((g.n + 1) / 2 + kTileRows - 1) / kTileRows;
   const int stages = std::min(kMaxStages, tiles + 1);
   const std::size_t smem = (std::size_t(stages) * NA + 1) * kTileRows * kPitch * sizeof(T);
-  const std::int64_t blocks = (g.count + 31) / 32;
-  T* scr = static_cast<T*>(scratch(1, sizeof(T) * std::size_t(blocks) * 64 * std::size_t(g.n)));
+  const std::int64_t blocks = (g.count + 15) / 16;
+  T* scr = static_cast<T*>(scratch(1, sizeof(T) * std::size_t(blocks) * 64 * std::size_t((g.n + 1) / 2)));
   line_thomas_kernel<T, Coef><<<unsigned(blocks), 32, smem>>>(g, coef, x, scr, stages, flag);
   cuda::check_launch("batched Thomas tridiagonal kernel");
 }
