@@ -61,7 +61,7 @@ TEST(GpuMultigrid, SameSolutionAsCpu) {
                                model(3, 33, "robin", "fixed", "variable", "manufactured"),
                                model(3, 30, "dirichlet", "none", "constant", "random")};
   for (const ProblemSpec& spec : specs)
-    for (const char* solver : {"mg", "mgcg", "cg", "pcg"}) {
+    for (const char* solver : {"mg", "mgcg", "mgcg-mixed", "cg", "pcg"}) {
       std::vector<double> cpu, gpu;
       const SolveReport rc = solve_on<double>(spec, solver, Device::cpu, cpu, 1e-11);
       const SolveReport rg = solve_on<double>(spec, solver, Device::cuda, gpu, 1e-11);

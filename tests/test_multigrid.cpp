@@ -83,7 +83,7 @@ TEST_P(AgreesWithSor, SameDiscreteSolution) {
   auto ref = testing::solve_spec<double>(spec, "sor", 1e-12);
   ASSERT_TRUE(ref.report.converged);
   const double scale = testing::max_abs(ref.d.u);
-  for (const char* name : {"mg", "mgcg", "cg", "pcg"}) {
+  for (const char* name : {"mg", "mgcg", "mgcg-mixed", "cg", "pcg"}) {
     auto s = testing::solve_spec<double>(spec, name, 1e-12);
     EXPECT_TRUE(s.report.converged) << name << ": " << s.report.reason;
     EXPECT_LT(testing::max_difference(s.d.u, ref.d.u) / scale, 1e-9) << name;

@@ -23,8 +23,8 @@ struct MultigridBenchRow {
 };
 
 // Solves -lap u = f, f uniform in [-1, 1), zero Dirichlet sides, on `unknowns` per side
-// (nodes = unknowns + 2), to `tolerance`, with mg and mgcg on `device`; fp32 smoothing
-// variants are not offered: single precision is a separate full solve ("float").
+// (nodes = unknowns + 2), to `tolerance`, with mg, mgcg and mgcg-mixed (a float cycle
+// inside double CG) on `device`; "float" runs mg and mgcg in single precision to 1e-4.
 std::vector<MultigridBenchRow> run_multigrid_bench(Device device, int dims, int unknowns,
                                                    double tolerance, int repeats,
                                                    const std::vector<std::string>& precisions);

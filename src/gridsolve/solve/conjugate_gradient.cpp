@@ -5,6 +5,9 @@
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
 #include "gridsolve/solve/convergence_monitor.hpp"
+#include "gridsolve/solve/multigrid/mixed_precision.hpp"
+
+#include <type_traits>
 
 namespace gridsolve {
 
@@ -52,6 +55,10 @@ SolveReport ConjugateGradient<T>::solve(const StencilOperator<T>& op, Field<T>& 
   std::unique_ptr<Preconditioner<T>> pc;
   if (pc_ == CgPreconditioner::jacobi) pc = std::make_unique<JacobiPreconditioner<T>>(op);
   if (pc_ == CgPreconditioner::multigrid) pc = std::make_unique<MultigridPreconditioner<T>>(op, mg_);
+  if (pc_ == CgPreconditioner::multigrid_float) {
+    if constexpr (std::is_same_v<T, double>) pc = std::make_unique<MixedPrecisionMultigrid>(op, mg_);
+    else pc = std::make_unique<MultigridPreconditioner<T>>(op, mg_);
+  }
   report.kernel = pc ? "preconditioner: " + pc->name() : "unpreconditioned";
 
   const Grid& g = op.grid;
@@ -141,7 +148,8 @@ SolveReport ConjugateGradient<T>::solve(const StencilOperator<T>& op, Field<T>& 
   synchronize(d);
   // Report the true residual, not the recursively updated one.
   report.relative_residual = residual_norm(op, u) / scale;
-  if (pc_ == CgPreconditioner::multigrid && report.history.size() > 1) {
+  if ((pc_ == CgPreconditioner::multigrid || pc_ == CgPreconditioner::multigrid_float) &&
+      report.history.size() > 1) {
     const double first = report.history.front().second, last = report.history.back().second;
     const int span = report.history.back().first - report.history.front().first;
     if (span > 0 && first > 0 && last > 0) report.convergence_factor = std::pow(last / first, 1.0 / span);

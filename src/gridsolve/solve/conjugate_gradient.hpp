@@ -5,14 +5,20 @@
 
 namespace gridsolve {
 
-enum class CgPreconditioner { none, jacobi, multigrid };
+// multigrid_float: a single-precision cycle inside the double iteration (double only).
+enum class CgPreconditioner { none, jacobi, multigrid, multigrid_float };
 
 template <class T>
 class ConjugateGradient final : public Solver<T> {
 public:
   ConjugateGradient(CgPreconditioner pc, MultigridOptions mg = {}) : pc_(pc), mg_(std::move(mg)) {}
   std::string name() const override {
-    return pc_ == CgPreconditioner::none ? "cg" : pc_ == CgPreconditioner::jacobi ? "pcg" : "mgcg";
+    switch (pc_) {
+      case CgPreconditioner::none: return "cg";
+      case CgPreconditioner::jacobi: return "pcg";
+      case CgPreconditioner::multigrid: return "mgcg";
+      default: return "mgcg-mixed";
+    }
   }
   SolveReport solve(const StencilOperator<T>& op, Field<T>& u, const SolveOptions& options) override;
 

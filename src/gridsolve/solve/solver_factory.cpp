@@ -14,7 +14,7 @@
 namespace gridsolve {
 
 std::vector<std::string> solver_names() {
-  return {"jacobi", "gauss-seidel", "sor", "rb-gs", "buneman", "fft", "mg", "mgcg", "cg", "pcg"};
+  return {"jacobi", "gauss-seidel", "sor", "rb-gs", "mg", "mgcg", "mgcg-mixed", "cg", "pcg", "buneman", "fft"};
 }
 
 std::string canonical_solver_name(const std::string& name) {
@@ -26,6 +26,7 @@ std::string canonical_solver_name(const std::string& name) {
   if (name == "fft" || name == "transform") return "fft";
   if (name == "mg" || name == "multigrid") return "mg";
   if (name == "mgcg" || name == "mg-pcg" || name == "mgpcg") return "mgcg";
+  if (name == "mgcg-mixed") return "mgcg-mixed";
   if (name == "cg") return "cg";
   if (name == "pcg" || name == "jacobi-pcg") return "pcg";
   throw Error(fmt::format("unknown solver '{}'; choose one of: {}", name,
@@ -39,6 +40,8 @@ std::unique_ptr<Solver<T>> make_solver(const std::string& name, const MultigridO
   if (n == "fft") return std::make_unique<DirectPoisson<T>>(DirectPoisson<T>::Kind::fft);
   if (n == "mg") return std::make_unique<MultigridSolver<T>>(mg);
   if (n == "mgcg") return std::make_unique<ConjugateGradient<T>>(CgPreconditioner::multigrid, mg);
+  if (n == "mgcg-mixed")
+    return std::make_unique<ConjugateGradient<T>>(CgPreconditioner::multigrid_float, mg);
   if (n == "cg") return std::make_unique<ConjugateGradient<T>>(CgPreconditioner::none);
   if (n == "pcg") return std::make_unique<ConjugateGradient<T>>(CgPreconditioner::jacobi);
   if (n == "jacobi") return std::make_unique<Jacobi<T>>();
