@@ -126,7 +126,7 @@ void cpu_rows(int n, int repeats, double copy_gbs, std::vector<BenchRow>& rows) 
     jacobi_sweep_generic(op, flip ? b : a, flip ? a : b, T(1));
     flip = !flip;
   });
-  rows.push_back(make_row("jacobi sweep, generic for_each", prec, jac, cells, 2.0 * sizeof(T),
+  rows.push_back(make_row("jacobi sweep, CPU rows, streaming stores", prec, jac, cells, 2.0 * sizeof(T),
                           copy_gbs, jacobi_traffic));
   const double rb = time_host_ms(repeats, [&] { red_black_iteration_generic(op, a, T(1.5)); });
   rows.push_back(make_row("red-black SOR iteration, generic natural", prec, rb, cells,
