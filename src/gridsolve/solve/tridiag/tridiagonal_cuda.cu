@@ -348,24 +348,99 @@ __global__ void cr_pcr_kernel(Batch<T> bt, int pcr_rows, Flag* flag) {
   for (int i = tid; i < n; i += nt) bt.d[base + i * rs] = d[i];
 }
 
+// The GPU partitions hold kPartRows rows; a block of kPartThreads threads takes as many
+// consecutive partitions, stages their span of a, b, c, d in shared memory with
+// coalesced loads, eliminates there (one thread per partition walking its rows, which
+// from global memory would be 32 lanes hitting 32 different lines per load), and writes
+// the modified rows back coalesced. Rows are padded by one slot per 32 so that the
+// threads, 32 rows apart, fall in different banks.
+constexpr int kPartRows = 32;
+constexpr int kPartThreads = 64;
+__device__ inline int padded(int i) { return i + (i >> 5); }
+
 template <class T>
-__global__ void partition_reduce_kernel(std::int64_t n, std::int64_t parts, const T* a, const T* b,
-                                        const T* c, T* d, T* Bp, T* F, T* G, T* ra, T* rb, T* rc,
-                                        T* rd, Flag* flag, std::int64_t offset) {
-  const std::int64_t p = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (p >= parts) return;
-  const std::int64_t s = partition::first_row(p, parts, n), e = partition::first_row(p + 1, parts, n) - 1;
-  const int r = partition::reduce(s, e, n, a, b, c, d, Bp, F, G, ra, rb, rc, rd, p);
-  if (r >= 0) record(flag, offset + r);
+__global__ void __launch_bounds__(kPartThreads)
+    partition_reduce_kernel(std::int64_t n, std::int64_t parts, const T* a, const T* b, const T* c, T* d,
+                            T* Bp, T* F, T* G, T* ra, T* rb, T* rc, T* rd, Flag* flag, std::int64_t offset) {
+  extern __shared__ unsigned char smem_raw[];
+  T* sm = reinterpret_cast<T*>(smem_raw);
+  const std::int64_t p0 = std::int64_t(blockIdx.x) * kPartThreads;
+  const std::int64_t p1 = p0 + kPartThreads < parts ? p0 + kPartThreads : parts;
+  const std::int64_t r0 = partition::first_row(p0, parts, n), r1 = partition::first_row(p1, parts, n);
+  const int span = int(r1 - r0), ps = padded(span) + 1;
+  T *sa = sm, *sb = sa + ps, *sc = sb + ps, *sd = sc + ps, *sB = sd + ps, *sF = sB + ps, *sG = sF + ps;
+  for (int i = int(threadIdx.x); i < span; i += kPartThreads) {
+    const int k = padded(i);
+    sa[k] = a[r0 + i], sb[k] = b[r0 + i], sc[k] = c[r0 + i], sd[k] = d[r0 + i];
+  }
+  __syncthreads();
+  const std::int64_t p = p0 + threadIdx.x;
+  if (p < p1) {
+    // partition::reduce on the staged rows (same elimination, shared-memory indexing).
+    const std::int64_t s = partition::first_row(p, parts, n), e = partition::first_row(p + 1, parts, n) - 1;
+    auto at = [r0](std::int64_t i) { return padded(int(i - r0)); };
+    const T as = s > 0 ? sa[at(s)] : T(0);
+    const T ce = e + 1 < n ? sc[at(e)] : T(0);
+    if (e - s < 2) {
+      ra[2 * p] = as, rb[2 * p] = sb[at(s)], rc[2 * p] = sc[at(s)], rd[2 * p] = sd[at(s)];
+      ra[2 * p + 1] = sa[at(e)], rb[2 * p + 1] = sb[at(e)], rc[2 * p + 1] = ce, rd[2 * p + 1] = sd[at(e)];
+    } else {
+      bool ok = true;
+      std::int64_t i = s + 1;
+      T bp = sb[at(i)];
+      if (!pivot_ok(bp, abs_of(bp))) ok = false, record(flag, offset + i);
+      sB[at(i)] = bp, sF[at(i)] = sa[at(i)];
+      for (i = s + 2; ok && i < e; ++i) {
+        const int k = at(i), km = at(i - 1);
+        const T q = sa[k] / sB[km];
+        const T t = q * sc[km];
+        bp = sb[k] - t;
+        if (!pivot_ok(bp, abs_of(sb[k]) + abs_of(t))) ok = false, record(flag, offset + i);
+        sB[k] = bp;
+        sF[k] = -q * sF[km];
+        sd[k] = sd[k] - q * sd[km];
+      }
+      sG[at(e - 1)] = sc[at(e - 1)];
+      for (i = e - 2; ok && i > s; --i) {
+        const int k = at(i), kp = at(i + 1);
+        const T q = sc[k] / sB[kp];
+        sd[k] = sd[k] - q * sd[kp];
+        sG[k] = -q * sG[kp];
+        sF[k] = sF[k] - q * sF[kp];
+      }
+      const int ks = at(s), ks1 = at(s + 1), ke = at(e), ke1 = at(e - 1);
+      const T q0 = sc[ks] / sB[ks1];
+      ra[2 * p] = as;
+      rb[2 * p] = sb[ks] - q0 * sF[ks1];
+      rc[2 * p] = -q0 * sG[ks1];
+      rd[2 * p] = sd[ks] - q0 * sd[ks1];
+      const T q1 = sa[ke] / sB[ke1];
+      ra[2 * p + 1] = -q1 * sF[ke1];
+      rb[2 * p + 1] = sb[ke] - q1 * sG[ke1];
+      rc[2 * p + 1] = ce;
+      rd[2 * p + 1] = sd[ke] - q1 * sd[ke1];
+    }
+  }
+  __syncthreads();
+  for (int i = int(threadIdx.x); i < span; i += kPartThreads) {
+    const int k = padded(i);
+    d[r0 + i] = sd[k], Bp[r0 + i] = sB[k], F[r0 + i] = sF[k], G[r0 + i] = sG[k];
+  }
 }
 
+// With the partition ends known (the reduced solution), every interior row is
+// independent: one thread per row, coalesced.
 template <class T>
 __global__ void partition_finish_kernel(std::int64_t n, std::int64_t parts, T* d, const T* Bp,
                                         const T* F, const T* G, const T* rx) {
-  const std::int64_t p = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (p >= parts) return;
-  partition::finish(partition::first_row(p, parts, n), partition::first_row(p + 1, parts, n) - 1, d,
-                    Bp, F, G, rx, p);
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  std::int64_t p = i * parts / n;  // first_row(p) <= i within one step of this guess
+  while (p + 1 < parts && partition::first_row(p + 1, parts, n) <= i) ++p;
+  while (p > 0 && partition::first_row(p, parts, n) > i) --p;
+  const std::int64_t s = partition::first_row(p, parts, n), e = partition::first_row(p + 1, parts, n) - 1;
+  const T xs = rx[2 * p], xe = rx[2 * p + 1];
+  d[i] = i == s ? xs : i == e ? xe : (d[i] - G[i] * xe - F[i] * xs) / Bp[i];
 }
 
 template <class T>
@@ -382,7 +457,7 @@ void launch_cr_pcr(const Batch<T>& bt, int pcr_rows, Flag* flag) {
   cuda::check_launch("cr-pcr tridiagonal kernel");
 }
 
-// One contiguous system by partitions of about 64 rows; the reduced system (two rows
+// One contiguous system by partitions of kPartRows rows; the reduced system (two rows
 // per partition) is solved the same way until it fits one block's shared memory.
 template <class T>
 void partitioned(std::int64_t n, const T* a, const T* b, const T* c, T* d, Flag* flag,
@@ -392,17 +467,26 @@ void partitioned(std::int64_t n, const T* a, const T* b, const T* c, T* d, Flag*
     launch_cr_pcr(Batch<T>{a, b, c, d, int(n), 1, Layout::strided}, -1, flag);
     return;
   }
-  const std::int64_t parts = n / 64;
+  static const bool configured = [] {
+    cudaFuncSetAttribute(partition_reduce_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                         max_shared_bytes());
+    return true;
+  }();
+  (void)configured;
+  const std::int64_t parts = n / kPartRows;
   const std::int64_t reduced = 2 * parts;
   T* work = static_cast<T*>(scratch(2 + depth, sizeof(T) * std::size_t(3 * n + 4 * reduced)));
   T *Bp = work, *F = Bp + n, *G = F + n, *ra = G + n, *rb = ra + reduced, *rc = rb + reduced,
     *rd = rc + reduced;
-  const int threads = 128;
-  const unsigned blocks = unsigned((parts + threads - 1) / threads);
-  partition_reduce_kernel<T><<<blocks, threads>>>(n, parts, a, b, c, d, Bp, F, G, ra, rb, rc, rd, flag, offset);
+  // Widest span of kPartThreads partitions: each has fewer than kPartRows + 1 rows.
+  const int span = kPartThreads * (kPartRows + 1);
+  const std::size_t smem = 7 * std::size_t(span + span / 32 + 2) * sizeof(T);
+  const unsigned blocks = unsigned((parts + kPartThreads - 1) / kPartThreads);
+  partition_reduce_kernel<T><<<blocks, kPartThreads, smem>>>(n, parts, a, b, c, d, Bp, F, G, ra, rb, rc, rd,
+                                                              flag, offset);
   cuda::check_launch("partitioned tridiagonal reduction");
   partitioned<T>(reduced, ra, rb, rc, rd, flag, offset, depth + 1);
-  partition_finish_kernel<T><<<blocks, threads>>>(n, parts, d, Bp, F, G, rd);
+  partition_finish_kernel<T><<<unsigned((n + 255) / 256), 256>>>(n, parts, d, Bp, F, G, rd);
   cuda::check_launch("partitioned tridiagonal fix-up");
 }
 
