@@ -3,7 +3,8 @@
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libcli11-dev libtomlplusplus-dev libfmt-dev
   libhdf5-dev libmuparser-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev
-  libfftw3-dev liblapack-dev gnuplot-nox)
+  libfftw3-dev liblapack-dev gnuplot-nox
+  libhypre-dev)  # HYPRE: the structured-multigrid peer of `gridsolve bench mg`
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
