@@ -107,11 +107,13 @@ std::vector<BenchRow> tridiag_bench_cuda(int rows, int systems, int long_rows, i
     out.push_back(row(fmt::format("ours {}, {} {}", tridiag::to_string(m), shape, tridiag::to_string(layout)),
                       "fp64", ms, double(size), bytes, copy, "5 words/unknown"));
   };
-  // The pipelined Thomas in both layouts (what `auto` picks for many systems), and the
-  // one-block-per-system CR-PCR where a system fits in shared memory.
+  // The pipelined Thomas in both layouts (`auto` takes it for interleaved batches), and
+  // the one-block-per-system CR-PCR where a system fits in shared memory.
   ours(Layout::strided, Method::thomas);
   ours(Layout::interleaved, Method::thomas);
   if (rows <= 4096) ours(Layout::strided, Method::cr_pcr);
+  // The strided batch as one block-diagonal system by partitions (what `auto` picks).
+  ours(Layout::strided, Method::partitioned);
 
   cusparseHandle_t h;
   check_sparse(cusparseCreate(&h), "create");

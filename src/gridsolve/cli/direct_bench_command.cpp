@@ -55,7 +55,8 @@ int direct_bench_command(const BenchSettings& s) {
   if (tridiag) {
     ratio("ours cr-pcr", "gtsv2StridedBatch");
     ratio("ours thomas", "gtsv2StridedBatch");
-    ratio("ours partitioned", "gtsv2_nopivot");
+    ratio("ours partitioned", "gtsv2StridedBatch");  // the first partitioned row is the batch
+    ratio("ours partitioned, one system", "gtsv2_nopivot");
   } else {
     ratio("ours fft", "cuFFT");
     ratio("ours buneman", "cuFFT");

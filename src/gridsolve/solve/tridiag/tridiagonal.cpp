@@ -50,15 +50,15 @@ template <class T>
 Method choose_method(Device device, const Batch<T>& batch) {
   if (device == Device::cpu) return Method::thomas;
 #if GRIDSOLVE_HAVE_CUDA
-  // Enough systems to give every multiprocessor a warp of lines: the pipelined Thomas
-  // streams either layout coalesced at 9 words per unknown, less than the shared-memory
-  // methods move and without their one-system-per-block occupancy limit.
-  if (batch.count >= 1024 || (batch.layout == Layout::interleaved && batch.count > 1)) return Method::thomas;
-  // A few long systems: not enough systems to fill the GPU one lane each.
-  if (batch.count < 64 && batch.n > 4096) return Method::partitioned;
-  // Strided systems that fit in shared memory: one block per system, coalesced loads.
-  if (batch.n <= cuda_shared_rows_limit(sizeof(T))) return Method::cr_pcr;
-  return Method::partitioned;
+  // Interleaved lines: the pipelined Thomas reads them coalesced as they lie.
+  if (batch.layout == Layout::interleaved && batch.count > 1) return Method::thomas;
+  // Strided systems of 16 rows or more, one or many: a partition per thread gives n / 16
+  // independent chains whatever the batch shape, against two per system for Thomas and
+  // one block per system (one system per multiprocessor at a time) for cr-pcr.
+  if (batch.n >= 16) return Method::partitioned;
+  // Many tiny systems: Thomas, a lane pair per system.
+  if (batch.count >= 1024) return Method::thomas;
+  return Method::cr_pcr;
 #else
   (void)batch;
   return Method::thomas;

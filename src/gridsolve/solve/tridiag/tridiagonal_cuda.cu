@@ -1,5 +1,6 @@
-// GPU tridiagonal solves: pipelined Thomas (a warp per 32 lines), CR / PCR / CR-PCR per
-// block in shared memory, and partitioned elimination for systems too long for a block.
+// GPU tridiagonal solves: pipelined Thomas (a warp per 16 lines), CR / PCR / CR-PCR per
+// block in shared memory, and partitioned elimination (a partition per thread) for long
+// systems and strided batches.
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 #include <fmt/format.h>
@@ -11,7 +12,6 @@
 #include "gridsolve/exec/cuda_check.hpp"
 #include "gridsolve/exec/memory.hpp"
 #include "gridsolve/solve/tridiag/cyclic_reduction.hpp"
-#include "gridsolve/solve/tridiag/partitioned.hpp"
 #include "gridsolve/solve/tridiag/shifted_lines.hpp"
 #include "gridsolve/solve/tridiag/thomas.hpp"
 #include "gridsolve/solve/tridiag/tridiagonal_cpu.hpp"
@@ -283,12 +283,31 @@ void launch_line_thomas(const Geometry& g, const Coef& coef, T* x, Flag* flag) {
   cuda::check_launch("batched Thomas tridiagonal kernel");
 }
 
+// Partition geometry of the partitioned solver (described with its kernels below).
+constexpr int kPartRows = 16;
+constexpr int kPartThreads = 128;
+constexpr int kChunk = kPartRows * kPartThreads;
+// One pad slot per partition: threads 16 rows apart land in different banks.
+constexpr int kPaddedChunk = kChunk + kChunk / kPartRows;
+__device__ inline int padded(int i) { return i + i / kPartRows; }
+// Reduced systems at most this long are solved by one cr-pcr block.
+constexpr std::int64_t kDirectRows = 1024;
+
+// Row of the level-0 system that reduced row r at `depth` levels down stands for
+// (row 2p of a reduced system is partition p's first row, 2p + 1 its last).
+__device__ inline std::int64_t original_row(std::int64_t r, int depth) {
+  for (int l = 0; l < depth; ++l) r = (r >> 1) * kPartRows + (r & 1) * (kPartRows - 1);
+  return r;
+}
+
 // One block per system, the whole system in shared memory (coalesced loads and
 // stores). CR halves the active rows until at most `pcr_rows` remain (one per thread),
 // PCR solves those in log2 steps from registers, and CR back substitution fills in.
-// pcr_rows = 1 is plain CR; pcr_rows >= n is plain PCR.
+// pcr_rows = 1 is plain CR; pcr_rows >= n is plain PCR. depth > 0: the system is a
+// reduced system of the partitioned solver, and a failed pivot is reported at the
+// original row it stands for.
 template <class T>
-__global__ void cr_pcr_kernel(Batch<T> bt, int pcr_rows, Flag* flag) {
+__global__ void cr_pcr_kernel(Batch<T> bt, int pcr_rows, Flag* flag, int depth) {
   extern __shared__ unsigned char smem_raw[];
   T* sm = reinterpret_cast<T*>(smem_raw);
   const int n = bt.n, tid = int(threadIdx.x), nt = int(blockDim.x);
@@ -301,13 +320,13 @@ __global__ void cr_pcr_kernel(Batch<T> bt, int pcr_rows, Flag* flag) {
     b[i] = bt.b[o];
     c[i] = i + 1 < n ? bt.c[o] : T(0);
     d[i] = bt.d[o];
-    if (!pivot_ok(b[i], abs_of(b[i]))) record(flag, std::int64_t(sys) * n + i);
+    if (!pivot_ok(b[i], abs_of(b[i]))) record(flag, original_row(std::int64_t(sys) * n + i, depth));
   }
   __syncthreads();
   int s = 1;
   while (n / s > pcr_rows) {
     for (int j = 2 * s - 1 + 2 * s * tid; j < n; j += 2 * s * nt)
-      if (!cr_eliminate(a, b, c, d, j, s, n)) record(flag, std::int64_t(sys) * n + j);
+      if (!cr_eliminate(a, b, c, d, j, s, n)) record(flag, original_row(std::int64_t(sys) * n + j, depth));
     __syncthreads();
     s *= 2;
   }
@@ -325,7 +344,7 @@ __global__ void cr_pcr_kernel(Batch<T> bt, int pcr_rows, Flag* flag) {
       const T t1 = lo ? c[jl] * k1 : T(0);
       const T t2 = hi ? a[jh] * k2 : T(0);
       nb = bb - t1 - t2;
-      if (!pivot_ok(nb, abs_of(bb) + abs_of(t1) + abs_of(t2))) record(flag, std::int64_t(sys) * n + j);
+      if (!pivot_ok(nb, abs_of(bb) + abs_of(t1) + abs_of(t2))) record(flag, original_row(std::int64_t(sys) * n + j, depth));
       nd = dd - (lo ? d[jl] * k1 : T(0)) - (hi ? d[jh] * k2 : T(0));
       na_ = lo ? -a[jl] * k1 : T(0);
       nc = hi ? -c[jh] * k2 : T(0);
@@ -348,103 +367,166 @@ __global__ void cr_pcr_kernel(Batch<T> bt, int pcr_rows, Flag* flag) {
   for (int i = tid; i < n; i += nt) bt.d[base + i * rs] = d[i];
 }
 
-// The GPU partitions hold kPartRows rows; a block of kPartThreads threads takes as many
-// consecutive partitions, stages their span of a, b, c, d in shared memory with
-// coalesced loads, eliminates there (one thread per partition walking its rows, which
-// from global memory would be 32 lanes hitting 32 different lines per load), and writes
-// the modified rows back coalesced. Rows are padded by one slot per 32 so that the
-// threads, 32 rows apart, fall in different banks.
-constexpr int kPartRows = 32;
-constexpr int kPartThreads = 64;
-__device__ inline int padded(int i) { return i + (i >> 5); }
+// Partitioned solve of one long system, or of a strided batch taken as one
+// block-diagonal system (the couplings across system boundaries are masked to zero).
+// Each thread owns a partition of kPartRows consecutive rows; a block of kPartThreads
+// threads stages its kChunk rows of a, b, c, d in shared memory with coalesced
+// cp.async copies and the threads eliminate from there:
+//  * reduce: a downward sweep over the interior gives the partition's last row in the
+//    unknowns (x_s, x_e, x_{e+1}), an independent upward sweep its first row in
+//    (x_{s-1}, x_s, x_e). The two chains interleave (two divisions in flight per
+//    thread) and nothing per row is kept: the reduced system, two rows per partition,
+//    is again tridiagonal and is solved the same way until it fits one cr-pcr block;
+//  * finish: with x_s and x_e known each partition's interior is an independent
+//    system; it is re-staged from the original rows and solved by Thomas in registers,
+//    the solution leaving through shared memory with coalesced stores.
+// Recomputing the interior costs 4 words per unknown read again, the same as writing
+// and reading back modified coefficients would, and no scratch of the system's size.
+// Traffic: 4 words in, 4 in again and 1 out, plus an eighth of that per reduced level.
+// With every thread owning a partition there are n / 16 independent chains instead of
+// two per system, enough to keep the memory system busy at any batch shape.
+// Copies rows [r0, r0 + kChunk) of the four arrays into shared memory; rows past n
+// become identity rows (a = c = 0, b = 1, d = 0), decoupled from the rest.
+template <class T>
+__device__ void stage_chunk(std::int64_t r0, std::int64_t n, const T* a, const T* b, const T* c, const T* d,
+                            T* sm) {
+  const std::int64_t left = n - r0;
+  const int rows = left < kChunk ? int(left) : kChunk;
+  const T* src[4] = {a + r0, b + r0, c + r0, d + r0};
+#pragma unroll
+  for (int j = 0; j < kPartRows; ++j) {
+    const int i = j * kPartThreads + int(threadIdx.x), k = padded(i);
+    if (i < rows) {
+#pragma unroll
+      for (int q = 0; q < 4; ++q) __pipeline_memcpy_async(sm + q * kPaddedChunk + k, src[q] + i, sizeof(T));
+    } else {
+      sm[k] = T(0), sm[kPaddedChunk + k] = T(1), sm[2 * kPaddedChunk + k] = T(0), sm[3 * kPaddedChunk + k] = T(0);
+    }
+  }
+  __pipeline_commit();
+  __pipeline_wait_prior(0);
+  __syncthreads();
+}
+
+// The rows of one thread's partition in shared memory, with a_i = 0 on the first row
+// of a system and c_i = 0 on the last (the caller's values there are not part of the
+// system). sys_n >= kPartRows, so a partition holds at most one system start.
+template <class T>
+struct PartRows {
+  const T* sm;
+  int base, first, last;  // first / last: local rows starting / ending a system, or kPartRows
+  __device__ PartRows(const T* s, int t, std::int64_t row0, std::int64_t sys_n) : sm(s), base(t * (kPartRows + 1)) {
+    const std::int64_t pos = row0 % sys_n;
+    first = int(pos == 0 ? 0 : (sys_n - pos < kPartRows ? sys_n - pos : kPartRows));
+    last = int(sys_n - 1 - pos < kPartRows ? sys_n - 1 - pos : kPartRows);
+  }
+  __device__ T a(int k) const { return k == first ? T(0) : sm[base + k]; }
+  __device__ T b(int k) const { return sm[kPaddedChunk + base + k]; }
+  __device__ T c(int k) const { return k == last ? T(0) : sm[2 * kPaddedChunk + base + k]; }
+  __device__ T d(int k) const { return sm[3 * kPaddedChunk + base + k]; }
+};
 
 template <class T>
 __global__ void __launch_bounds__(kPartThreads)
-    partition_reduce_kernel(std::int64_t n, std::int64_t parts, const T* a, const T* b, const T* c, T* d,
-                            T* Bp, T* F, T* G, T* ra, T* rb, T* rc, T* rd, Flag* flag, std::int64_t offset) {
+    partition_reduce_kernel(std::int64_t n, std::int64_t sys_n, const T* a, const T* b, const T* c, const T* d,
+                            T* ra, T* rb, T* rc, T* rd, Flag* flag, int depth) {
   extern __shared__ unsigned char smem_raw[];
   T* sm = reinterpret_cast<T*>(smem_raw);
-  const std::int64_t p0 = std::int64_t(blockIdx.x) * kPartThreads;
-  const std::int64_t p1 = p0 + kPartThreads < parts ? p0 + kPartThreads : parts;
-  const std::int64_t r0 = partition::first_row(p0, parts, n), r1 = partition::first_row(p1, parts, n);
-  const int span = int(r1 - r0), ps = padded(span) + 1;
-  T *sa = sm, *sb = sa + ps, *sc = sb + ps, *sd = sc + ps, *sB = sd + ps, *sF = sB + ps, *sG = sF + ps;
-  for (int i = int(threadIdx.x); i < span; i += kPartThreads) {
-    const int k = padded(i);
-    sa[k] = a[r0 + i], sb[k] = b[r0 + i], sc[k] = c[r0 + i], sd[k] = d[r0 + i];
-  }
-  __syncthreads();
-  const std::int64_t p = p0 + threadIdx.x;
-  if (p < p1) {
-    // partition::reduce on the staged rows (same elimination, shared-memory indexing).
-    const std::int64_t s = partition::first_row(p, parts, n), e = partition::first_row(p + 1, parts, n) - 1;
-    auto at = [r0](std::int64_t i) { return padded(int(i - r0)); };
-    const T as = s > 0 ? sa[at(s)] : T(0);
-    const T ce = e + 1 < n ? sc[at(e)] : T(0);
-    if (e - s < 2) {
-      ra[2 * p] = as, rb[2 * p] = sb[at(s)], rc[2 * p] = sc[at(s)], rd[2 * p] = sd[at(s)];
-      ra[2 * p + 1] = sa[at(e)], rb[2 * p + 1] = sb[at(e)], rc[2 * p + 1] = ce, rd[2 * p + 1] = sd[at(e)];
-    } else {
-      bool ok = true;
-      std::int64_t i = s + 1;
-      T bp = sb[at(i)];
-      if (!pivot_ok(bp, abs_of(bp))) ok = false, record(flag, offset + i);
-      sB[at(i)] = bp, sF[at(i)] = sa[at(i)];
-      for (i = s + 2; ok && i < e; ++i) {
-        const int k = at(i), km = at(i - 1);
-        const T q = sa[k] / sB[km];
-        const T t = q * sc[km];
-        bp = sb[k] - t;
-        if (!pivot_ok(bp, abs_of(sb[k]) + abs_of(t))) ok = false, record(flag, offset + i);
-        sB[k] = bp;
-        sF[k] = -q * sF[km];
-        sd[k] = sd[k] - q * sd[km];
-      }
-      sG[at(e - 1)] = sc[at(e - 1)];
-      for (i = e - 2; ok && i > s; --i) {
-        const int k = at(i), kp = at(i + 1);
-        const T q = sc[k] / sB[kp];
-        sd[k] = sd[k] - q * sd[kp];
-        sG[k] = -q * sG[kp];
-        sF[k] = sF[k] - q * sF[kp];
-      }
-      const int ks = at(s), ks1 = at(s + 1), ke = at(e), ke1 = at(e - 1);
-      const T q0 = sc[ks] / sB[ks1];
-      ra[2 * p] = as;
-      rb[2 * p] = sb[ks] - q0 * sF[ks1];
-      rc[2 * p] = -q0 * sG[ks1];
-      rd[2 * p] = sd[ks] - q0 * sd[ks1];
-      const T q1 = sa[ke] / sB[ke1];
-      ra[2 * p + 1] = -q1 * sF[ke1];
-      rb[2 * p + 1] = sb[ke] - q1 * sG[ke1];
-      rc[2 * p + 1] = ce;
-      rd[2 * p + 1] = sd[ke] - q1 * sd[ke1];
+  const std::int64_t r0 = std::int64_t(blockIdx.x) * kChunk;
+  stage_chunk(r0, n, a, b, c, d, sm);
+  const int t = int(threadIdx.x);
+  const std::int64_t s = r0 + t * kPartRows, p = s / kPartRows;
+  if (s >= n) return;
+  const PartRows<T> r(sm, t, s, sys_n);
+  constexpr int L = kPartRows - 1;  // local index of the last row
+  int bad = -1;
+  auto check = [&](T pivot, T scale, int k) {
+    if (bad < 0 && !pivot_ok(pivot, scale)) bad = k;
+  };
+  // Downward over rows 1 .. L-1: row k reads f x_s + bp x_k + c_k x_{k+1} = dd.
+  T bp = r.b(1), f = r.a(1), dd = r.d(1);
+  check(bp, abs_of(bp), 1);
+  // Upward over rows L-1 .. 1: row k reads a_k x_{k-1} + bu x_k + g x_e = u.
+  T bu = r.b(L - 1), g = r.c(L - 1), u = r.d(L - 1);
+  check(bu, abs_of(bu), L - 1);
+#pragma unroll
+  for (int j = 0; j < kPartRows - 3; ++j) {
+    {
+      const int k = 2 + j;
+      const T q = r.a(k) * reciprocal(bp);
+      const T tt = q * r.c(k - 1);
+      bp = r.b(k) - tt;
+      check(bp, abs_of(r.b(k)) + abs_of(tt), k);
+      f = -q * f;
+      dd = r.d(k) - q * dd;
+    }
+    {
+      const int k = L - 2 - j;
+      const T q = r.c(k) * reciprocal(bu);
+      const T tt = q * r.a(k + 1);
+      bu = r.b(k) - tt;
+      check(bu, abs_of(r.b(k)) + abs_of(tt), k);
+      g = -q * g;
+      u = r.d(k) - q * u;
     }
   }
+  if (bad >= 0) record(flag, original_row(s + bad, depth));
+  const T qe = r.a(L) * reciprocal(bp), qs = r.c(0) * reciprocal(bu);
+  const std::int64_t i0 = 2 * p, i1 = i0 + 1;
+  ra[i0] = r.a(0), rb[i0] = r.b(0) - qs * r.a(1), rc[i0] = -qs * g, rd[i0] = r.d(0) - qs * u;
+  ra[i1] = -qe * f, rb[i1] = r.b(L) - qe * r.c(L - 1), rc[i1] = r.c(L), rd[i1] = r.d(L) - qe * dd;
+}
+
+template <class T>
+__global__ void __launch_bounds__(kPartThreads)
+    partition_finish_kernel(std::int64_t n, std::int64_t sys_n, const T* a, const T* b, const T* c, T* d,
+                            const T* rx) {
+  extern __shared__ unsigned char smem_raw[];
+  T* sm = reinterpret_cast<T*>(smem_raw);
+  const std::int64_t r0 = std::int64_t(blockIdx.x) * kChunk;
+  stage_chunk<T>(r0, n, a, b, c, d, sm);
+  const int t = int(threadIdx.x);
+  const std::int64_t s = r0 + t * kPartRows, p = s / kPartRows;
+  if (s < n) {
+    const PartRows<T> r(sm, t, s, sys_n);
+    constexpr int L = kPartRows - 1;
+    const T xs = rx[2 * p], xe = rx[2 * p + 1];
+    // Thomas over rows 1 .. L-1 with x_0 = xs and x_L = xe moved to the right-hand side;
+    // its pivots are the reduction's downward ones, checked there.
+    T cp[kPartRows], dp[kPartRows];
+    T inv = reciprocal(r.b(1));
+    cp[1] = r.c(1) * inv;
+    dp[1] = (r.d(1) - r.a(1) * xs) * inv;
+#pragma unroll
+    for (int k = 2; k < L; ++k) {
+      const T ak = r.a(k);
+      inv = reciprocal(r.b(k) - ak * cp[k - 1]);
+      cp[k] = r.c(k) * inv;
+      const T rhs = k == L - 1 ? r.d(k) - r.c(k) * xe : r.d(k);
+      dp[k] = (rhs - ak * dp[k - 1]) * inv;
+    }
+    T* sx = sm + 3 * kPaddedChunk + r.base;  // over this partition's own d
+    T x = dp[L - 1];
+    sx[L - 1] = x;
+#pragma unroll
+    for (int k = L - 2; k >= 1; --k) {
+      x = dp[k] - cp[k] * x;
+      sx[k] = x;
+    }
+    sx[0] = xs, sx[L] = xe;
+  }
   __syncthreads();
-  for (int i = int(threadIdx.x); i < span; i += kPartThreads) {
-    const int k = padded(i);
-    d[r0 + i] = sd[k], Bp[r0 + i] = sB[k], F[r0 + i] = sF[k], G[r0 + i] = sG[k];
+  const std::int64_t left = n - r0;
+  const int rows = left < kChunk ? int(left) : kChunk;
+#pragma unroll
+  for (int j = 0; j < kPartRows; ++j) {
+    const int i = j * kPartThreads + t;
+    if (i < rows) d[r0 + i] = sm[3 * kPaddedChunk + padded(i)];
   }
 }
 
-// With the partition ends known (the reduced solution), every interior row is
-// independent: one thread per row, coalesced.
 template <class T>
-__global__ void partition_finish_kernel(std::int64_t n, std::int64_t parts, T* d, const T* Bp,
-                                        const T* F, const T* G, const T* rx) {
-  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  std::int64_t p = i * parts / n;  // first_row(p) <= i within one step of this guess
-  while (p + 1 < parts && partition::first_row(p + 1, parts, n) <= i) ++p;
-  while (p > 0 && partition::first_row(p, parts, n) > i) --p;
-  const std::int64_t s = partition::first_row(p, parts, n), e = partition::first_row(p + 1, parts, n) - 1;
-  const T xs = rx[2 * p], xe = rx[2 * p + 1];
-  d[i] = i == s ? xs : i == e ? xe : (d[i] - G[i] * xe - F[i] * xs) / Bp[i];
-}
-
-template <class T>
-void launch_cr_pcr(const Batch<T>& bt, int pcr_rows, Flag* flag) {
+void launch_cr_pcr(const Batch<T>& bt, int pcr_rows, Flag* flag, int depth = 0) {
   static const bool configured = [] {
     cudaFuncSetAttribute(cr_pcr_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, max_shared_bytes());
     return true;
@@ -453,40 +535,42 @@ void launch_cr_pcr(const Batch<T>& bt, int pcr_rows, Flag* flag) {
   const int threads = pcr_rows >= bt.n ? std::max(32, (bt.n + 31) / 32 * 32)
                                         : std::min(512, std::max(32, (bt.n / 2 + 31) / 32 * 32));
   const std::size_t smem = 4 * std::size_t(bt.n) * sizeof(T);
-  cr_pcr_kernel<T><<<bt.count, threads, smem>>>(bt, pcr_rows < 0 ? threads : pcr_rows, flag);
+  cr_pcr_kernel<T><<<bt.count, threads, smem>>>(bt, pcr_rows < 0 ? threads : pcr_rows, flag, depth);
   cuda::check_launch("cr-pcr tridiagonal kernel");
 }
 
-// One contiguous system by partitions of kPartRows rows; the reduced system (two rows
-// per partition) is solved the same way until it fits one block's shared memory.
+// Reduced-system storage for every level below a system of n rows, in elements.
+std::size_t partition_work(std::int64_t n) {
+  std::size_t total = 0;
+  for (; n > kDirectRows; n = 2 * ((n + kPartRows - 1) / kPartRows))
+    total += 4 * std::size_t((2 * ((n + kPartRows - 1) / kPartRows) + 31) / 32 * 32);
+  return total;
+}
+
+// Solves n rows (systems of sys_n rows one after another) in place by partitions; the
+// reduced system goes down a level until it fits one cr-pcr block.
 template <class T>
-void partitioned(std::int64_t n, const T* a, const T* b, const T* c, T* d, Flag* flag,
-                 std::int64_t offset, int depth) {
-  const int limit = cuda_shared_rows_limit(sizeof(T));
-  if (n <= limit) {
-    launch_cr_pcr(Batch<T>{a, b, c, d, int(n), 1, Layout::strided}, -1, flag);
+void partitioned(std::int64_t n, std::int64_t sys_n, const T* a, const T* b, const T* c, T* d, Flag* flag,
+                 T* work, int depth) {
+  if (n <= kDirectRows) {
+    launch_cr_pcr(Batch<T>{a, b, c, d, int(n), 1, Layout::strided}, -1, flag, depth);
     return;
   }
-  static const bool configured = [] {
-    cudaFuncSetAttribute(partition_reduce_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                         max_shared_bytes());
+  const std::size_t smem = 4 * std::size_t(kPaddedChunk) * sizeof(T);
+  static const bool configured = [smem] {
+    cudaFuncSetAttribute(partition_reduce_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+    cudaFuncSetAttribute(partition_finish_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
     return true;
   }();
   (void)configured;
-  const std::int64_t parts = n / kPartRows;
-  const std::int64_t reduced = 2 * parts;
-  T* work = static_cast<T*>(scratch(2 + depth, sizeof(T) * std::size_t(3 * n + 4 * reduced)));
-  T *Bp = work, *F = Bp + n, *G = F + n, *ra = G + n, *rb = ra + reduced, *rc = rb + reduced,
-    *rd = rc + reduced;
-  // Widest span of kPartThreads partitions: each has fewer than kPartRows + 1 rows.
-  const int span = kPartThreads * (kPartRows + 1);
-  const std::size_t smem = 7 * std::size_t(span + span / 32 + 2) * sizeof(T);
-  const unsigned blocks = unsigned((parts + kPartThreads - 1) / kPartThreads);
-  partition_reduce_kernel<T><<<blocks, kPartThreads, smem>>>(n, parts, a, b, c, d, Bp, F, G, ra, rb, rc, rd,
-                                                              flag, offset);
+  const std::int64_t reduced = 2 * ((n + kPartRows - 1) / kPartRows);
+  const std::size_t stride = std::size_t((reduced + 31) / 32 * 32);
+  T *ra = work, *rb = ra + stride, *rc = rb + stride, *rd = rc + stride;
+  const unsigned blocks = unsigned((n + kChunk - 1) / kChunk);
+  partition_reduce_kernel<T><<<blocks, kPartThreads, smem>>>(n, sys_n, a, b, c, d, ra, rb, rc, rd, flag, depth);
   cuda::check_launch("partitioned tridiagonal reduction");
-  partitioned<T>(reduced, ra, rb, rc, rd, flag, offset, depth + 1);
-  partition_finish_kernel<T><<<unsigned((n + 255) / 256), 256>>>(n, parts, d, Bp, F, G, rd);
+  partitioned<T>(reduced, reduced, ra, rb, rc, rd, flag, rd + stride, depth + 1);
+  partition_finish_kernel<T><<<blocks, kPartThreads, smem>>>(n, sys_n, a, b, c, d, rd);
   cuda::check_launch("partitioned tridiagonal fix-up");
 }
 
@@ -529,10 +613,15 @@ std::int64_t solve_cuda(const Batch<T>& bt, Method method, bool check) {
     case Method::partitioned: {
       require(bt.layout == Layout::strided || bt.count == 1,
               "the partitioned method takes strided batches (or one system)");
-      for (int s = 0; s < bt.count; ++s) {
-        const std::int64_t base = std::int64_t(s) * bt.n;
-        partitioned<T>(bt.n, bt.a + base, bt.b + base, bt.c + base, bt.d + base, flag, base, 0);
+      const std::int64_t total = std::int64_t(bt.n) * bt.count;
+      if (bt.n < kPartRows || total <= kDirectRows) {
+        // Systems shorter than a partition, or all of them together within one block:
+        // one cr-pcr block per system.
+        launch_cr_pcr(bt, -1, flag);
+        break;
       }
+      T* work = static_cast<T*>(scratch(2, sizeof(T) * partition_work(total)));
+      partitioned<T>(total, bt.n, bt.a, bt.b, bt.c, bt.d, flag, work, 0);
       break;
     }
     default:
