@@ -60,34 +60,35 @@ std::string StencilOperator<T>::describe() const {
                      uniform ? "uniform" : "per-node", mask.empty() ? "" : ", masked", unknowns);
 }
 
+namespace {
+
+// ||b - A u|| (residual) or ||b + known neighbours|| (the unknowns' right-hand side)
+// over the free nodes, accumulated in double whatever T is.
 template <class T>
-double residual_norm(const StencilOperator<T>& op, const Field<T>& u) {
+double free_norm(const StencilOperator<T>& op, const Field<T>& u, bool of_residual) {
   const StencilView<T> a = op.view();
   const FieldView<const T> v = u.cview();
   const double s = reduce<double>(
       op.device, op.active,
       [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
         if (!a.is_free(i, j, k)) return 0.0;
-        const double r = double(a.residual(v, i, j, k));
+        const double r = double(of_residual ? a.residual(v, i, j, k) : a.known_rhs(v, i, j, k));
         return r * r;
       },
       SumOp{}, 0.0);
   return std::sqrt(s);
 }
 
+}  // namespace
+
+template <class T>
+double residual_norm(const StencilOperator<T>& op, const Field<T>& u) {
+  return free_norm(op, u, true);
+}
+
 template <class T>
 double rhs_norm(const StencilOperator<T>& op, const Field<T>& u) {
-  const StencilView<T> a = op.view();
-  const FieldView<const T> v = u.cview();
-  const double s = reduce<double>(
-      op.device, op.active,
-      [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
-        if (!a.is_free(i, j, k)) return 0.0;
-        const double r = double(a.known_rhs(v, i, j, k));
-        return r * r;
-      },
-      SumOp{}, 0.0);
-  return std::sqrt(s);
+  return free_norm(op, u, false);
 }
 
 template <class T>
