@@ -397,6 +397,10 @@ RunConfig parse_config(std::string_view toml_text, const std::string& source_nam
     throw Error(fmt::format("config '{}', line {}, column {}: TOML syntax error: {}", source_name,
                             e.source().begin.line, e.source().begin.column, e.description()));
   }
+  if (root.contains("magnet"))  // a coil design, not a field problem: say where it goes
+    throw Error(fmt::format("config '{}' describes a magnet design ([magnet]); run it with "
+                            "'gridsolve magnet --config {}'",
+                            source_name, source_name));
   r.only_keys(root, "",
               {"name", "grid", "equation", "boundary", "mask", "solver", "exact", "output"});
 
