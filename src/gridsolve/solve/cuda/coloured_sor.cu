@@ -1,5 +1,5 @@
 // Red-black SOR with each colour in its own array: unit-stride neighbour reads, 16-byte
-// loads, column strips in registers.
+// loads, column strips in registers; uniform and per-node (general) coefficients.
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -33,16 +33,26 @@ namespace {
 
 using namespace detail;
 
+// Rows (2D) or planes (3D) per thread and strip. The general kernel holds 4 (2D) or 6 (3D)
+// coefficient packs per row as well, so it takes shorter strips to stay clear of spills;
+// its loads in flight per thread (about 30 packs) still cover the memory latency.
+template <int DIMS, bool GENERAL>
+constexpr int strip = GENERAL ? (DIMS == 2 ? 4 : 2) : (DIMS == 2 ? 8 : 4);
+
+// Neighbour coefficients per node: w, e, s, n (and b, t in 3D).
 template <int DIMS>
-constexpr int strip = DIMS == 2 ? 8 : 4;
+constexpr int faces = DIMS == 2 ? 4 : 6;
 
 template <class T>
 struct HalfArgs {
   T* own;          // the colour being updated
   const T* other;  // the colour it reads
   std::int64_t pitch, plane;  // shared by every colour array, mask included
-  const T* rhs;               // colour `colour`, may be null
-  const std::uint8_t* mask;   // colour `colour`, may be null
+  const T* rhs;               // colour `colour`, may be null; general: b_P / a_P
+  const std::uint8_t* mask;   // colour `colour`, may be null; general: always null
+  // General operators, colour `colour`: a_nb / a_P toward w, e, s, n, b, t, with zero
+  // coefficients and b_P / a_P = u_P at nodes that are not updated (see detail::split_general).
+  const T* nb[6];
   Box active;
   int colour;
   int irbase, irhi;  // packs start at irbase; positions beyond irhi hold no active node
@@ -53,11 +63,13 @@ struct HalfArgs {
 // One half-sweep. Per thread: the other colour's rows m0-1 .. m0+H (2D: rows, 3D:
 // planes) are loaded up front, then each row of the own colour is read, updated and
 // written. Traffic per half-sweep: other colour read once, own colour read and written
-// once (halo rows hit L2).
-template <class T, int DIMS, bool MASK, bool RHS, bool MEASURE>
+// once (halo rows hit L2); general operators add their own colour's coefficients and
+// b_P / a_P, read once.
+template <class T, int DIMS, bool MASK, bool RHS, bool MEASURE, bool GENERAL>
 __global__ void __launch_bounds__(warp* warps) half_sweep_kernel(const HalfArgs<T> a) {
   constexpr int V = pack_width<T>;
-  constexpr int H = strip<DIMS>;
+  constexpr int H = strip<DIMS, GENERAL>;
+  constexpr int F = GENERAL ? faces<DIMS> : 1;
   const int lane = int(threadIdx.x);
   const Box& b = a.active;
   int irs, j, mlo, mhi, mstep;
@@ -84,7 +96,7 @@ __global__ void __launch_bounds__(warp* warps) half_sweep_kernel(const HalfArgs<
     // Every load of the strip is issued before the first store: the compiler cannot
     // move a load of the own colour above a store to it, and a load per row waited on
     // one by one would leave the memory system idle.
-    Pack<T> c[H + 2], u[H], rhs[H], lo[H], hi[H];
+    Pack<T> c[H + 2], u[H], rhs[H], lo[H], hi[H], k[F][H];
     T prev[H], next[H];
     unsigned bits[H];
 #pragma unroll
@@ -99,6 +111,8 @@ __global__ void __launch_bounds__(warp* warps) half_sweep_kernel(const HalfArgs<
       const std::int64_t at = col + ms * m;
       prev[r] = next[r] = T(0);
       u[r] = rhs[r] = lo[r] = hi[r] = Pack<T>{};
+#pragma unroll
+      for (int f = 0; f < F; ++f) k[f][r] = Pack<T>{};
       bits[r] = 0;
       if (m <= mhi) {
         if (lane == 0 && lane_loads) prev[r] = __ldg(a.other + at - 1);
@@ -108,6 +122,10 @@ __global__ void __launch_bounds__(warp* warps) half_sweep_kernel(const HalfArgs<
           if constexpr (DIMS == 3) lo[r] = load_ro(a.other + at - a.pitch), hi[r] = load_ro(a.other + at + a.pitch);
           if constexpr (RHS) rhs[r] = load_ro(a.rhs + at);
           if constexpr (MASK) bits[r] = load_mask<T>(a.mask + at);
+          if constexpr (GENERAL) {
+#pragma unroll
+            for (int f = 0; f < F; ++f) k[f][r] = load_ro(a.nb[f] + at);
+          }
         }
       }
     }
@@ -130,16 +148,23 @@ __global__ void __launch_bounds__(warp* warps) half_sweep_kernel(const HalfArgs<
         // q = 1: west at ir, east at ir + 1; q = 0: west at ir - 1, east at ir.
         const T W = q ? o.v[e] : (e == 0 ? pv : o.v[e - 1]);
         const T E = q ? (e == V - 1 ? nv : o.v[e + 1]) : o.v[e];
-        T s;
-        if constexpr (DIMS == 2) {
-          s = a.cw * W + a.ce * E + a.cs * c[r].v[e] + a.cn * c[r + 2].v[e];
+        const T S = DIMS == 2 ? c[r].v[e] : lo[r].v[e];
+        const T N = DIMS == 2 ? c[r + 2].v[e] : hi[r].v[e];
+        // Same order of terms as StencilView::neighbours.
+        T s, nx;
+        if constexpr (GENERAL) {
+          s = k[0][r].v[e] * W + k[1][r].v[e] * E + k[2][r].v[e] * S + k[3][r].v[e] * N;
+          if constexpr (DIMS == 3) s += k[4][r].v[e] * c[r].v[e] + k[5][r].v[e] * c[r + 2].v[e];
+          nx = old + a.omega * ((rhs[r].v[e] + s) - old);
         } else {
-          s = a.cw * W + a.ce * E + a.cs * lo[r].v[e] + a.cn * hi[r].v[e];
-          s += a.cb * c[r].v[e] + a.ct * c[r + 2].v[e];
+          s = a.cw * W + a.ce * E + a.cs * S + a.cn * N;
+          if constexpr (DIMS == 3) s += a.cb * c[r].v[e] + a.ct * c[r + 2].v[e];
+          const T bp = RHS ? rhs[r].v[e] : a.b_const;
+          nx = old + a.omega * ((bp + s) * a.inv_cp - old);
         }
-        const T bp = RHS ? rhs[r].v[e] : a.b_const;
-        const T nx = old + a.omega * ((bp + s) * a.inv_cp - old);
         const int i = 2 * (irs + e) + q - 1;
+        // General operators need no mask: a node that is not updated has zero
+        // coefficients and b_P / a_P equal to its value, so nx == old exactly.
         const bool update = i >= b.lo[0] && i <= b.hi[0] && (!MASK || mask_free(bits[r], e));
         // Positions that are not updated get their own value back: this thread is the
         // only one touching them in this launch.
@@ -157,25 +182,30 @@ __global__ void __launch_bounds__(warp* warps) half_sweep_kernel(const HalfArgs<
   if constexpr (MEASURE) block_max_to(local, a.max_update);
 }
 
-template <class T, int DIMS, bool MASK, bool RHS, bool MEASURE>
+template <class T, int DIMS, bool MASK, bool RHS, bool MEASURE, bool GENERAL = false>
 void launch(const HalfArgs<T>& a) {
   constexpr int V = pack_width<T>;
+  constexpr int H = strip<DIMS, GENERAL>;
   const Box& b = a.active;
   const long long packs = (a.irhi - a.irbase) / V + 1;
   dim3 grid;
   if constexpr (DIMS == 2) {
-    grid = dim3(blocks_for(packs, warp * warps, 1LL << 30), blocks_for(b.extent(1), strip<2>), 1);
+    grid = dim3(blocks_for(packs, warp * warps, 1LL << 30), blocks_for(b.extent(1), H), 1);
   } else {
     grid = dim3(blocks_for(packs, warp, 1LL << 30), blocks_for(b.extent(1), warps),
-                blocks_for(b.extent(2), strip<3>));
+                blocks_for(b.extent(2), H));
   }
-  half_sweep_kernel<T, DIMS, MASK, RHS, MEASURE><<<grid, dim3(warp, warps)>>>(a);
+  half_sweep_kernel<T, DIMS, MASK, RHS, MEASURE, GENERAL><<<grid, dim3(warp, warps)>>>(a);
   cuda::check_launch("coloured SOR half-sweep");
 }
 
 template <class T, int DIMS>
-void dispatch(const HalfArgs<T>& a) {
+void dispatch(const HalfArgs<T>& a, bool general) {
   const bool mask = a.mask != nullptr, rhs = a.rhs != nullptr, measure = a.max_update != nullptr;
+  if (general) {
+    if (measure) return launch<T, DIMS, false, true, true, true>(a);
+    return launch<T, DIMS, false, true, false, true>(a);
+  }
   const int key = (mask ? 4 : 0) | (rhs ? 2 : 0) | (measure ? 1 : 0);
   switch (key) {
     case 0: return launch<T, DIMS, false, false, false>(a);
@@ -203,11 +233,68 @@ void split_colours(const Field<U>& f, int dims, ColourView<U> red, ColourView<U>
     (((i + j + k) & 1) ? black : red)((i + 1) >> 1, j, k) = src(i, j, k);
   });
 }
+
+// A general operator by colour, each row divided by its diagonal: a_nb / a_P toward
+// w, e, s, n, b, t, b_P / a_P, and a_P for the residual. Nodes that are not updated (outside
+// op.active, ghosts, masked) get zero coefficients, b_P / a_P = u_P and a_P = 0, so the
+// sweep leaves them as they are without reading a mask and the residual skips them.
+template <class T>
+struct GeneralColours {
+  ColourView<T> nb[2][6], b[2], ap[2];
+};
+
+template <class T>
+void split_general(const StencilView<T>& a, const Field<T>& u, int dims, GeneralColours<T> g) {
+  const FieldView<const T> src = u.cview();
+  const std::array<int, 3> n = u.layout().n;
+  const Box all{{-1, -1, dims == 3 ? -1 : 0}, {n[0], n[1], dims == 3 ? n[2] : 0}};
+  const int nf = dims == 3 ? 6 : 4;
+  for_each(Device::cuda, all, [=] GRIDSOLVE_HD(int i, int j, int k) {
+    const int c = (i + j + k) & 1, ir = (i + 1) >> 1;
+    if (a.active.contains(i, j, k) && a.is_free(i, j, k)) {
+      const T d = a.diag(i, j, k);
+      for (int f = 0; f < nf; ++f) g.nb[c][f](ir, j, k) = a.coefficient(f, i, j, k) / d;
+      g.b[c](ir, j, k) = a.b(i, j, k) / d;
+      g.ap[c](ir, j, k) = d;
+    } else {
+      for (int f = 0; f < nf; ++f) g.nb[c][f](ir, j, k) = T(0);
+      g.b[c](ir, j, k) = src(i, j, k);
+      g.ap[c](ir, j, k) = T(0);
+    }
+  });
+}
+
+// ||b - A u||_2 over the unknowns of a general operator split by split_general.
+template <class T>
+double general_residual_norm(const GeneralColours<const T>& g, ColourView<const T> red,
+                             ColourView<const T> black, const Box& active, int dims) {
+  const bool three = dims == 3;
+  const double sum = reduce<double>(
+      Device::cuda, active,
+      [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
+        const int c = (i + j + k) & 1, ir = (i + 1) >> 1;
+        const T d = g.ap[c](ir, j, k);
+        if (d == T(0)) return 0.0;  // not an unknown
+        const ColourView<const T>& own = c ? black : red;
+        const ColourView<const T>& other = c ? red : black;
+        const ColourView<const T>* a = g.nb[c];
+        // b - A u = a_P (b / a_P + sum (a_nb / a_P) u_nb - u_P), neighbours in the order
+        // of StencilView::neighbours.
+        T nb = a[0](ir, j, k) * other(i >> 1, j, k) + a[1](ir, j, k) * other((i + 2) >> 1, j, k) +
+               a[2](ir, j, k) * other(ir, j - 1, k) + a[3](ir, j, k) * other(ir, j + 1, k);
+        if (three)
+          nb += a[4](ir, j, k) * other(ir, j, k - 1) + a[5](ir, j, k) * other(ir, j, k + 1);
+        const double r = double(d * (g.b[c](ir, j, k) + nb - own(ir, j, k)));
+        return r * r;
+      },
+      SumOp{}, 0.0);
+  return std::sqrt(sum);
+}
 }  // namespace detail
 
 template <class T>
 bool coloured_sor_applies(const StencilOperator<T>& op) {
-  return op.uniform && op.device == Device::cuda && (op.grid.dims == 2 || op.grid.dims == 3) &&
+  return op.device == Device::cuda && (op.grid.dims == 2 || op.grid.dims == 3) &&
          !op.active.empty() && op.active.lo[0] >= 0;
 }
 
@@ -219,12 +306,21 @@ struct ColouredSor<T>::State {
   Buffer<T> u[2], rhs[2];
   Buffer<std::uint8_t> mask[2];
   bool has_rhs = false, has_mask = false;
+  // General operators: rhs holds b_P / a_P; nb the scaled neighbour coefficients (4 in
+  // 2D, 6 in 3D) and ap the diagonal, by colour (detail::split_general).
+  bool general = false;
+  Buffer<T> nb[2][6], ap[2];
   T cw = 0, ce = 0, cs = 0, cn = 0, cb = 0, ct = 0, cp = 0, b_const = 0;
   Buffer<double> max_update;
 
   template <class U>
   ColourView<U> view(const Buffer<U>& buf) const {
     return ColourView<U>{buf.data() + origin, pitch, plane};
+  }
+
+  template <class U>
+  ColourView<const U> cview(const Buffer<U>& buf) const {
+    return ColourView<const U>{buf.data() ? buf.data() + origin : nullptr, pitch, plane};
   }
 
   template <class U>
@@ -249,20 +345,22 @@ struct ColouredSor<T>::State {
     a.inv_cp = T(1) / cp;
     a.omega = omega;
     a.max_update = measure;
+    for (int f = 0; f < 6; ++f)
+      a.nb[f] = general && nb[colour][f].data() ? nb[colour][f].data() + origin : nullptr;
     return a;
   }
 
   void half_sweep(int colour, T omega, double* measure) const {
     const HalfArgs<T> a = args(colour, omega, measure);
-    if (dims == 2) dispatch<T, 2>(a);
-    else dispatch<T, 3>(a);
+    if (dims == 2) dispatch<T, 2>(a, general);
+    else dispatch<T, 3>(a, general);
   }
 };
 
 template <class T>
 ColouredSor<T>::ColouredSor(const StencilOperator<T>& op, const Field<T>& u)
     : s_(std::make_unique<State>()) {
-  require(coloured_sor_applies(op), "the coloured SOR kernel needs a uniform operator on the GPU");
+  require(coloured_sor_applies(op), "the coloured SOR kernel needs a 2D or 3D operator on the GPU");
   require(u.device() == Device::cuda, "the coloured SOR kernel needs the field on the GPU");
   State& s = *s_;
   s.dims = op.grid.dims;
@@ -278,12 +376,31 @@ ColouredSor<T>::ColouredSor(const StencilOperator<T>& op, const Field<T>& u)
   const std::int64_t planes = s.dims == 3 ? n[2] + 2 : 1;
   s.origin = align + s.pitch + (s.dims == 3 ? s.plane : 0);
   s.size = s.plane * planes;
-  for (int c = 0; c < 2; ++c) {
-    s.u[c] = Buffer<T>(Device::cuda, std::size_t(s.size));
-    zero_bytes(Device::cuda, s.u[c].data(), std::size_t(s.size) * sizeof(T));
-  }
+  // Zeroed first: the padding beyond each row is read (and discarded) by the last packs.
+  auto zeroed = [&] {
+    Buffer<T> b(Device::cuda, std::size_t(s.size));
+    zero_bytes(Device::cuda, b.data(), std::size_t(s.size) * sizeof(T));
+    return b;
+  };
+  for (int c = 0; c < 2; ++c) s.u[c] = zeroed();
   s.split(u, s.u);
-  if (!op.rhs.empty()) {
+  if (!op.uniform) {
+    s.general = true;
+    s.has_rhs = true;
+    const int nf = s.dims == 3 ? 6 : 4;
+    GeneralColours<T> g;
+    for (int c = 0; c < 2; ++c) {
+      s.rhs[c] = zeroed();
+      s.ap[c] = zeroed();
+      g.b[c] = s.view(s.rhs[c]);
+      g.ap[c] = s.view(s.ap[c]);
+      for (int f = 0; f < nf; ++f) {
+        s.nb[c][f] = zeroed();
+        g.nb[c][f] = s.view(s.nb[c][f]);
+      }
+    }
+    split_general(op.view(), u, s.dims, g);
+  } else if (!op.rhs.empty()) {
     s.has_rhs = true;
     for (int c = 0; c < 2; ++c) {
       s.rhs[c] = Buffer<T>(Device::cuda, std::size_t(s.size));
@@ -327,6 +444,15 @@ double ColouredSor<T>::iterate_measuring_update(T omega) {
 template <class T>
 double ColouredSor<T>::residual_norm() const {
   const State& s = *s_;
+  if (s.general) {
+    GeneralColours<const T> g;
+    for (int c = 0; c < 2; ++c) {
+      g.b[c] = s.cview(s.rhs[c]);
+      g.ap[c] = s.cview(s.ap[c]);
+      for (int f = 0; f < 6; ++f) g.nb[c][f] = s.cview(s.nb[c][f]);
+    }
+    return general_residual_norm(g, s.cview(s.u[0]), s.cview(s.u[1]), s.active, s.dims);
+  }
   const ColourView<const T> red{s.u[0].data() + s.origin, s.pitch, s.plane};
   const ColourView<const T> black{s.u[1].data() + s.origin, s.pitch, s.plane};
   const ColourView<const T> rred{s.has_rhs ? s.rhs[0].data() + s.origin : nullptr, s.pitch, s.plane};
