@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Copies the shared libraries that gridsolve's binaries load (beyond the C and C++
 # runtimes and CUDA's own) into .dist/lib, for GPU machines that lack some of them.
-# Usage: scripts/bundle_libs.sh [build folder, default build-cuda]
+# Usage: scripts/bundle_libs.sh [build folder, default build-cuda] [name ...]
+# With names (e.g. muparser tomlplusplus), only libraries whose file name contains one
+# of them are copied: the lent GPU machines lack only a few, and what travels is limited.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-cuda}
+shift || true
+only=("$@")
 dest=.dist/lib
 mkdir -p "$dest"
 # The C runtime, libstdc++, the driver and the CUDA toolkit's libraries (cuFFT, cuSPARSE,
@@ -17,6 +21,11 @@ for bin in "$build/src/gridsolve" "$build/tests/gridsolve_gpu_tests" "$build/tes
   # only the ones the GPU machine lacks, so bundled copies never shadow its own.
   while read -r lib path; do
     [[ $lib =~ $skip ]] && continue
+    if [ ${#only[@]} -gt 0 ]; then
+      keep=0
+      for name in "${only[@]}"; do [[ $lib == *"$name"* ]] && keep=1; done
+      [ $keep -eq 1 ] || continue
+    fi
     if [ -z "$path" ]; then
       echo "bundle_libs: $lib (needed by $bin) is not found here" >&2
       exit 1
