@@ -5,9 +5,20 @@
 #include <vector>
 
 #include "gridsolve/problem/assemble.hpp"
+#include "gridsolve/problem/model_problems.hpp"
 #include "gridsolve/solve/solver.hpp"
 
 namespace gridsolve::testing {
+
+// -lap u = f on the unit square / cube, f uniform in [-1, 1), zero Dirichlet sides.
+inline ProblemSpec random_poisson(int dims, int n, std::uint64_t seed) {
+  ModelProblem m;
+  m.dims = dims;
+  m.n = n;
+  m.rhs = "random";
+  m.seed = seed;
+  return make_model_problem(m);
+}
 
 template <class T = double>
 struct Solved {

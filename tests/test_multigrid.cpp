@@ -15,14 +15,7 @@
 namespace gridsolve {
 namespace {
 
-ProblemSpec random_poisson(int dims, int n, std::uint64_t seed = 11) {
-  ModelProblem m;
-  m.dims = dims;
-  m.n = n;
-  m.rhs = "random";
-  m.seed = seed;
-  return make_model_problem(m);
-}
+ProblemSpec random_poisson(int dims, int n) { return testing::random_poisson(dims, n, 11); }
 
 SolveReport run(const ProblemSpec& spec, const std::string& solver, Discretization<double>& d,
                 MultigridOptions mg = {}, double tol = 1e-8) {

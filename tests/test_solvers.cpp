@@ -15,14 +15,7 @@
 namespace gridsolve {
 namespace {
 
-ProblemSpec random_problem(int dims, int n, std::uint64_t seed = 7) {
-  ModelProblem m;
-  m.dims = dims;
-  m.n = n;
-  m.rhs = "random";
-  m.seed = seed;
-  return make_model_problem(m);
-}
+ProblemSpec random_problem(int dims, int n) { return testing::random_poisson(dims, n, 7); }
 
 ProblemSpec general_problem(int dims, int n) {
   ModelProblem m;
