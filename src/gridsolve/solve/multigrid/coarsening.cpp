@@ -24,6 +24,7 @@ struct AxisMap {
   int nf = 1, nc = 1;
   bool on = false;
   const double* x = nullptr;  // fine node positions
+  const double* wl = nullptr; // weight of the lower coarse node at each fine node, from x
 
   GRIDSOLVE_HD int fine_of(int I) const {
     if (!on) return I;
@@ -49,7 +50,8 @@ struct AxisMap {
 struct Maps {
   AxisMap a[3];
   explicit Maps(const Coarsening& c) {
-    for (int x = 0; x < 3; ++x) a[x] = AxisMap{c.fine[x], c.coarse[x], c.coarsened[x], c.fine_x[x]};
+    for (int x = 0; x < 3; ++x)
+      a[x] = AxisMap{c.fine[x], c.coarse[x], c.coarsened[x], c.fine_x[x], c.fine_lower_weight[x]};
   }
 };
 
@@ -61,6 +63,12 @@ struct FineAccess {
 
   GRIDSOLVE_HD bool in_range(int i, int j, int k) const {
     return i >= 0 && j >= 0 && k >= 0 && i < n[0] && j < n[1] && k < n[2];
+  }
+  // Every neighbour of (i, j, k) lies in the active box.
+  GRIDSOLVE_HD bool strictly_inside(int i, int j, int k) const {
+    const Box& b = v.active;
+    return i > b.lo[0] && i < b.hi[0] && j > b.lo[1] && j < b.hi[1] &&
+           (v.dims == 2 || (k > b.lo[2] && k < b.hi[2]));
   }
   GRIDSOLVE_HD bool free(int i, int j, int k) const {
     return in_range(i, j, k) && v.active.contains(i, j, k) && v.is_free(i, j, k);
@@ -75,6 +83,7 @@ struct FineAccess {
   // What the row of a free node loses to non-free neighbours and Robin terms.
   GRIDSOLVE_HD double sink(int i, int j, int k) const {
     if (!free(i, j, k)) return 0.0;
+    if (v.uniform && !v.mask && strictly_inside(i, j, k)) return 0.0;  // the common case
     double s = double(v.diag(i, j, k));
     const int di[6] = {-1, 1, 0, 0, 0, 0}, dj[6] = {0, 0, -1, 1, 0, 0}, dk[6] = {0, 0, 0, 0, -1, 1};
     const int faces = v.dims == 3 ? 6 : 4;
@@ -121,9 +130,7 @@ struct Transfer {
 
   GRIDSOLVE_HD double lower_weight(int axis, int i, int j, int k) const {
     if (lower[axis]) return double(lower[axis](i, j, k));
-    const AxisMap& x = m.a[axis];
-    const int q = axis == 0 ? i : axis == 1 ? j : k;
-    return (x.x[q + 1] - x.x[q]) / (x.x[q + 1] - x.x[q - 1]);
+    return m.a[axis].wl[axis == 0 ? i : axis == 1 ? j : k];
   }
   GRIDSOLVE_HD double weight(int axis, int i, int j, int k, int I) const {
     const AxisMap& x = m.a[axis];
@@ -217,6 +224,29 @@ StencilOperator<T> coarsen_operator(const StencilView<T>& fine, const Coarsening
     if (kind != 0) {
       mask(I, J, K) = kind;
       return;
+    }
+    if (fine.uniform && !fine.mask) {
+      // Away from the sides of a constant-coefficient level the series / parallel sums
+      // below have a closed form: a coarse edge is two fine edges in series (half the
+      // coupling) and, per coarsened transverse axis, lines weighted 1/2, 1, 1/2 (twice).
+      bool regular = true;
+      for (int a = 0; a < dims; ++a)
+        regular = regular && (!m.a[a].on || (F[a] - 2 > fine.active.lo[a] && F[a] + 2 < fine.active.hi[a]));
+      if (regular) {
+        const double coef[3] = {double(fine.cw), double(fine.cs), double(fine.cb)};
+        double diag_r = 0;
+        for (int f = 0; f < 2 * dims; ++f) {
+          const int axis = f / 2;
+          double couple = coef[axis] * (m.a[axis].on ? 0.5 : 1.0);
+          for (int b = 0; b < dims; ++b)
+            if (b != axis && m.a[b].on) couple *= 2.0;
+          nb[f](I, J, K) = T(couple);
+          diag_r += couple;
+        }
+        ap(I, J, K) = T(diag_r);
+        mask(I, J, K) = 0;
+        return;
+      }
     }
     double diag = 0;
     for (int f = 0; f < 2 * dims; ++f) {

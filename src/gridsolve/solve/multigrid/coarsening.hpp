@@ -18,6 +18,9 @@ struct Coarsening {
   // Fine node positions per axis (device memory of the level), so that interpolation
   // stays linear where earlier levels left an interval short.
   std::array<const double*, 3> fine_x{nullptr, nullptr, nullptr};
+  // The same positions as linear-interpolation weights: at each fine node between two
+  // coarse ones, the weight of the lower one (a table, so loops need no division).
+  std::array<const double*, 3> fine_lower_weight{nullptr, nullptr, nullptr};
 
   // The next level, or coarsened all false when no axis has more than `min_nodes`.
   static Coarsening plan(const std::array<int, 3>& fine_nodes, int dims, int min_nodes);

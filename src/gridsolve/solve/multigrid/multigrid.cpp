@@ -19,6 +19,7 @@ struct MultigridHierarchy<T>::Level {
   Field<T> r;             // residual
   Field<T> tmp;           // Jacobi smoothing buffer
   Buffer<double> x[3];    // node positions per axis, in fine-grid spacings
+  Buffer<double> w[3];    // positional interpolation weights per axis
   multigrid::Coarsening next;
   multigrid::InterpolationWeights<T> weights;  // from the next coarser level to this one
 };
@@ -124,6 +125,12 @@ MultigridHierarchy<T>::MultigridHierarchy(const StencilOperator<T>& op, const Mu
       upper.x[a] = Buffer<double>(d, x[a].size());
       copy_bytes(upper.x[a].data(), d, x[a].data(), Device::cpu, x[a].size() * sizeof(double));
       c.fine_x[a] = upper.x[a].data();
+      std::vector<double> w(x[a].size(), 1.0);
+      for (std::size_t q = 1; q + 1 < x[a].size(); ++q)
+        w[q] = (x[a][q + 1] - x[a][q]) / (x[a][q + 1] - x[a][q - 1]);
+      upper.w[a] = Buffer<double>(d, w.size());
+      copy_bytes(upper.w[a].data(), d, w.data(), Device::cpu, w.size() * sizeof(double));
+      c.fine_lower_weight[a] = upper.w[a].data();
       std::vector<double> coarse(std::size_t(c.coarse[a]));
       for (int I = 0; I < c.coarse[a]; ++I)
         coarse[std::size_t(I)] = x[a][std::size_t(c.coarsened[a] ? std::min(2 * I, c.fine[a] - 1) : I)];
