@@ -130,7 +130,8 @@ TEST(Expression, FormulasAndErrors) {
     Expression::parse("sin(x");
     FAIL();
   } catch (const Error& err) {
-    EXPECT_NE(std::string(err.what()).find("malformed formula 'sin(x'"), std::string::npos) << err.what();
+    EXPECT_NE(std::string(err.what()).find("malformed formula 'sin(x'"), std::string::npos)
+        << err.what();
   }
   EXPECT_THROW(Expression::parse("q + 1"), Error);
 }

@@ -23,7 +23,9 @@ template <class T>
 struct DeviceBatch {
   Buffer<T> a, b, c, d;
   explicit DeviceBatch(const testing::RandomBatch<T>& rb)
-      : a(Device::cuda, rb.a.size()), b(Device::cuda, rb.a.size()), c(Device::cuda, rb.a.size()),
+      : a(Device::cuda, rb.a.size()),
+        b(Device::cuda, rb.a.size()),
+        c(Device::cuda, rb.a.size()),
         d(Device::cuda, rb.a.size()) {
     const std::size_t bytes = rb.a.size() * sizeof(T);
     copy_bytes(a.data(), Device::cuda, rb.a.data(), Device::cpu, bytes);
@@ -32,7 +34,9 @@ struct DeviceBatch {
     copy_bytes(d.data(), Device::cuda, rb.d.data(), Device::cpu, bytes);
   }
   std::vector<T> solve(const testing::RandomBatch<T>& rb, Method m) {
-    tridiag::solve(Device::cuda, tridiag::Batch<T>{a.data(), b.data(), c.data(), d.data(), rb.n, rb.count, rb.layout}, {m});
+    tridiag::solve(
+        Device::cuda,
+        tridiag::Batch<T>{a.data(), b.data(), c.data(), d.data(), rb.n, rb.count, rb.layout}, {m});
     std::vector<T> x(rb.a.size());
     copy_bytes(x.data(), Device::cpu, d.data(), Device::cuda, x.size() * sizeof(T));
     return x;
@@ -67,13 +71,15 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   return m + "_" + tridiag::to_string(layout) + "_" + std::to_string(n);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    SizeClasses, TridiagonalGpu,
-    ::testing::Combine(::testing::Values(Method::automatic, Method::thomas, Method::cyclic_reduction,
-                                         Method::parallel_cyclic_reduction, Method::cr_pcr, Method::partitioned),
-                       ::testing::Values(Layout::strided, Layout::interleaved),
-                       ::testing::Values(1, 2, 3, 5, 101, 127, 128, 1023, 1024, 4096, 1000003, 16777216)),
-    case_name);
+INSTANTIATE_TEST_SUITE_P(SizeClasses, TridiagonalGpu,
+                         ::testing::Combine(::testing::Values(Method::automatic, Method::thomas,
+                                                              Method::cyclic_reduction,
+                                                              Method::parallel_cyclic_reduction,
+                                                              Method::cr_pcr, Method::partitioned),
+                                            ::testing::Values(Layout::strided, Layout::interleaved),
+                                            ::testing::Values(1, 2, 3, 5, 101, 127, 128, 1023, 1024,
+                                                              4096, 1000003, 16777216)),
+                         case_name);
 
 TEST(TridiagonalGpu, SingularRowIsReported) {
   SKIP_WITHOUT_GPU();
@@ -95,7 +101,8 @@ TEST(DirectPoissonGpu, MatchesTheCpu) {
     const ProblemSpec spec = make_model_problem(m);
     auto cpu = testing::solve_spec<double>(spec, solver);
     auto gpu = testing::solve_spec<double>(spec, solver, 1e-11, Device::cuda);
-    EXPECT_LT(testing::max_difference(cpu.d.u, gpu.d.u) / testing::max_abs(cpu.d.u), 1e-12) << solver;
+    EXPECT_LT(testing::max_difference(cpu.d.u, gpu.d.u) / testing::max_abs(cpu.d.u), 1e-12)
+        << solver;
     EXPECT_LT(gpu.report.relative_residual, 1e-12) << solver;
   }
   for (int dims : {2, 3}) {
@@ -142,8 +149,8 @@ TEST(TransformPoissonGpu, EverySidePairMatchesTheCpu) {
             num = std::max(num, std::abs(x[i] - y[i]));
             den = std::max(den, std::abs(x[i]));
           }
-          EXPECT_LT(num / den, 1e-11) << dims << "D " << int(sx[0]) << int(sx[1]) << int(sy[0]) << int(sy[1])
-                                      << int(sz[0]) << int(sz[1]);
+          EXPECT_LT(num / den, 1e-11) << dims << "D " << int(sx[0]) << int(sx[1]) << int(sy[0])
+                                      << int(sy[1]) << int(sz[0]) << int(sz[1]);
         }
 }
 

@@ -21,7 +21,8 @@ ProblemSpec rectangle(std::array<int, 3> n, int dims, BoundaryKind low_sides, st
   std::uniform_real_distribution<double> u(-1, 1);
   s.f_nodes.resize(std::size_t(s.grid.node_count()));
   for (double& v : s.f_nodes) v = u(rng);
-  for (int f = 0; f < 2 * dims; ++f) s.boundaries[f].kind = (f % 2 == 0) ? low_sides : BoundaryKind::dirichlet;
+  for (int f = 0; f < 2 * dims; ++f)
+    s.boundaries[f].kind = (f % 2 == 0) ? low_sides : BoundaryKind::dirichlet;
   s.boundaries[x_high].g = Expression::parse("1 + y");
   return s;
 }
@@ -61,7 +62,8 @@ TEST(DirectPoisson, BunemanMatchesFftOnLargerGrids) {
 
 TEST(DirectPoisson, FftAgreesWithSorOnNeumannSides) {
   for (int dims : {2, 3}) {
-    const std::array<int, 3> n = dims == 2 ? std::array<int, 3>{23, 17, 1} : std::array<int, 3>{11, 9, 8};
+    const std::array<int, 3> n =
+        dims == 2 ? std::array<int, 3>{23, 17, 1} : std::array<int, 3>{11, 9, 8};
     const ProblemSpec spec = rectangle(n, dims, BoundaryKind::neumann, 5);
     auto sor = testing::solve_spec<double>(spec, "sor", 1e-14);
     auto fft = testing::solve_spec<double>(spec, "fft");
@@ -125,9 +127,10 @@ TEST(DirectPoisson, RefusesProblemsThatDoNotQualify) {
   ModelProblem m;
   m.n = 33;
   m.coefficient = "variable";
-  expect_refusal(m, "buneman",
-                 "buneman needs constant coefficients on a full rectangle with Dirichlet sides; this "
-                 "problem has a variable coefficient k");
+  expect_refusal(
+      m, "buneman",
+      "buneman needs constant coefficients on a full rectangle with Dirichlet sides; this "
+      "problem has a variable coefficient k");
   expect_refusal(m, "fft", "variable coefficient");
   m.coefficient = "constant";
   m.mask = "hole";

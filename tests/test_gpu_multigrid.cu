@@ -76,16 +76,18 @@ TEST(GpuMultigrid, V22FactorIsGridIndependentUpToLargeSizes) {
   SKIP_WITHOUT_GPU();
   for (int dims : {2, 3}) {
     std::vector<double> f;
-    const std::vector<int> sizes = dims == 2 ? std::vector<int>{129, 1025, 4097} : std::vector<int>{33, 129, 257};
+    const std::vector<int> sizes =
+        dims == 2 ? std::vector<int>{129, 1025, 4097} : std::vector<int>{33, 129, 257};
     for (int n : sizes) {
       std::vector<double> u;
-      const SolveReport r = solve_on<double>(model(dims, n, "dirichlet", "none", "constant", "random"),
-                                             "mg", Device::cuda, u, 1e-8);
+      const SolveReport r = solve_on<double>(
+          model(dims, n, "dirichlet", "none", "constant", "random"), "mg", Device::cuda, u, 1e-8);
       EXPECT_TRUE(r.converged) << r.reason;
       EXPECT_LE(r.convergence_factor, 0.1) << dims << "D n = " << n;
       f.push_back(r.convergence_factor);
     }
-    EXPECT_LE(*std::max_element(f.begin(), f.end()) - *std::min_element(f.begin(), f.end()), 0.02) << dims << "D";
+    EXPECT_LE(*std::max_element(f.begin(), f.end()) - *std::min_element(f.begin(), f.end()), 0.02)
+        << dims << "D";
   }
 }
 

@@ -25,8 +25,8 @@
 namespace gridsolve {
 namespace {
 
-#define SKIP_WITHOUT_GPU()                                                        \
-  do {                                                                            \
+#define SKIP_WITHOUT_GPU()                                                          \
+  do {                                                                              \
     if (!cuda_available()) GTEST_SKIP() << "no GPU: " << cuda_unavailable_reason(); \
   } while (0)
 
@@ -141,7 +141,8 @@ StencilOperator<T> uniform_operator(const UniformCase& c, std::uint64_t seed) {
 
 std::vector<UniformCase> uniform_cases() {
   std::vector<UniformCase> out;
-  const std::vector<std::array<int, 3>> sizes2 = {{17, 17, 1}, {18, 23, 1}, {300, 41, 1}, {263, 70, 1}};
+  const std::vector<std::array<int, 3>> sizes2 = {
+      {17, 17, 1}, {18, 23, 1}, {300, 41, 1}, {263, 70, 1}};
   const std::vector<std::array<int, 3>> sizes3 = {{13, 11, 9}, {40, 19, 14}, {71, 10, 12}};
   for (int variant = 0; variant < 5; ++variant) {
     for (const auto& n : sizes2) {
@@ -162,7 +163,8 @@ std::vector<UniformCase> uniform_cases() {
 
 // Max |after - before| over the operator's free active nodes, on the host.
 template <class T>
-double host_max_update(const StencilOperator<T>& op, const Field<T>& before, const Field<T>& after) {
+double host_max_update(const StencilOperator<T>& op, const Field<T>& before,
+                       const Field<T>& after) {
   const StencilOperator<T> hop = op.copy_to(Device::cpu);
   const StencilView<T> a = hop.view();
   const Field<T> x = before.copy_to(Device::cpu), y = after.copy_to(Device::cpu);
@@ -172,7 +174,8 @@ double host_max_update(const StencilOperator<T>& op, const Field<T>& before, con
   for (int k = b.lo[2]; k <= b.hi[2]; ++k)
     for (int j = b.lo[1]; j <= b.hi[1]; ++j)
       for (int i = b.lo[0]; i <= b.hi[0]; ++i)
-        if (a.is_free(i, j, k)) m = std::max(m, std::abs(double(yv(i, j, k)) - double(xv(i, j, k))));
+        if (a.is_free(i, j, k))
+          m = std::max(m, std::abs(double(yv(i, j, k)) - double(xv(i, j, k))));
   return m;
 }
 
@@ -199,8 +202,10 @@ void check_tuned_jacobi(const UniformCase& c, std::uint64_t seed) {
     double reported = -1;
     copy_bytes(&reported, Device::cpu, max_update.data(), Device::cuda, sizeof(double));
     const double tol = rounding_tolerance<T>();
-    EXPECT_LE(relative_difference(tuned_out, generic), tol) << "tuned vs generic, weight " << weight;
-    EXPECT_LE(relative_difference(generic, cpu_out), tol) << "generic GPU vs CPU, weight " << weight;
+    EXPECT_LE(relative_difference(tuned_out, generic), tol)
+        << "tuned vs generic, weight " << weight;
+    EXPECT_LE(relative_difference(generic, cpu_out), tol)
+        << "generic GPU vs CPU, weight " << weight;
     const double expected = host_max_update(cpu_op, cpu_in, cpu_out);
     EXPECT_GT(expected, 0.0);
     EXPECT_NEAR(reported, expected, 10 * tol * std::max(1.0, expected)) << "max update";
@@ -222,7 +227,8 @@ void check_tuned_jacobi(const UniformCase& c, std::uint64_t seed) {
 
 // Nodes that are not unknowns (outside the active box, masked) whose value changed.
 template <class T>
-int changed_known_nodes(const StencilOperator<T>& cpu_op, const Field<T>& before, const Field<T>& after) {
+int changed_known_nodes(const StencilOperator<T>& cpu_op, const Field<T>& before,
+                        const Field<T>& after) {
   const StencilView<T> a = cpu_op.view();
   const Field<T> x = before.copy_to(Device::cpu), y = after.copy_to(Device::cpu);
   const FieldView<const T> xv = x.cview(), yv = y.cview();
@@ -231,7 +237,8 @@ int changed_known_nodes(const StencilOperator<T>& cpu_op, const Field<T>& before
   for (int k = 0; k < n[2]; ++k)
     for (int j = 0; j < n[1]; ++j)
       for (int i = 0; i < n[0]; ++i)
-        if (!(cpu_op.active.contains(i, j, k) && a.is_free(i, j, k)) && !(xv(i, j, k) == yv(i, j, k)))
+        if (!(cpu_op.active.contains(i, j, k) && a.is_free(i, j, k)) &&
+            !(xv(i, j, k) == yv(i, j, k)))
           ++changed;
   return changed;
 }
@@ -253,7 +260,8 @@ void check_coloured_sor_from(const StencilOperator<T>& cpu_op, const Field<T>& u
   stored.copy_from(u);
   sor.store(stored);
   EXPECT_EQ(relative_difference(stored, u), 0.0) << "store after load";
-  EXPECT_NEAR(sor.residual_norm(), residual_norm(op, u), tol * 100 * std::max(1.0, residual_norm(op, u)))
+  EXPECT_NEAR(sor.residual_norm(), residual_norm(op, u),
+              tol * 100 * std::max(1.0, residual_norm(op, u)))
       << "residual norm before iterating";
 
   Field<T> generic = u.copy_to(Device::cuda);
@@ -308,8 +316,7 @@ TEST_P(UniformKernels, ColouredSorMatchesGenericRedBlack) {
   check_coloured_sor<float>(c, 400 + GetParam());
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, UniformKernels,
-                         ::testing::Range(0, int(uniform_cases().size())));
+INSTANTIATE_TEST_SUITE_P(Cases, UniformKernels, ::testing::Range(0, int(uniform_cases().size())));
 
 // Assembled problems, from the uniform fast path to per-node coefficients with Neumann
 // and Robin sides and masks.
@@ -529,7 +536,8 @@ TEST_P(Solves, UpdateRuleOnGpuMatchesCpu) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, Solves,
-                         ::testing::Combine(::testing::Values(0, 1, 2, 3), ::testing::Values(2, 3)));
+                         ::testing::Combine(::testing::Values(0, 1, 2, 3),
+                                            ::testing::Values(2, 3)));
 
 TEST(GpuPaths, TunedKernelsRefuseWhatTheyCannotRun) {
   SKIP_WITHOUT_GPU();

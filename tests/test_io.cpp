@@ -28,13 +28,12 @@ namespace {
 
 // A fresh folder per test, removed afterwards, so tests never see each other's files.
 class ScratchDir {
-public:
+ public:
   ScratchDir() {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     std::random_device rd;
-    path_ = fs::temp_directory_path() /
-            (std::string("gridsolve_io_") + info->test_suite_name() + "_" + info->name() + "_" +
-             std::to_string(rd()));
+    path_ = fs::temp_directory_path() / (std::string("gridsolve_io_") + info->test_suite_name() +
+                                         "_" + info->name() + "_" + std::to_string(rd()));
     fs::create_directories(path_);
   }
   ~ScratchDir() {
@@ -44,7 +43,7 @@ public:
   const fs::path& path() const { return path_; }
   std::string operator/(const std::string& leaf) const { return (path_ / leaf).string(); }
 
-private:
+ private:
   fs::path path_;
 };
 
@@ -204,7 +203,8 @@ TEST(IoHdf5Writer, SeveralFieldsInOneFileWithXdmf) {
         << x;
     EXPECT_NE(x.find("<Attribute Name=\"u\" AttributeType=\"Scalar\" Center=\"Node\">"),
               std::string::npos);
-    EXPECT_NE(x.find("Dimensions=\"" + dims_text + "\" NumberType=\"Float\" Precision=\"8\" "
+    EXPECT_NE(x.find("Dimensions=\"" + dims_text +
+                     "\" NumberType=\"Float\" Precision=\"8\" "
                      "Format=\"HDF\">solution.h5:/u<"),
               std::string::npos)
         << x;
@@ -307,8 +307,7 @@ TEST(IoSummaryJson, NonFiniteNumbersBecomeNull) {
 
   const std::string text = read_text(path);
   // No bare NaN / Infinity tokens as values (the reason text may say "NaN").
-  EXPECT_FALSE(std::regex_search(text, std::regex(":\\s*-?(nan|inf)", std::regex::icase)))
-      << text;
+  EXPECT_FALSE(std::regex_search(text, std::regex(":\\s*-?(nan|inf)", std::regex::icase))) << text;
   EXPECT_EQ(text.back(), '\n');
   const nlohmann::json back = nlohmann::json::parse(text);  // throws if invalid JSON
   EXPECT_TRUE(back["relative_residual"].is_null());

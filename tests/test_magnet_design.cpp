@@ -59,7 +59,8 @@ TEST(MagnetSigns, CapConditionAndBodyGrowth) {
   const SurfaceJump jump = surface_jump(d, f);
   EXPECT_EQ(jump.body.front(), 0.0);  // the midplane is Phi = 0 and Phi_in(0) = 0
   for (std::size_t k = 1; k < jump.body.size(); ++k)
-    EXPECT_GT(jump.body[k], jump.body[k - 1]) << "dPhi must grow toward the cap, z = " << jump.body_z[k];
+    EXPECT_GT(jump.body[k], jump.body[k - 1])
+        << "dPhi must grow toward the cap, z = " << jump.body_z[k];
   // On the cap dPhi keeps growing inward, to the total current at the centre.
   for (std::size_t k = 1; k < jump.cap.size(); ++k) EXPECT_LT(jump.cap[k], jump.cap[k - 1]);
   EXPECT_GT(jump.total_current, d.B * d.z0 / mu0);  // more than the infinite solenoid's
@@ -78,7 +79,8 @@ TEST(MagnetSolvers, AgreeToTheTolerance) {
     const MagnetField f = solve_magnet(d, tight(name));
     ASSERT_TRUE(f.report.converged) << name << ": " << f.report.reason;
     double diff = 0;
-    for (std::size_t n = 0; n < f.phi.size(); ++n) diff = std::max(diff, std::abs(f.phi[n] - sor.phi[n]));
+    for (std::size_t n = 0; n < f.phi.size(); ++n)
+      diff = std::max(diff, std::abs(f.phi[n] - sor.phi[n]));
     EXPECT_LT(diff / scale, 1e-6) << name << " differs from sor";
   }
 }
@@ -190,7 +192,8 @@ TEST(BiotSavart, LoopCentreAndOffAxisAgreement) {
   double br = 0, bz = 0;
   const int segments = 20000;
   for (int s = 0; s < segments; ++s) {
-    const double phi = 2 * std::numbers::pi * (s + 0.5) / segments, dphi = 2 * std::numbers::pi / segments;
+    const double phi = 2 * std::numbers::pi * (s + 0.5) / segments,
+                 dphi = 2 * std::numbers::pi / segments;
     const double dl[3] = {-a * std::sin(phi) * dphi, a * std::cos(phi) * dphi, 0};
     const double d[3] = {r - a * std::cos(phi), -a * std::sin(phi), z - zc};
     const double n = std::pow(d[0] * d[0] + d[1] * d[1] + d[2] * d[2], 1.5);
@@ -262,16 +265,18 @@ TEST(MagnetInput, ConfigFile) {
 
 #ifdef GRIDSOLVE_CLI
 int run_cli(const std::string& args) {
-  const int rc = std::system((std::string(GRIDSOLVE_CLI) + " " + args + " > /dev/null 2>&1").c_str());
+  const int rc =
+      std::system((std::string(GRIDSOLVE_CLI) + " " + args + " > /dev/null 2>&1").c_str());
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
 TEST(MagnetCommand, WritesTheDesign) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "gridsolve_magnet_cli";
   std::filesystem::remove_all(dir);
-  ASSERT_EQ(run_cli("magnet --device cpu --h 0.025 --r1 1 --z1 1 --wires 6 -q --out " + dir.string()), 0);
-  for (const char* f : {"summary.json", "dphi_body.csv", "dphi_cap.csv", "wires.csv", "field_axis.csv",
-                        "phi.h5", "phi.xdmf"})
+  ASSERT_EQ(
+      run_cli("magnet --device cpu --h 0.025 --r1 1 --z1 1 --wires 6 -q --out " + dir.string()), 0);
+  for (const char* f : {"summary.json", "dphi_body.csv", "dphi_cap.csv", "wires.csv",
+                        "field_axis.csv", "phi.h5", "phi.xdmf"})
     EXPECT_TRUE(std::filesystem::exists(dir / f)) << f;
   std::ifstream in(dir / "summary.json");
   const nlohmann::json j = nlohmann::json::parse(in);
@@ -282,19 +287,25 @@ TEST(MagnetCommand, WritesTheDesign) {
 }
 
 TEST(MagnetCommand, BadInputExitsWithTwo) {
-  EXPECT_EQ(run_cli("magnet --device cpu --r1 0.2 --no-plots -q --out /tmp/gridsolve_magnet_bad"), 2);
-  EXPECT_EQ(run_cli("magnet --device cpu --h 0.007 --no-plots -q --out /tmp/gridsolve_magnet_bad"), 2);
+  EXPECT_EQ(run_cli("magnet --device cpu --r1 0.2 --no-plots -q --out /tmp/gridsolve_magnet_bad"),
+            2);
+  EXPECT_EQ(run_cli("magnet --device cpu --h 0.007 --no-plots -q --out /tmp/gridsolve_magnet_bad"),
+            2);
   EXPECT_EQ(run_cli("magnet --device cpu --B -1 --no-plots -q --out /tmp/gridsolve_magnet_bad"), 2);
-  EXPECT_EQ(run_cli("magnet --device cpu --wires 0 --no-plots -q --out /tmp/gridsolve_magnet_bad"), 2);
+  EXPECT_EQ(run_cli("magnet --device cpu --wires 0 --no-plots -q --out /tmp/gridsolve_magnet_bad"),
+            2);
   EXPECT_FALSE(std::filesystem::exists("/tmp/gridsolve_magnet_bad/summary.json"));
 }
 
 TEST(MagnetCommand, StudyReportsOrder) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "gridsolve_magnet_study";
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / "gridsolve_magnet_study";
   std::filesystem::remove_all(dir);
-  ASSERT_EQ(run_cli("magnet study --device cpu --r1 1 --z1 1 --tol 1e-9 --spacings 0.05 0.025 0.0125 "
-                    "--boxes 1 1.5 --box-spacing 0.05 -q --out " + dir.string()),
-            0);
+  ASSERT_EQ(
+      run_cli("magnet study --device cpu --r1 1 --z1 1 --tol 1e-9 --spacings 0.05 0.025 0.0125 "
+              "--boxes 1 1.5 --box-spacing 0.05 -q --out " +
+              dir.string()),
+      0);
   std::ifstream in(dir / "study.csv");
   std::stringstream text;
   text << in.rdbuf();

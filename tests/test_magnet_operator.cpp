@@ -27,7 +27,9 @@ const Harmonic harmonics[] = {
      [](double r, double z) { return -3 * z * r; },
      [](double r, double z) { return 3 * z * z - 1.5 * r * r; }},
     {"8z4-24z2r2+3r4",
-     [](double r, double z) { return 8 * std::pow(z, 4) - 24 * z * z * r * r + 3 * std::pow(r, 4); },
+     [](double r, double z) {
+       return 8 * std::pow(z, 4) - 24 * z * z * r * r + 3 * std::pow(r, 4);
+     },
      [](double r, double z) { return -48 * z * z * r + 12 * std::pow(r, 3); },
      [](double r, double z) { return 32 * std::pow(z, 3) - 48 * z * r * r; }},
 };
@@ -43,7 +45,8 @@ ProblemSpec l_shape(const Harmonic& hm, double h, double aspect, bool dirichlet)
   const int nr = int(std::lround(r1 / h)) + 1, nz = int(std::lround(z1 / (h * aspect))) + 1;
   spec.grid = Grid::box(2, {nr, nz, 1}, {0, 0, 0}, {r1, z1, 0});
   spec.grid.geometry = Geometry::axisymmetric;
-  const Expression exact = Expression::from([u = hm.u](double r, double z, double) { return u(r, z); }, hm.name);
+  const Expression exact =
+      Expression::from([u = hm.u](double r, double z, double) { return u(r, z); }, hm.name);
   spec.exact = exact;
   spec.boundaries[x_low].kind = BoundaryKind::neumann;  // the axis
   for (int f : {x_high, y_low, y_high}) {
@@ -93,8 +96,8 @@ TEST_P(AxisymmetricHarmonics, OrderTwoOrExact) {
   const Harmonic& hm = harmonics[which];
   const double e1 = solve_error(hm, 1.0 / 40, aspect, dirichlet);
   const double e2 = solve_error(hm, 1.0 / 80, aspect, dirichlet);
-  std::printf("%s %s dz/dr %.1f: max error %.3e -> %.3e\n", hm.name, dirichlet ? "dirichlet" : "neumann+cut",
-              aspect, e1, e2);
+  std::printf("%s %s dz/dr %.1f: max error %.3e -> %.3e\n", hm.name,
+              dirichlet ? "dirichlet" : "neumann+cut", aspect, e1, e2);
   if (which < 2 || (which == 2 && dirichlet)) {
     // Up to cubics in z and quadratics in r the r-weighted interior fluxes are exact;
     // only the side and cut-face flux quadrature (Neumann layout) sees the cubic.
@@ -120,7 +123,8 @@ INSTANTIATE_TEST_SUITE_P(LShape, AxisymmetricHarmonics,
 
 TEST(AxisymmetricOperator, IsSymmetric) {
   const ProblemSpec spec = l_shape(harmonics[2], 1.0 / 16, 0.5, false);
-  const Discretization<double> d = assemble_axisymmetric<double>(spec, Device::cpu, exact_flux(harmonics[2]));
+  const Discretization<double> d =
+      assemble_axisymmetric<double>(spec, Device::cpu, exact_flux(harmonics[2]));
   const StencilView<double> a = d.op.view();
   const Grid& g = spec.grid;
   int checked = 0;

@@ -15,7 +15,9 @@
 namespace gridsolve {
 namespace {
 
-ProblemSpec random_poisson(int dims, int n) { return testing::random_poisson(dims, n, 11); }
+ProblemSpec random_poisson(int dims, int n) {
+  return testing::random_poisson(dims, n, 11);
+}
 
 SolveReport run(const ProblemSpec& spec, const std::string& solver, Discretization<double>& d,
                 MultigridOptions mg = {}, double tol = 1e-8) {
@@ -62,7 +64,8 @@ TEST(Multigrid, AnyGridSizeConvergesAsFast) {
   EXPECT_LE(v22_factor(3, 50), 0.12);
 }
 
-class AgreesWithSor : public ::testing::TestWithParam<std::tuple<int, std::string, std::string, std::string>> {};
+class AgreesWithSor
+    : public ::testing::TestWithParam<std::tuple<int, std::string, std::string, std::string>> {};
 
 TEST_P(AgreesWithSor, SameDiscreteSolution) {
   const auto& [dims, sides, mask, k] = GetParam();
@@ -83,13 +86,12 @@ TEST_P(AgreesWithSor, SameDiscreteSolution) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Problems, AgreesWithSor,
-    ::testing::Values(std::make_tuple(2, "dirichlet", "none", "constant"),
-                      std::make_tuple(2, "neumann", "hole", "variable"),
-                      std::make_tuple(2, "robin", "fixed", "variable"),
-                      std::make_tuple(3, "neumann", "none", "variable"),
-                      std::make_tuple(3, "dirichlet", "hole", "constant")));
+INSTANTIATE_TEST_SUITE_P(Problems, AgreesWithSor,
+                         ::testing::Values(std::make_tuple(2, "dirichlet", "none", "constant"),
+                                           std::make_tuple(2, "neumann", "hole", "variable"),
+                                           std::make_tuple(2, "robin", "fixed", "variable"),
+                                           std::make_tuple(3, "neumann", "none", "variable"),
+                                           std::make_tuple(3, "dirichlet", "hole", "constant")));
 
 TEST(Multigrid, CycleShapesAndSmoothersAllConverge) {
   const ProblemSpec spec = random_poisson(2, 257);
@@ -97,8 +99,11 @@ TEST(Multigrid, CycleShapesAndSmoothersAllConverge) {
     std::string cycle, smoother;
     int pre, post;
     bool fmg;
-  } shapes[] = {{"V", "rb-gs", 1, 1, false}, {"W", "rb-gs", 2, 2, false}, {"F", "rb-gs", 2, 2, false},
-                {"V", "jacobi", 3, 3, false}, {"V", "rb-gs", 2, 2, true}};
+  } shapes[] = {{"V", "rb-gs", 1, 1, false},
+                {"W", "rb-gs", 2, 2, false},
+                {"F", "rb-gs", 2, 2, false},
+                {"V", "jacobi", 3, 3, false},
+                {"V", "rb-gs", 2, 2, true}};
   for (const Shape& s : shapes) {
     MultigridOptions o = MultigridOptions::parse(s.cycle, s.pre, s.post, s.smoother);
     o.full_multigrid = s.fmg;
@@ -145,8 +150,10 @@ TEST(Multigrid, PcgHandlesThousandToOneJumpWithMaskAndMixedSides) {
     EXPECT_LT(r.iterations, 30) << dims << "D";
     Discretization<double> ref;
     const SolveReport rs = run(spec, "mg", ref, {}, 1e-8);
-    EXPECT_TRUE(rs.converged) << "plain multigrid: " << rs.reason << " factor " << rs.convergence_factor;
-    std::printf("%dD jump: mgcg %d iterations, mg %d cycles (factor %.3f)\n", dims, r.iterations, rs.iterations, rs.convergence_factor);
+    EXPECT_TRUE(rs.converged) << "plain multigrid: " << rs.reason << " factor "
+                              << rs.convergence_factor;
+    std::printf("%dD jump: mgcg %d iterations, mg %d cycles (factor %.3f)\n", dims, r.iterations,
+                rs.iterations, rs.convergence_factor);
   }
 }
 
@@ -161,8 +168,11 @@ TEST(Multigrid, AllNeumannProblemIsSolvedWithZeroMeanAndOrderTwo) {
       bc.g = Expression::value(0);
     }
     const double w = 2 * std::numbers::pi;
-    spec.f = Expression::from([w](double x, double y, double) { return 2 * w * w * std::cos(w * x) * std::cos(w * y); }, "f");
-    spec.exact = Expression::from([w](double x, double y, double) { return std::cos(w * x) * std::cos(w * y); }, "u");
+    spec.f = Expression::from(
+        [w](double x, double y, double) { return 2 * w * w * std::cos(w * x) * std::cos(w * y); },
+        "f");
+    spec.exact = Expression::from(
+        [w](double x, double y, double) { return std::cos(w * x) * std::cos(w * y); }, "u");
     for (const char* name : {"mgcg", "mg"}) {
       Discretization<double> d;
       const SolveReport r = run(spec, name, d, {}, 1e-10);

@@ -45,19 +45,14 @@ TEST_P(OrderOfAccuracy, IsTwo) {
 
 INSTANTIATE_TEST_SUITE_P(
     Manufactured, OrderOfAccuracy,
-    ::testing::Values(Case{2, "dirichlet", "none", "constant", 65},
-                      Case{2, "neumann", "none", "constant", 65},
-                      Case{2, "robin", "none", "constant", 65},
-                      Case{2, "dirichlet", "none", "variable", 65},
-                      Case{2, "neumann", "none", "variable", 65},
-                      Case{2, "dirichlet", "fixed", "constant", 65},
-                      Case{2, "dirichlet", "hole", "constant", 65},
-                      Case{2, "robin", "hole", "variable", 65},
-                      Case{3, "dirichlet", "none", "constant", 17},
-                      Case{3, "neumann", "none", "variable", 17},
-                      Case{3, "robin", "none", "constant", 17},
-                      Case{3, "dirichlet", "fixed", "constant", 17},
-                      Case{3, "neumann", "hole", "constant", 17}),
+    ::testing::Values(
+        Case{2, "dirichlet", "none", "constant", 65}, Case{2, "neumann", "none", "constant", 65},
+        Case{2, "robin", "none", "constant", 65}, Case{2, "dirichlet", "none", "variable", 65},
+        Case{2, "neumann", "none", "variable", 65}, Case{2, "dirichlet", "fixed", "constant", 65},
+        Case{2, "dirichlet", "hole", "constant", 65}, Case{2, "robin", "hole", "variable", 65},
+        Case{3, "dirichlet", "none", "constant", 17}, Case{3, "neumann", "none", "variable", 17},
+        Case{3, "robin", "none", "constant", 17}, Case{3, "dirichlet", "fixed", "constant", 17},
+        Case{3, "neumann", "hole", "constant", 17}),
     name_of);
 
 }  // namespace

@@ -15,7 +15,9 @@
 namespace gridsolve {
 namespace {
 
-ProblemSpec random_problem(int dims, int n) { return testing::random_poisson(dims, n, 7); }
+ProblemSpec random_problem(int dims, int n) {
+  return testing::random_poisson(dims, n, 7);
+}
 
 ProblemSpec general_problem(int dims, int n) {
   ModelProblem m;
@@ -117,7 +119,8 @@ TEST(Solvers, OmegaOutsideRangeIsRejected) {
     make_solver<double>("sor")->solve(s.op, s.u, o);
     FAIL() << "omega 2.3 was accepted";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("omega must be in (0, 2), got 2.3"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("omega must be in (0, 2), got 2.3"), std::string::npos)
+        << e.what();
   }
 }
 
@@ -158,7 +161,8 @@ TEST(ConvergenceMonitor, StopsOnStagnation) {
   ConvergenceMonitor m(o, r);
   bool stopped = false;
   int i = 1;
-  for (; i < 10000 && !stopped; ++i) stopped = m.check(i, 1e-7 * (1 + 0.1 * ((i * 7919) % 13) / 13.0));
+  for (; i < 10000 && !stopped; ++i)
+    stopped = m.check(i, 1e-7 * (1 + 0.1 * ((i * 7919) % 13) / 13.0));
   EXPECT_TRUE(stopped);
   EXPECT_LT(i, 1000);
   EXPECT_NE(r.reason.find("stagnated"), std::string::npos) << r.reason;
@@ -210,8 +214,12 @@ void streaming_sweep_matches_generic() {
   EXPECT_GT(testing::max_abs(a), 0.1);
 }
 
-TEST(JacobiCpu, StreamingSweepMatchesGenericDouble) { streaming_sweep_matches_generic<double>(); }
-TEST(JacobiCpu, StreamingSweepMatchesGenericFloat) { streaming_sweep_matches_generic<float>(); }
+TEST(JacobiCpu, StreamingSweepMatchesGenericDouble) {
+  streaming_sweep_matches_generic<double>();
+}
+TEST(JacobiCpu, StreamingSweepMatchesGenericFloat) {
+  streaming_sweep_matches_generic<float>();
+}
 
 }  // namespace
 }  // namespace gridsolve

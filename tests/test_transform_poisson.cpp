@@ -27,7 +27,9 @@ std::vector<double> apply_operator(const TransformProblem& p, const std::vector<
     for (int b = 0; b < p.dims; ++b)
       if (b != a) c[a] *= p.h[b];
   }
-  auto id = [&](int i, int j, int k) { return std::size_t(i) + std::size_t(m0) * (j + std::size_t(m1) * k); };
+  auto id = [&](int i, int j, int k) {
+    return std::size_t(i) + std::size_t(m0) * (j + std::size_t(m1) * k);
+  };
   std::vector<double> out(u.size(), 0.0);
   for (int k = 0; k < m2; ++k)
     for (int j = 0; j < m1; ++j)
@@ -67,7 +69,8 @@ double weighted_mean(const TransformProblem& p, const std::vector<double>& u) {
         const int idx[3] = {i, j, k};
         double w = 1;
         for (int a = 0; a < p.dims; ++a)
-          w *= fast_poisson::cell_weight(fast_poisson::axis_kind(p.sides[a][0], p.sides[a][1]), m[a], idx[a]);
+          w *= fast_poisson::cell_weight(fast_poisson::axis_kind(p.sides[a][0], p.sides[a][1]),
+                                         m[a], idx[a]);
         sw += w, swu += w * u[n];
       }
   return swu / sw;
@@ -110,7 +113,8 @@ TEST(TransformPoisson, EverySidePairIn2D) {
         p.k = 2.5;
         p.sides = {sx, sy, std::array<Side, 2>{D, D}};
         EXPECT_LT(solve_error<double>(p, 11), 1e-11)
-            << int(sx[0]) << int(sx[1]) << " " << int(sy[0]) << int(sy[1]) << " m " << m[0] << "x" << m[1];
+            << int(sx[0]) << int(sx[1]) << " " << int(sy[0]) << int(sy[1]) << " m " << m[0] << "x"
+            << m[1];
       }
 }
 
@@ -124,7 +128,8 @@ TEST(TransformPoisson, EverySidePairIn3D) {
         p.h = {0.1, 0.2, 0.15};
         p.sides = {sx, sy, sz};
         EXPECT_LT(solve_error<double>(p, 5), 1e-11)
-            << int(sx[0]) << int(sx[1]) << " " << int(sy[0]) << int(sy[1]) << " " << int(sz[0]) << int(sz[1]);
+            << int(sx[0]) << int(sx[1]) << " " << int(sy[0]) << int(sy[1]) << " " << int(sz[0])
+            << int(sz[1]);
       }
 }
 

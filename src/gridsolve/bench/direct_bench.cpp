@@ -23,7 +23,8 @@ double median_ms(int repeats, F f) {
   for (int r = 0; r < repeats; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
     f();
-    t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    t.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
@@ -50,7 +51,8 @@ double cpu_copy_gbs(std::size_t bytes, int repeats, double& ms) {
 
 }  // namespace
 
-std::vector<BenchRow> run_tridiag_bench(Device d, int rows, int systems, int long_rows, int repeats) {
+std::vector<BenchRow> run_tridiag_bench(Device d, int rows, int systems, int long_rows,
+                                        int repeats) {
 #if GRIDSOLVE_HAVE_CUDA
   if (d == Device::cuda) return detail::tridiag_bench_cuda(rows, systems, long_rows, repeats);
 #endif
@@ -72,8 +74,8 @@ std::vector<BenchRow> run_tridiag_bench(Device d, int rows, int systems, int lon
   std::vector<double> la, lb, lc, ld;
   bench_data::tridiagonal(std::size_t(long_rows), la, lb, lc, ld, 2);
   for (tridiag::Method m : {tridiag::Method::thomas, tridiag::Method::partitioned}) {
-    const tridiag::Batch<double> bt{la.data(), lb.data(), lc.data(), ld.data(), long_rows, 1,
-                                    tridiag::Layout::strided};
+    const tridiag::Batch<double> bt{
+        la.data(), lb.data(), lc.data(), ld.data(), long_rows, 1, tridiag::Layout::strided};
     const double ms = median_ms(repeats, [&] { tridiag::solve(Device::cpu, bt, {m}); });
     out.push_back(row(fmt::format("{}, one system of {}", tridiag::to_string(m), long_rows), ms,
                       double(long_rows), 40.0 * long_rows, copy, "5 words/unknown"));

@@ -11,7 +11,8 @@ namespace gridsolve {
 // strided and interleaved layouts (ours; cuSPARSE gtsv2StridedBatch), and one system
 // of `long_rows` unknowns (ours, partitioned; cuSPARSE gtsv2_nopivot). Traffic counted:
 // 5 words per unknown (a, b, c, d read, x written).
-std::vector<BenchRow> run_tridiag_bench(Device d, int rows, int systems, int long_rows, int repeats);
+std::vector<BenchRow> run_tridiag_bench(Device d, int rows, int systems, int long_rows,
+                                        int repeats);
 
 // 2D Poisson, Dirichlet sides, fp64, n x n unknowns, random right-hand side: the
 // transform solver, Buneman, and the periodic cuFFT R2C + C2R pair of the same size

@@ -22,7 +22,8 @@ namespace {
 
 void check_sparse(cusparseStatus_t s, const char* what) {
   if (s != CUSPARSE_STATUS_SUCCESS)
-    throw Error(fmt::format("cuSPARSE {} failed: {}", what, cusparseGetErrorString(s)), Error::Kind::runtime);
+    throw Error(fmt::format("cuSPARSE {} failed: {}", what, cusparseGetErrorString(s)),
+                Error::Kind::runtime);
 }
 
 // Median over `repeats` of the device time of f, after two warm-up calls; `reset`
@@ -72,7 +73,8 @@ double copy_row(std::vector<BenchRow>& out, int repeats) {
   const std::size_t bytes = std::size_t(1) << 30;
   Buffer<char> a(Device::cuda, bytes), b(Device::cuda, bytes);
   cudaMemset(a.data(), 1, bytes);
-  const double ms = time_ms(repeats, [&] { cudaMemcpy(b.data(), a.data(), bytes, cudaMemcpyDeviceToDevice); });
+  const double ms =
+      time_ms(repeats, [&] { cudaMemcpy(b.data(), a.data(), bytes, cudaMemcpyDeviceToDevice); });
   const double gbs = 2.0 * bytes / (ms * 1e6);
   out.push_back(row("copy (cudaMemcpy, 1 GiB)", "-", ms, 0, 2.0 * bytes, gbs, "read + write"));
   return gbs;
@@ -93,19 +95,28 @@ std::vector<BenchRow> tridiag_bench_cuda(int rows, int systems, int long_rows, i
   const std::size_t size = std::size_t(rows) * systems;
   std::vector<double> a, b, c, d;
   bench_data::tridiagonal(size, a, b, c, d, 1);
-  for (int s = 0; s < systems; ++s) a[std::size_t(s) * rows] = 0, c[std::size_t(s) * rows + rows - 1] = 0;
-  Buffer<double> da = upload(a), db = upload(b), dc = upload(c), dd = upload(d), dx(Device::cuda, size);
+  for (int s = 0; s < systems; ++s)
+    a[std::size_t(s) * rows] = 0, c[std::size_t(s) * rows + rows - 1] = 0;
+  Buffer<double> da = upload(a), db = upload(b), dc = upload(c), dd = upload(d),
+                 dx(Device::cuda, size);
   auto reset = [&] { cudaMemcpyAsync(dx.data(), dd.data(), size * 8, cudaMemcpyDeviceToDevice); };
   const double bytes = 40.0 * size;
   const std::string shape = fmt::format("{} x {}", systems, rows);
   using tridiag::Layout;
   using tridiag::Method;
   auto ours = [&](Layout layout, Method m) {
-    const tridiag::Batch<double> bt{da.data(), db.data(), dc.data(), dx.data(), rows, systems, layout};
+    const tridiag::Batch<double> bt{da.data(), db.data(), dc.data(), dx.data(),
+                                    rows,      systems,   layout};
     tridiag::solve(Device::cuda, bt, {m, true});  // checks the pivots once
-    const double ms = time_ms(repeats, [&] { tridiag::solve(Device::cuda, bt, {m, false}); }, reset);
-    out.push_back(row(fmt::format("ours {}, {} {}", tridiag::to_string(m), shape, tridiag::to_string(layout)),
-                      "fp64", ms, double(size), bytes, copy, "5 words/unknown"));
+    const double ms = time_ms(
+        repeats,
+        [&] {
+          tridiag::solve(Device::cuda, bt, {m, false});
+        },
+        reset);
+    out.push_back(
+        row(fmt::format("ours {}, {} {}", tridiag::to_string(m), shape, tridiag::to_string(layout)),
+            "fp64", ms, double(size), bytes, copy, "5 words/unknown"));
   };
   // The pipelined Thomas in both layouts (`auto` takes it for interleaved batches), and
   // the one-block-per-system CR-PCR where a system fits in shared memory.
@@ -118,45 +129,53 @@ std::vector<BenchRow> tridiag_bench_cuda(int rows, int systems, int long_rows, i
   cusparseHandle_t h;
   check_sparse(cusparseCreate(&h), "create");
   std::size_t buf = 0;
-  check_sparse(cusparseDgtsv2StridedBatch_bufferSizeExt(h, rows, da.data(), db.data(), dc.data(), dx.data(),
-                                                       systems, rows, &buf),
+  check_sparse(cusparseDgtsv2StridedBatch_bufferSizeExt(h, rows, da.data(), db.data(), dc.data(),
+                                                        dx.data(), systems, rows, &buf),
                "gtsv2StridedBatch buffer size");
   Buffer<char> work(Device::cuda, std::max<std::size_t>(buf, 1));
   const double sp = time_ms(
       repeats,
       [&] {
-        check_sparse(cusparseDgtsv2StridedBatch(h, rows, da.data(), db.data(), dc.data(), dx.data(), systems,
-                                                rows, work.data()),
+        check_sparse(cusparseDgtsv2StridedBatch(h, rows, da.data(), db.data(), dc.data(), dx.data(),
+                                                systems, rows, work.data()),
                      "gtsv2StridedBatch");
       },
       reset);
-  out.push_back(row(fmt::format("cuSPARSE gtsv2StridedBatch, {} strided", shape), "fp64", sp, double(size),
-                    bytes, copy, "5 words/unknown"));
+  out.push_back(row(fmt::format("cuSPARSE gtsv2StridedBatch, {} strided", shape), "fp64", sp,
+                    double(size), bytes, copy, "5 words/unknown"));
 
   // One long system.
   std::vector<double> la, lb, lc, ld;
   bench_data::tridiagonal(std::size_t(long_rows), la, lb, lc, ld, 2);
   la[0] = 0, lc[std::size_t(long_rows) - 1] = 0;
-  Buffer<double> ea = upload(la), eb = upload(lb), ec = upload(lc), ed = upload(ld), ex(Device::cuda, ld.size());
-  auto reset_long = [&] { cudaMemcpyAsync(ex.data(), ed.data(), ld.size() * 8, cudaMemcpyDeviceToDevice); };
+  Buffer<double> ea = upload(la), eb = upload(lb), ec = upload(lc), ed = upload(ld),
+                 ex(Device::cuda, ld.size());
+  auto reset_long = [&] {
+    cudaMemcpyAsync(ex.data(), ed.data(), ld.size() * 8, cudaMemcpyDeviceToDevice);
+  };
   const double lbytes = 40.0 * long_rows;
   {
-    const tridiag::Batch<double> bt{ea.data(), eb.data(), ec.data(), ex.data(), long_rows, 1, Layout::strided};
+    const tridiag::Batch<double> bt{ea.data(), eb.data(), ec.data(),      ex.data(),
+                                    long_rows, 1,         Layout::strided};
     tridiag::solve(Device::cuda, bt, {Method::partitioned, true});
-    const double ms = time_ms(repeats, [&] { tridiag::solve(Device::cuda, bt, {Method::partitioned, false}); },
-                              reset_long);
+    const double ms = time_ms(
+        repeats,
+        [&] {
+          tridiag::solve(Device::cuda, bt, {Method::partitioned, false});
+        },
+        reset_long);
     out.push_back(row(fmt::format("ours partitioned, one system of {}", long_rows), "fp64", ms,
                       double(long_rows), lbytes, copy, "5 words/unknown"));
   }
-  check_sparse(cusparseDgtsv2_nopivot_bufferSizeExt(h, long_rows, 1, ea.data(), eb.data(), ec.data(), ex.data(),
-                                                   long_rows, &buf),
+  check_sparse(cusparseDgtsv2_nopivot_bufferSizeExt(h, long_rows, 1, ea.data(), eb.data(),
+                                                    ec.data(), ex.data(), long_rows, &buf),
                "gtsv2_nopivot buffer size");
   Buffer<char> lwork(Device::cuda, std::max<std::size_t>(buf, 1));
   const double lsp = time_ms(
       repeats,
       [&] {
-        check_sparse(cusparseDgtsv2_nopivot(h, long_rows, 1, ea.data(), eb.data(), ec.data(), ex.data(),
-                                            long_rows, lwork.data()),
+        check_sparse(cusparseDgtsv2_nopivot(h, long_rows, 1, ea.data(), eb.data(), ec.data(),
+                                            ex.data(), long_rows, lwork.data()),
                      "gtsv2_nopivot");
       },
       reset_long);
@@ -178,13 +197,15 @@ std::vector<BenchRow> poisson_bench_cuda(int n, int repeats) {
   p.h = {1.0 / (n + 1), 1.0 / (n + 1), 1};
   {
     fast_poisson::TransformPoisson<double> fft(Device::cuda, p);
-    const double ms = time_ms(repeats, [&] { fft.solve(x.data()); }, reset);
-    out.push_back(row(fmt::format("ours fft (sine transform + lines), {}^2", n), "fp64", ms, double(size),
-                      bytes, copy, "2 words/unknown"));
+    const double ms = time_ms(
+        repeats, [&] { fft.solve(x.data()); }, reset);
+    out.push_back(row(fmt::format("ours fft (sine transform + lines), {}^2", n), "fp64", ms,
+                      double(size), bytes, copy, "2 words/unknown"));
   }
   if (buneman::BlockCyclicReduction<double>::rows_allowed(n)) {
     buneman::BlockCyclicReduction<double> bcr(Device::cuda, n, n, 4, 1, 1);
-    const double ms = time_ms(repeats, [&] { bcr.solve(x.data()); }, reset);
+    const double ms = time_ms(
+        repeats, [&] { bcr.solve(x.data()); }, reset);
     out.push_back(row(fmt::format("ours buneman, {}^2", n), "fp64", ms, double(size), bytes, copy,
                       "2 words/unknown"));
   }
@@ -195,7 +216,8 @@ std::vector<BenchRow> poisson_bench_cuda(int n, int repeats) {
   cudaMemset(real.data(), 0, std::size_t(np) * np * 8);
   copy_bytes(real.data(), Device::cuda, rhs.data(), Device::cuda, size * 8);
   cufftHandle f, b;
-  if (cufftPlan2d(&f, np, np, CUFFT_D2Z) != CUFFT_SUCCESS || cufftPlan2d(&b, np, np, CUFFT_Z2D) != CUFFT_SUCCESS)
+  if (cufftPlan2d(&f, np, np, CUFFT_D2Z) != CUFFT_SUCCESS ||
+      cufftPlan2d(&b, np, np, CUFFT_Z2D) != CUFFT_SUCCESS)
     throw Error("cuFFT plan failed", Error::Kind::runtime);
   const double ms = time_ms(repeats, [&] {
     cufftExecD2Z(f, real.data(), spec.data());

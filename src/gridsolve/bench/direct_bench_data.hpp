@@ -17,7 +17,8 @@ void tridiagonal(std::size_t size, std::vector<T>& a, std::vector<T>& b, std::ve
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   for (std::size_t i = 0; i < size; ++i) {
     a[i] = T(u(rng)), c[i] = T(u(rng)), d[i] = T(u(rng));
-    b[i] = T((u(rng) < 0 ? -1 : 1) * (std::abs(double(a[i])) + std::abs(double(c[i])) + 1.0 + std::abs(u(rng))));
+    b[i] = T((u(rng) < 0 ? -1 : 1) *
+             (std::abs(double(a[i])) + std::abs(double(c[i])) + 1.0 + std::abs(u(rng))));
   }
 }
 

@@ -91,7 +91,8 @@ std::vector<MultigridBenchRow> run_hypre_peer(const std::string& gridsolve_path,
     return {};
   }
   std::string cmd = fmt::format("'{}' {} {}", peer.string(), unknowns, tolerance);
-  if (ranks > 1) cmd = fmt::format("mpirun --allow-run-as-root --oversubscribe -np {} {}", ranks, cmd);
+  if (ranks > 1)
+    cmd = fmt::format("mpirun --allow-run-as-root --oversubscribe -np {} {}", ranks, cmd);
   cmd += " 2>/dev/null";
   std::unique_ptr<FILE, int (*)(FILE*)> p(popen(cmd.c_str(), "r"), pclose);
   if (!p) {
@@ -104,7 +105,8 @@ std::vector<MultigridBenchRow> run_hypre_peer(const std::string& gridsolve_path,
   while (std::fgets(line.data(), int(line.size()), p.get())) {
     int n = 0, r = 0, it = 0;
     double setup = 0, solve = 0, res = 0;
-    if (std::sscanf(line.data(), "hypre_pfmg_pcg n=%d ranks=%d setup_s=%lf solve_s=%lf iterations=%d relres=%lf",
+    if (std::sscanf(line.data(),
+                    "hypre_pfmg_pcg n=%d ranks=%d setup_s=%lf solve_s=%lf iterations=%d relres=%lf",
                     &n, &r, &setup, &solve, &it, &res) == 6) {
       row.solver = fmt::format("HYPRE PFMG-PCG ({} rank{})", r, r > 1 ? "s" : "");
       row.device = "cpu";

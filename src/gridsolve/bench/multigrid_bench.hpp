@@ -9,12 +9,12 @@
 namespace gridsolve {
 
 struct MultigridBenchRow {
-  std::string solver;      // "mg", "mgcg", or the peer's name
+  std::string solver;  // "mg", "mgcg", or the peer's name
   std::string device;
   std::string precision;
   int dims = 2;
   int unknowns_per_side = 0;
-  double seconds = 0;      // setup (hierarchy) + solve, median of the repeats
+  double seconds = 0;  // setup (hierarchy) + solve, median of the repeats
   int iterations = 0;
   double relative_residual = 0;
   double convergence_factor = 0;

@@ -88,7 +88,8 @@ double time_host_ms(int repeats, F&& f) {
   for (int r = 0; r < repeats; ++r) {
     const auto a = std::chrono::steady_clock::now();
     f();
-    t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count());
+    t.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count());
   }
   return median(t);
 }
@@ -102,13 +103,14 @@ BenchRow cpu_copy(int repeats) {
   const double ms = time_host_ms(repeats, [&] {
 #pragma omp parallel
     {
-      const std::size_t t = std::size_t(omp_get_thread_num()), nt = std::size_t(omp_get_num_threads());
+      const std::size_t t = std::size_t(omp_get_thread_num()),
+                        nt = std::size_t(omp_get_num_threads());
       const std::size_t lo = bytes * t / nt, hi = bytes * (t + 1) / nt;
       std::memcpy(dst.data() + lo, src.data() + lo, hi - lo);
     }
   });
-  BenchRow r = make_row(fmt::format("memcpy, {} threads", cpu_threads()), "-", ms, 0, 0, 0,
-                        "read + write");
+  BenchRow r =
+      make_row(fmt::format("memcpy, {} threads", cpu_threads()), "-", ms, 0, 0, 0, "read + write");
   r.gbytes_per_s = 2.0 * double(bytes) / (ms * 1e-3) / 1e9;
   r.gcells_per_s = 0;
   r.fraction_of_copy = 1;
@@ -126,8 +128,8 @@ void cpu_rows(int n, int repeats, double copy_gbs, std::vector<BenchRow>& rows) 
     jacobi_sweep_generic(op, flip ? b : a, flip ? a : b, T(1));
     flip = !flip;
   });
-  rows.push_back(make_row("jacobi sweep, CPU rows, streaming stores", prec, jac, cells, 2.0 * sizeof(T),
-                          copy_gbs, jacobi_traffic));
+  rows.push_back(make_row("jacobi sweep, CPU rows, streaming stores", prec, jac, cells,
+                          2.0 * sizeof(T), copy_gbs, jacobi_traffic));
   const double rb = time_host_ms(repeats, [&] { red_black_iteration_generic(op, a, T(1.5)); });
   rows.push_back(make_row("red-black SOR iteration, generic natural", prec, rb, cells,
                           3.0 * sizeof(T), copy_gbs, sor_traffic));

@@ -13,7 +13,7 @@ namespace gridsolve::bench_detail {
 namespace {
 
 class Events {
-public:
+ public:
   Events() {
     cuda::check(cudaEventCreate(&start_), "event creation");
     cuda::check(cudaEventCreate(&stop_), "event creation");
@@ -44,7 +44,7 @@ public:
     return median(t);
   }
 
-private:
+ private:
   cudaEvent_t start_{}, stop_{};
 };
 
@@ -100,24 +100,22 @@ void cuda_rows(Events& ev, int n, int repeats, double copy_gbs, std::vector<Benc
     };
   };
   const double tuned = ev.median_ms(repeats, ping([&](const Field<T>& x, Field<T>& y) {
-    tuned::jacobi_sweep(op, x, y, T(1), nullptr);
-  }));
+                                      tuned::jacobi_sweep(op, x, y, T(1), nullptr);
+                                    }));
   rows.push_back(make_row("jacobi sweep, tuned", prec, tuned, cells, jb, copy_gbs, jacobi_traffic));
-  const double plain = ev.median_ms(repeats, ping([&](const Field<T>& x, Field<T>& y) {
-    plain_jacobi(op, x, y);
-  }));
-  rows.push_back(make_row("jacobi sweep, plain kernel 32x8 (peer)", prec, plain, cells, jb, copy_gbs,
-                          jacobi_traffic));
-  const double generic = ev.median_ms(repeats, ping([&](const Field<T>& x, Field<T>& y) {
-    jacobi_sweep_generic(op, x, y, T(1));
-  }));
+  const double plain =
+      ev.median_ms(repeats, ping([&](const Field<T>& x, Field<T>& y) { plain_jacobi(op, x, y); }));
+  rows.push_back(make_row("jacobi sweep, plain kernel 32x8 (peer)", prec, plain, cells, jb,
+                          copy_gbs, jacobi_traffic));
+  const double generic = ev.median_ms(
+      repeats, ping([&](const Field<T>& x, Field<T>& y) { jacobi_sweep_generic(op, x, y, T(1)); }));
   rows.push_back(make_row("jacobi sweep, generic for_each", prec, generic, cells, jb, copy_gbs,
                           jacobi_traffic));
   {
     tuned::ColouredSor<T> sor(op, a);
     const double ms = ev.median_ms(repeats, [&] { sor.iterate(T(1.5), 1); });
-    rows.push_back(make_row("red-black SOR iteration, tuned coloured", prec, ms, cells, sb, copy_gbs,
-                            sor_traffic));
+    rows.push_back(make_row("red-black SOR iteration, tuned coloured", prec, ms, cells, sb,
+                            copy_gbs, sor_traffic));
   }
   const double rb = ev.median_ms(repeats, [&] { red_black_iteration_generic(op, a, T(1.5)); });
   rows.push_back(make_row("red-black SOR iteration, generic natural", prec, rb, cells, sb, copy_gbs,

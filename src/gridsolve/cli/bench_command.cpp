@@ -17,9 +17,11 @@
 namespace gridsolve::cli {
 
 void add_bench_options(CLI::App* app, BenchSettings& s) {
-  app->add_option("what", s.what, "stencil: Jacobi sweep and red-black SOR iteration; tridiag: batched and long "
-                  "tridiagonal solves against cuSPARSE; poisson: fast Poisson solvers against cuFFT; "
-                  "mg: multigrid time to solution against HYPRE")
+  app->add_option(
+         "what", s.what,
+         "stencil: Jacobi sweep and red-black SOR iteration; tridiag: batched and long "
+         "tridiagonal solves against cuSPARSE; poisson: fast Poisson solvers against cuFFT; "
+         "mg: multigrid time to solution against HYPRE")
       ->capture_default_str();
   app->add_option("--n", s.n, "nodes per side of the square grid")->capture_default_str();
   app->add_option("--repeats", s.repeats, "timed repetitions (the median is reported)")
@@ -48,14 +50,21 @@ int bench_command(const BenchSettings& s) {
   for (const BenchRow& r : rows) {
     fmt::print("{:<44} {:>6} {:>10.4f} {:>10.2f} {:>10.1f} {:>7.1f}%  {}\n", r.name, r.precision,
                r.ms, r.gcells_per_s, r.gbytes_per_s, 100 * r.fraction_of_copy, r.traffic);
-    out.push_back({{"kernel", r.name}, {"precision", r.precision}, {"ms", r.ms},
-                   {"gcells_per_s", r.gcells_per_s}, {"gbytes_per_s", r.gbytes_per_s},
-                   {"fraction_of_copy", r.fraction_of_copy}, {"traffic", r.traffic}});
+    out.push_back({{"kernel", r.name},
+                   {"precision", r.precision},
+                   {"ms", r.ms},
+                   {"gcells_per_s", r.gcells_per_s},
+                   {"gbytes_per_s", r.gbytes_per_s},
+                   {"fraction_of_copy", r.fraction_of_copy},
+                   {"traffic", r.traffic}});
   }
   if (!s.out.empty()) {
     std::filesystem::create_directories(s.out);
-    nlohmann::json doc = {{"bench", "stencil"}, {"n", s.n}, {"device", to_string(device)},
-                          {"repeats", s.repeats}, {"rows", out}};
+    nlohmann::json doc = {{"bench", "stencil"},
+                          {"n", s.n},
+                          {"device", to_string(device)},
+                          {"repeats", s.repeats},
+                          {"rows", out}};
     write_json_file(s.out + "/bench.json", doc);
   }
   return 0;

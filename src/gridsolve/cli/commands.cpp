@@ -40,15 +40,21 @@ void add_solver_options(CLI::App* app, RunSettings& s, std::string& rule) {
   app->add_option("--omega", s.options.omega, "SOR factor in (0, 2); 0 picks the optimum")
       ->capture_default_str();
   app->add_option("--weight", s.options.weight, "Jacobi damping in (0, 1]")->capture_default_str();
-  app->add_flag("--generic", [&s](std::int64_t) { s.options.tuned = false; },
-                "use the generic loop bodies instead of the tuned GPU kernels");
-  app->add_option("--cycle", s.multigrid.cycle, "multigrid cycle: V | W | F")->capture_default_str();
-  app->add_option("--pre", s.multigrid.pre_smooth, "multigrid pre-smoothing sweeps")->capture_default_str();
-  app->add_option("--post", s.multigrid.post_smooth, "multigrid post-smoothing sweeps")->capture_default_str();
+  app->add_flag(
+      "--generic", [&s](std::int64_t) { s.options.tuned = false; },
+      "use the generic loop bodies instead of the tuned GPU kernels");
+  app->add_option("--cycle", s.multigrid.cycle, "multigrid cycle: V | W | F")
+      ->capture_default_str();
+  app->add_option("--pre", s.multigrid.pre_smooth, "multigrid pre-smoothing sweeps")
+      ->capture_default_str();
+  app->add_option("--post", s.multigrid.post_smooth, "multigrid post-smoothing sweeps")
+      ->capture_default_str();
   app->add_option("--smoother", s.multigrid.smoother, "multigrid smoother: rb-gs | jacobi")
       ->capture_default_str();
-  app->add_flag("--fmg", s.multigrid.full_multigrid, "multigrid: start from a full-multigrid guess");
-  app->add_option("--out", s.out, "folder for summary.json, history.csv and the solution (HDF5 + XDMF)");
+  app->add_flag("--fmg", s.multigrid.full_multigrid,
+                "multigrid: start from a full-multigrid guess");
+  app->add_option("--out", s.out,
+                  "folder for summary.json, history.csv and the solution (HDF5 + XDMF)");
   app->add_flag("-q,--quiet", s.quiet, "print nothing but errors");
 }
 
@@ -75,16 +81,19 @@ int run(int argc, char** argv) {
   std::string poisson_rule = "residual";
   ModelProblem model;
   CLI::App* poisson = app.add_subcommand(
-      "poisson", "model Poisson problems: manufactured solutions (checked against the exact "
-                 "answer) or a random right-hand side");
+      "poisson",
+      "model Poisson problems: manufactured solutions (checked against the exact "
+      "answer) or a random right-hand side");
   poisson->add_option("--n", model.n, "nodes per side")->capture_default_str();
   poisson->add_option("--dims", model.dims, "2 or 3")->capture_default_str();
-  poisson->add_option("--sides", model.sides,
-                      "dirichlet | neumann (low sides Neumann, high sides Dirichlet) | robin")
+  poisson
+      ->add_option("--sides", model.sides,
+                   "dirichlet | neumann (low sides Neumann, high sides Dirichlet) | robin")
       ->capture_default_str();
-  poisson->add_option("--mask", model.mask,
-                      "none | fixed (L-shape, fixed re-entrant sides) | hole (L-shape, "
-                      "insulated re-entrant sides)")
+  poisson
+      ->add_option("--mask", model.mask,
+                   "none | fixed (L-shape, fixed re-entrant sides) | hole (L-shape, "
+                   "insulated re-entrant sides)")
       ->capture_default_str();
   poisson->add_option("--k", model.coefficient, "constant | variable")->capture_default_str();
   poisson->add_option("--rhs", model.rhs, "manufactured | random")->capture_default_str();
@@ -131,7 +140,8 @@ int run(int argc, char** argv) {
 
   // bench
   BenchSettings bench_settings;
-  CLI::App* bench = app.add_subcommand("bench", "measure kernels against the copy bandwidth and peers");
+  CLI::App* bench =
+      app.add_subcommand("bench", "measure kernels against the copy bandwidth and peers");
   add_bench_options(bench, bench_settings);
 
   try {
@@ -144,7 +154,8 @@ int run(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "gridsolve: %s\n", e.what());
-    std::fprintf(stderr, "run 'gridsolve --help' or 'gridsolve <command> --help' for the options\n");
+    std::fprintf(stderr,
+                 "run 'gridsolve --help' or 'gridsolve <command> --help' for the options\n");
     return exit_bad_input;
   }
 

@@ -25,22 +25,29 @@ int direct_bench_command(const BenchSettings& s) {
   std::string device_name = to_string(device);
   if (device == Device::cuda && !cuda_devices().empty()) device_name = cuda_devices().front().name;
   if (tridiag)
-    fmt::print("gridsolve bench tridiag: {} systems x {} rows and one system of {} on {}, median of {} runs\n",
-               n, n, long_rows, device_name, s.repeats);
+    fmt::print(
+        "gridsolve bench tridiag: {} systems x {} rows and one system of {} on {}, median of {} "
+        "runs\n",
+        n, n, long_rows, device_name, s.repeats);
   else
-    fmt::print("gridsolve bench poisson: {} x {} unknowns, Dirichlet sides, on {}, median of {} runs\n", n, n,
-               device_name, s.repeats);
-  const std::vector<BenchRow> rows =
-      tridiag ? run_tridiag_bench(device, n, n, long_rows, s.repeats) : run_poisson_bench(device, n, s.repeats);
+    fmt::print(
+        "gridsolve bench poisson: {} x {} unknowns, Dirichlet sides, on {}, median of {} runs\n", n,
+        n, device_name, s.repeats);
+  const std::vector<BenchRow> rows = tridiag ? run_tridiag_bench(device, n, n, long_rows, s.repeats)
+                                             : run_poisson_bench(device, n, s.repeats);
   fmt::print("{:<58} {:>5} {:>10} {:>9} {:>9} {:>8}  {}\n", "kernel", "prec", "ms", "G/s", "GB/s",
              "of copy", "traffic counted");
   nlohmann::json out = nlohmann::json::array();
   for (const BenchRow& r : rows) {
-    fmt::print("{:<58} {:>5} {:>10.4f} {:>9.2f} {:>9.1f} {:>7.1f}%  {}\n", r.name, r.precision, r.ms,
-               r.gcells_per_s, r.gbytes_per_s, 100 * r.fraction_of_copy, r.traffic);
-    out.push_back({{"kernel", r.name}, {"precision", r.precision}, {"ms", r.ms},
-                   {"g_per_s", r.gcells_per_s}, {"gbytes_per_s", r.gbytes_per_s},
-                   {"fraction_of_copy", r.fraction_of_copy}, {"traffic", r.traffic}});
+    fmt::print("{:<58} {:>5} {:>10.4f} {:>9.2f} {:>9.1f} {:>7.1f}%  {}\n", r.name, r.precision,
+               r.ms, r.gcells_per_s, r.gbytes_per_s, 100 * r.fraction_of_copy, r.traffic);
+    out.push_back({{"kernel", r.name},
+                   {"precision", r.precision},
+                   {"ms", r.ms},
+                   {"g_per_s", r.gcells_per_s},
+                   {"gbytes_per_s", r.gbytes_per_s},
+                   {"fraction_of_copy", r.fraction_of_copy},
+                   {"traffic", r.traffic}});
   }
   // Ratios against the peer of the same job (names say which).
   auto find = [&](const std::string& part) -> const BenchRow* {
@@ -63,7 +70,10 @@ int direct_bench_command(const BenchSettings& s) {
   }
   if (!s.out.empty()) {
     std::filesystem::create_directories(s.out);
-    nlohmann::json doc = {{"bench", s.what}, {"n", n}, {"device", device_name}, {"repeats", s.repeats},
+    nlohmann::json doc = {{"bench", s.what},
+                          {"n", n},
+                          {"device", device_name},
+                          {"repeats", s.repeats},
                           {"rows", out}};
     write_json_file(s.out + "/bench.json", doc);
   }

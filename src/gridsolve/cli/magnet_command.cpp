@@ -26,7 +26,8 @@ using namespace gridsolve::magnet;
 namespace {
 
 void add_design_options(CLI::App* a, MagnetArguments& m) {
-  a->add_option("--config", m.config, "TOML file with [magnet], [solver], [study], [output] (docs/magnet.md)");
+  a->add_option("--config", m.config,
+                "TOML file with [magnet], [solver], [study], [output] (docs/magnet.md)");
   a->add_option("--r0", m.r0, "magnet radius, m (default 0.25)");
   a->add_option("--z0", m.z0, "magnet half-height, m (default 0.5)");
   a->add_option("--r1", m.r1, "outer superconducting box radius, m (default 2)");
@@ -36,12 +37,17 @@ void add_design_options(CLI::App* a, MagnetArguments& m) {
   a->add_option("--dz", m.dz, "axial mesh spacing, m");
   a->add_option("--B", m.B, "target field inside the magnet, T (default 0.008)");
   a->add_option("--wires,-N", m.wires, "wires per half (default 10)");
-  a->add_option("--axis-span", m.axis_span, "central length of the axis for homogeneity, m (default 0.4)");
+  a->add_option("--axis-span", m.axis_span,
+                "central length of the axis for homogeneity, m (default 0.4)");
   a->add_option("--sphere", m.sphere_radius, "radius of the homogeneity sphere, m (default 0.1)");
-  a->add_option("--solver", m.solver, fmt::format("solver (default {}; sor is the source's method)", default_magnet_solver()));
+  a->add_option(
+      "--solver", m.solver,
+      fmt::format("solver (default {}; sor is the source's method)", default_magnet_solver()));
   a->add_option("--device", m.device, "auto | cpu | cuda (default auto)");
   a->add_option("--precision", m.precision, "double | float (default double)");
-  a->add_option("--tol", m.tol, "relative residual to stop at (default 0.5e-6, the source's rule; float: 1e-5 with mg, 1e-3 otherwise)");
+  a->add_option("--tol", m.tol,
+                "relative residual to stop at (default 0.5e-6, the source's rule; float: 1e-5 with "
+                "mg, 1e-3 otherwise)");
   a->add_option("--max-iter", m.max_iter, "iteration cap");
   a->add_option("--omega", m.omega, "SOR factor (default: the source's estimate)");
   a->add_option("--out", m.out, "output folder (default magnet-out)");
@@ -100,8 +106,8 @@ MagnetSolveSettings solve_settings(const MagnetConfig& c, bool quiet) {
   s.options.validate();
   if (!quiet)
     s.options.on_progress = [](const ProgressInfo& p) {
-      std::fprintf(stderr, "  iteration %8d   relative residual %.3e   %.1f s\n", p.iteration, p.value,
-                   p.seconds);
+      std::fprintf(stderr, "  iteration %8d   relative residual %.3e   %.1f s\n", p.iteration,
+                   p.value, p.seconds);
     };
   return s;
 }
@@ -110,25 +116,32 @@ void print_design(const MagnetResult& r, const std::string& out) {
   const MagnetDesign& d = r.design;
   const SolveReport& rep = r.field.report;
   fmt::print("gridsolve magnet: {}\n", d.describe());
-  fmt::print("  grid         {} x {} nodes (r x z), {} unknowns\n", r.field.grid.n[0], r.field.grid.n[1],
-             r.field.unknowns);
+  fmt::print("  grid         {} x {} nodes (r x z), {} unknowns\n", r.field.grid.n[0],
+             r.field.grid.n[1], r.field.unknowns);
   fmt::print("  solver       {} ({} kernel){}, {} on {}\n", rep.solver, rep.kernel,
-             rep.omega > 0 ? fmt::format(", omega {:.6f}", rep.omega) : "", r.field.precision, r.field.device);
+             rep.omega > 0 ? fmt::format(", omega {:.6f}", rep.omega) : "", r.field.precision,
+             r.field.device);
   fmt::print("  result       {}\n", rep.reason);
-  fmt::print("  iterations   {}, relative residual {:.3e}\n", rep.iterations, rep.relative_residual);
-  fmt::print("  time         {:.3f} s solve, {:.3f} s assembly, {:.3f} s post-processing\n", rep.seconds,
-             r.field.assembly_seconds, r.post_seconds);
+  fmt::print("  iterations   {}, relative residual {:.3e}\n", rep.iterations,
+             rep.relative_residual);
+  fmt::print("  time         {:.3f} s solve, {:.3f} s assembly, {:.3f} s post-processing\n",
+             rep.seconds, r.field.assembly_seconds, r.post_seconds);
   if (device_bytes_peak() > 0)
-    fmt::print("  GPU memory   {:.2f} GiB at the peak\n", double(device_bytes_peak()) / 1073741824.0);
-  fmt::print("  current      I = {:.2f} A on the upper half (dPhi at the cap centre)\n", r.jump.total_current);
-  fmt::print("  wires        {} per half, {:.3f} A each; upper half (r, z) in m:\n", d.wires, r.quality.wire_current);
-  for (const Wire& w : r.wires) fmt::print("    {:3d}  {:<4}  r = {:.4f}  z = {:.4f}\n", w.index, w.surface, w.r, w.z);
-  fmt::print("  field        B(0) = {:.6f} mT from the wires ({:+.3f} % of the target {} mT)\n", r.quality.b0 * 1e3,
-             (r.quality.b0 / d.B - 1) * 100, d.B * 1e3);
+    fmt::print("  GPU memory   {:.2f} GiB at the peak\n",
+               double(device_bytes_peak()) / 1073741824.0);
+  fmt::print("  current      I = {:.2f} A on the upper half (dPhi at the cap centre)\n",
+             r.jump.total_current);
+  fmt::print("  wires        {} per half, {:.3f} A each; upper half (r, z) in m:\n", d.wires,
+             r.quality.wire_current);
+  for (const Wire& w : r.wires)
+    fmt::print("    {:3d}  {:<4}  r = {:.4f}  z = {:.4f}\n", w.index, w.surface, w.r, w.z);
+  fmt::print("  field        B(0) = {:.6f} mT from the wires ({:+.3f} % of the target {} mT)\n",
+             r.quality.b0 * 1e3, (r.quality.b0 / d.B - 1) * 100, d.B * 1e3);
   fmt::print("  efficiency   B(0) / I = {:.5f} mT/A\n", r.quality.efficiency * 1e3);
-  fmt::print("  homogeneity  {:.1f} ppm peak to peak over the central {:.0f} cm of the axis; "
-             "{:.1f} ppm over a sphere of radius {:.0f} cm\n",
-             r.quality.axis_ppm, d.axis_span * 100, r.quality.sphere_ppm, d.sphere_radius * 100);
+  fmt::print(
+      "  homogeneity  {:.1f} ppm peak to peak over the central {:.0f} cm of the axis; "
+      "{:.1f} ppm over a sphere of radius {:.0f} cm\n",
+      r.quality.axis_ppm, d.axis_span * 100, r.quality.sphere_ppm, d.sphere_radius * 100);
   if (!out.empty()) fmt::print("  results      {}/\n", out);
 }
 
@@ -140,39 +153,49 @@ int design(const MagnetArguments& m) {
   nlohmann::json extra;
   extra["files"]["data"] = write_magnet_data(c.out, r);
   PlotOutcome plots;
-  if (!m.no_plots) plots = write_magnet_plots(c.out, r);
-  else plots.problem = "plots not requested (--no-plots)";
+  if (!m.no_plots)
+    plots = write_magnet_plots(c.out, r);
+  else
+    plots.problem = "plots not requested (--no-plots)";
   extra["files"]["plots"] = plots.written;
-  extra["plots_problem"] = plots.problem.empty() ? nlohmann::json(nullptr) : nlohmann::json(plots.problem);
+  extra["plots_problem"] =
+      plots.problem.empty() ? nlohmann::json(nullptr) : nlohmann::json(plots.problem);
   write_magnet_summary(c.out, r, extra);
   if (!m.quiet) {
     print_design(r, c.out);
     if (!plots.written.empty()) fmt::print("  plots        {}\n", fmt::join(plots.written, ", "));
   }
-  if (!plots.problem.empty() && !m.no_plots) std::fprintf(stderr, "gridsolve magnet: %s\n", plots.problem.c_str());
+  if (!plots.problem.empty() && !m.no_plots)
+    std::fprintf(stderr, "gridsolve magnet: %s\n", plots.problem.c_str());
   return r.field.report.converged ? exit_ok : exit_not_converged;
 }
 
 std::string study_csv(const std::vector<StudyStep>& steps) {
-  std::string out = "sweep,h,r1,z1,nodes_r,nodes_z,iterations,seconds,converged,total_current,"
-                    "current_change,dphi_change,order,current_order\n";
+  std::string out =
+      "sweep,h,r1,z1,nodes_r,nodes_z,iterations,seconds,converged,total_current,"
+      "current_change,dphi_change,order,current_order\n";
   auto num = [](double v) { return std::isfinite(v) ? fmt::format("{}", v) : std::string(); };
   for (const StudyStep& s : steps)
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", s.sweep, s.h, s.r1, s.z1, s.nodes_r,
-                       s.nodes_z, s.iterations, s.seconds, s.converged, s.total_current,
-                       num(s.current_change), num(s.dphi_change), num(s.order), num(s.current_order));
+    out +=
+        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", s.sweep, s.h, s.r1, s.z1,
+                    s.nodes_r, s.nodes_z, s.iterations, s.seconds, s.converged, s.total_current,
+                    num(s.current_change), num(s.dphi_change), num(s.order), num(s.current_order));
   return out;
 }
 
 void print_steps(const std::vector<StudyStep>& steps) {
-  fmt::print("  {:>8} {:>6} {:>6} {:>11} {:>7} {:>8} {:>12} {:>10} {:>7} {:>11} {:>7}\n", "h (m)", "r1", "z1",
-             "nodes", "iters", "time s", "I (A)", "dI / I", "order", "max ddPhi/I", "order");
-  auto num = [](double v, const char* f) { return std::isfinite(v) ? fmt::format(fmt::runtime(f), v) : std::string("-"); };
+  fmt::print("  {:>8} {:>6} {:>6} {:>11} {:>7} {:>8} {:>12} {:>10} {:>7} {:>11} {:>7}\n", "h (m)",
+             "r1", "z1", "nodes", "iters", "time s", "I (A)", "dI / I", "order", "max ddPhi/I",
+             "order");
+  auto num = [](double v, const char* f) {
+    return std::isfinite(v) ? fmt::format(fmt::runtime(f), v) : std::string("-");
+  };
   for (const StudyStep& s : steps)
-    fmt::print("  {:>8.4g} {:>6.3g} {:>6.3g} {:>11} {:>7} {:>8.2f} {:>12.3f} {:>10} {:>7} {:>11} {:>7}\n", s.h, s.r1,
-               s.z1, fmt::format("{}x{}", s.nodes_r, s.nodes_z), s.iterations, s.seconds, s.total_current,
-               num(s.current_change, "{:.2e}"), num(s.current_order, "{:.2f}"), num(s.dphi_change, "{:.2e}"),
-               num(s.order, "{:.2f}"));
+    fmt::print(
+        "  {:>8.4g} {:>6.3g} {:>6.3g} {:>11} {:>7} {:>8.2f} {:>12.3f} {:>10} {:>7} {:>11} {:>7}\n",
+        s.h, s.r1, s.z1, fmt::format("{}x{}", s.nodes_r, s.nodes_z), s.iterations, s.seconds,
+        s.total_current, num(s.current_change, "{:.2e}"), num(s.current_order, "{:.2f}"),
+        num(s.dphi_change, "{:.2e}"), num(s.order, "{:.2f}"));
 }
 
 int study(const MagnetArguments& m) {
@@ -180,7 +203,8 @@ int study(const MagnetArguments& m) {
   c.design.validate();
   MagnetSolveSettings s = solve_settings(c, true);
   if (!m.quiet) fmt::print("gridsolve magnet study: {}\n", c.design.describe());
-  if (!m.quiet) fmt::print("mesh sweep (dr = dz = h, box r1 = {} m, z1 = {} m):\n", c.design.r1, c.design.z1);
+  if (!m.quiet)
+    fmt::print("mesh sweep (dr = dz = h, box r1 = {} m, z1 = {} m):\n", c.design.r1, c.design.z1);
   const std::vector<StudyStep> mesh = mesh_study(c.design, s, c.study_spacings);
   if (!m.quiet) print_steps(mesh);
   if (!m.quiet) fmt::print("outer box sweep (r1 = z1, h = {} m):\n", c.study_box_spacing);
@@ -200,16 +224,20 @@ int study(const MagnetArguments& m) {
 
 CLI::App* add_magnet_command(CLI::App& app, MagnetArguments& m) {
   m.magnet = app.add_subcommand(
-      "magnet", "design a cylindrical coil for a uniform field: axisymmetric scalar potential, "
-                "surface current, wire layout, field homogeneity (no options: the source's case)");
+      "magnet",
+      "design a cylindrical coil for a uniform field: axisymmetric scalar potential, "
+      "surface current, wire layout, field homogeneity (no options: the source's case)");
   add_design_options(m.magnet, m);
   m.magnet->add_flag("--no-plots", m.no_plots, "write the data but no PNG plots");
   m.magnet->require_subcommand(0, 1);
-  m.study = m.magnet->add_subcommand("study", "convergence of dPhi as the mesh is refined and the outer box grows");
+  m.study = m.magnet->add_subcommand(
+      "study", "convergence of dPhi as the mesh is refined and the outer box grows");
   add_design_options(m.study, m);
-  m.study->add_option("--spacings", m.spacings, "mesh spacings to sweep, m (default 0.025 0.0125 0.00625)");
+  m.study->add_option("--spacings", m.spacings,
+                      "mesh spacings to sweep, m (default 0.025 0.0125 0.00625)");
   m.study->add_option("--boxes", m.boxes, "outer box sizes r1 = z1 to sweep, m (default 1 2 3 4)");
-  m.study->add_option("--box-spacing", m.box_spacing, "mesh spacing of the box sweep, m (default 0.01)");
+  m.study->add_option("--box-spacing", m.box_spacing,
+                      "mesh spacing of the box sweep, m (default 0.01)");
   return m.magnet;
 }
 

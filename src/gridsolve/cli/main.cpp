@@ -1,4 +1,6 @@
 // gridsolve: the command line front end.
 #include "gridsolve/cli/commands.hpp"
 
-int main(int argc, char** argv) { return gridsolve::cli::run(argc, argv); }
+int main(int argc, char** argv) {
+  return gridsolve::cli::run(argc, argv);
+}

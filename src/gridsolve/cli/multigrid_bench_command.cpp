@@ -25,9 +25,10 @@ int multigrid_bench_command(const BenchSettings& s) {
   } else {
     devices.push_back(select_device(s.device));
   }
-  fmt::print("gridsolve bench mg: {}D Poisson, {}^{} unknowns, random right-hand side, zero "
-             "Dirichlet sides, to relative residual {:.0e}; median of {} runs (setup included)\n",
-             s.dims, unknowns, s.dims, s.tolerance, s.repeats);
+  fmt::print(
+      "gridsolve bench mg: {}D Poisson, {}^{} unknowns, random right-hand side, zero "
+      "Dirichlet sides, to relative residual {:.0e}; median of {} runs (setup included)\n",
+      s.dims, unknowns, s.dims, s.tolerance, s.repeats);
   std::vector<MultigridBenchRow> rows;
   for (Device d : devices) {
     std::vector<std::string> precisions = {"double"};
@@ -52,19 +53,26 @@ int multigrid_bench_command(const BenchSettings& s) {
     fmt::print("{:<28} {:>6} {:>6} {:>10.4f} {:>6} {:>10.2e} {:>8.3f} {:>9.2f}  {}\n", r.solver,
                r.device, r.precision, r.seconds, r.iterations, r.relative_residual,
                r.convergence_factor, r.ns_per_unknown, r.note);
-    out.push_back({{"solver", r.solver}, {"device", r.device}, {"precision", r.precision},
-                   {"dims", r.dims}, {"unknowns_per_side", r.unknowns_per_side},
-                   {"seconds", r.seconds}, {"iterations", r.iterations},
+    out.push_back({{"solver", r.solver},
+                   {"device", r.device},
+                   {"precision", r.precision},
+                   {"dims", r.dims},
+                   {"unknowns_per_side", r.unknowns_per_side},
+                   {"seconds", r.seconds},
+                   {"iterations", r.iterations},
                    {"relative_residual", json_number(r.relative_residual)},
                    {"convergence_factor", r.convergence_factor},
-                   {"ns_per_unknown", r.ns_per_unknown}, {"note", r.note}});
+                   {"ns_per_unknown", r.ns_per_unknown},
+                   {"note", r.note}});
   }
   if (!why.empty()) fmt::print("peer: {}\n", why);
   if (!s.out.empty()) {
     create_output_directory(s.out);
-    write_json_file(s.out + "/bench_mg.json",
-                    {{"bench", "mg"}, {"dims", s.dims}, {"unknowns_per_side", unknowns},
-                     {"tolerance", s.tolerance}, {"rows", out}});
+    write_json_file(s.out + "/bench_mg.json", {{"bench", "mg"},
+                                               {"dims", s.dims},
+                                               {"unknowns_per_side", unknowns},
+                                               {"tolerance", s.tolerance},
+                                               {"rows", out}});
   }
   return 0;
 }

@@ -68,20 +68,23 @@ int run_typed(const ProblemSpec& spec, const RunSettings& s, Device device) {
     fmt::print("  device      {}, {}\n", to_string(device), s.precision);
     fmt::print("  result      {}\n", report.reason);
     fmt::print("  iterations  {}{}\n", report.iterations,
-               report.convergence_factor > 0
-                   ? fmt::format(" (residual reduction per cycle {:.3f})", report.convergence_factor)
-                   : "");
+               report.convergence_factor > 0 ? fmt::format(" (residual reduction per cycle {:.3f})",
+                                                           report.convergence_factor)
+                                             : "");
     fmt::print("  residual    {:.3e} (relative, ||b - Au|| / ||b||)\n", report.relative_residual);
     if (spec.exact) fmt::print("  max error   {:.3e} (against the exact solution)\n", error);
-    fmt::print("  time        {:.3f} s solve, {:.3f} s assembly\n", report.seconds, assembly_seconds);
+    fmt::print("  time        {:.3f} s solve, {:.3f} s assembly\n", report.seconds,
+               assembly_seconds);
     if (device_bytes_peak() > 0)
-      fmt::print("  GPU memory  {:.2f} GiB at the peak\n", double(device_bytes_peak()) / 1073741824.0);
+      fmt::print("  GPU memory  {:.2f} GiB at the peak\n",
+                 double(device_bytes_peak()) / 1073741824.0);
   }
   if (!s.out.empty()) {
     ResultFiles files{s.out};
     files.write(spec, s, device, report, error, assembly_seconds, d.u,
                 spec.exact ? sample_exact<T>(spec, Device::cpu) : Field<T>());
-    if (!s.quiet) fmt::print("  results     {}/ (summary.json, history.csv, solution.h5 + .xdmf)\n", s.out);
+    if (!s.quiet)
+      fmt::print("  results     {}/ (summary.json, history.csv, solution.h5 + .xdmf)\n", s.out);
   }
   return report.converged ? exit_ok : exit_not_converged;
 }

@@ -15,7 +15,7 @@ struct RunSettings {
   std::string precision = "double";
   SolveOptions options;
   MultigridOptions multigrid;  // for mg and mgcg
-  std::string out;    // results folder; empty writes nothing
+  std::string out;             // results folder; empty writes nothing
   bool quiet = false;
 };
 

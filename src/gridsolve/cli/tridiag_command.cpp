@@ -21,7 +21,8 @@ namespace gridsolve::cli {
 CLI::App* add_tridiag_command(CLI::App& app, TridiagSettings& s) {
   CLI::App* t = app.add_subcommand(
       "tridiag", "solve tridiagonal systems from a file (diagonally dominant or SPD; no pivoting)");
-  t->add_option("input", s.input, "the systems: 'n count', then 'a b c d' per row (docs/tridiag.md)")
+  t->add_option("input", s.input,
+                "the systems: 'n count', then 'a b c d' per row (docs/tridiag.md)")
       ->required();
   t->add_option("-o,--out", s.output, "file for the solutions (default: standard output)");
   t->add_option("--method", s.method, "auto | thomas | cr | pcr | cr-pcr (GPU) | partitioned")
@@ -50,16 +51,19 @@ Systems read_systems(const std::string& path) {
   }
   Systems s;
   require(bool(text >> s.n >> s.count),
-          fmt::format("'{}' must start with two integers: rows per system and number of systems", path));
-  require(s.n >= 1 && s.count >= 1,
-          fmt::format("'{}': rows and systems must be positive, got {} and {}", path, s.n, s.count));
+          fmt::format("'{}' must start with two integers: rows per system and number of systems",
+                      path));
+  require(
+      s.n >= 1 && s.count >= 1,
+      fmt::format("'{}': rows and systems must be positive, got {} and {}", path, s.n, s.count));
   const std::size_t size = std::size_t(s.n) * s.count;
   s.a.resize(size), s.b.resize(size), s.c.resize(size), s.d.resize(size);
   for (std::size_t k = 0; k < size; ++k)
     require(bool(text >> s.a[k] >> s.b[k] >> s.c[k] >> s.d[k]),
-            fmt::format("'{}': expected {} rows of 'a b c d', the file ends or is malformed at row {} of "
-                        "system {}",
-                        path, size, k % s.n, k / s.n));
+            fmt::format(
+                "'{}': expected {} rows of 'a b c d', the file ends or is malformed at row {} of "
+                "system {}",
+                path, size, k % s.n, k / s.n));
   double extra;
   require(!(text >> extra), fmt::format("'{}' has values after the last row", path));
   return s;
@@ -77,8 +81,8 @@ std::vector<double> solve_as(const Systems& s, Device device, tridiag::Method me
     copy_bytes(dev[q].data(), device, h[q].data(), Device::cpu, size * sizeof(T));
   }
   tridiag::solve(device,
-                 tridiag::Batch<T>{dev[0].data(), dev[1].data(), dev[2].data(), dev[3].data(), s.n, s.count,
-                                   tridiag::Layout::strided},
+                 tridiag::Batch<T>{dev[0].data(), dev[1].data(), dev[2].data(), dev[3].data(), s.n,
+                                   s.count, tridiag::Layout::strided},
                  {method});
   copy_bytes(h[3].data(), Device::cpu, dev[3].data(), device, size * sizeof(T));
   return std::vector<double>(h[3].begin(), h[3].end());
@@ -91,9 +95,12 @@ int tridiag_command(const TridiagSettings& st) {
   const Device device = select_device(st.device);
   const Systems s = read_systems(st.input);
   std::vector<double> x;
-  if (st.precision == "double" || st.precision == "fp64") x = solve_as<double>(s, device, method);
-  else if (st.precision == "float" || st.precision == "fp32") x = solve_as<float>(s, device, method);
-  else throw Error(fmt::format("precision must be double or float, got '{}'", st.precision));
+  if (st.precision == "double" || st.precision == "fp64")
+    x = solve_as<double>(s, device, method);
+  else if (st.precision == "float" || st.precision == "fp32")
+    x = solve_as<float>(s, device, method);
+  else
+    throw Error(fmt::format("precision must be double or float, got '{}'", st.precision));
 
   // Relative residual max |d - A x| / max |d| over all systems, in double.
   double rmax = 0, dmax = 0;
@@ -109,11 +116,15 @@ int tridiag_command(const TridiagSettings& st) {
   std::string text;
   text.reserve(x.size() * 24);
   for (double v : x) text += fmt::format("{:.17g}\n", v);
-  if (st.output.empty()) std::fputs(text.c_str(), stdout);
-  else write_file_atomically(st.output, text);
+  if (st.output.empty())
+    std::fputs(text.c_str(), stdout);
+  else
+    write_file_atomically(st.output, text);
   if (!st.quiet)
-    std::fprintf(stderr, "gridsolve tridiag: %d system(s) of %d rows, %s on %s, relative residual %.3e\n",
-                 s.count, s.n, st.precision.c_str(), to_string(device).c_str(), dmax > 0 ? rmax / dmax : rmax);
+    std::fprintf(stderr,
+                 "gridsolve tridiag: %d system(s) of %d rows, %s on %s, relative residual %.3e\n",
+                 s.count, s.n, st.precision.c_str(), to_string(device).c_str(),
+                 dmax > 0 ? rmax / dmax : rmax);
   return 0;
 }
 

@@ -9,8 +9,8 @@ class App;
 namespace gridsolve::cli {
 
 struct TridiagSettings {
-  std::string input;           // the systems
-  std::string output;          // the solutions; empty: standard output
+  std::string input;            // the systems
+  std::string output;           // the solutions; empty: standard output
   std::string method = "auto";  // auto | thomas | cr | pcr | cr-pcr | partitioned
   std::string device = "cpu";
   std::string precision = "double";

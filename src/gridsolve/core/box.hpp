@@ -13,9 +13,7 @@ struct Box {
   std::array<int, 3> hi{-1, -1, -1};  // inclusive; lo > hi on an axis means empty
 
   GRIDSOLVE_HD int extent(int axis) const { return hi[axis] - lo[axis] + 1; }
-  GRIDSOLVE_HD bool empty() const {
-    return hi[0] < lo[0] || hi[1] < lo[1] || hi[2] < lo[2];
-  }
+  GRIDSOLVE_HD bool empty() const { return hi[0] < lo[0] || hi[1] < lo[1] || hi[2] < lo[2]; }
   GRIDSOLVE_HD std::int64_t cells() const {
     return empty() ? 0
                    : std::int64_t(extent(0)) * std::int64_t(extent(1)) * std::int64_t(extent(2));

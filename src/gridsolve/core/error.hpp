@@ -6,7 +6,7 @@
 namespace gridsolve {
 
 class Error : public std::runtime_error {
-public:
+ public:
   // invalid_input: the user asked for something impossible (exit code 2).
   // runtime: the machine or a library failed (exit code 1).
   enum class Kind { invalid_input, runtime };
@@ -15,7 +15,7 @@ public:
       : std::runtime_error(what), kind_(kind) {}
   Kind kind() const { return kind_; }
 
-private:
+ private:
   Kind kind_;
 };
 

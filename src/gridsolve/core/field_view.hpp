@@ -12,10 +12,10 @@ namespace gridsolve {
 struct Layout {
   std::array<int, 3> n{1, 1, 1};  // interior nodes per axis
   int ghost = 1;
-  std::int64_t pitch = 0;         // elements between rows (y stride)
-  std::int64_t plane = 0;         // elements between planes (z stride)
-  std::int64_t offset = 0;        // element index of node (0,0,0)
-  std::int64_t size = 0;          // elements allocated
+  std::int64_t pitch = 0;   // elements between rows (y stride)
+  std::int64_t plane = 0;   // elements between planes (z stride)
+  std::int64_t offset = 0;  // element index of node (0,0,0)
+  std::int64_t size = 0;    // elements allocated
 
   static Layout make(std::array<int, 3> n, int dims, std::size_t elem_bytes) {
     Layout l;
@@ -41,9 +41,7 @@ struct FieldView {
   std::int64_t pitch = 0;
   std::int64_t plane = 0;
 
-  GRIDSOLVE_HD T& operator()(int i, int j, int k) const {
-    return data[i + pitch * j + plane * k];
-  }
+  GRIDSOLVE_HD T& operator()(int i, int j, int k) const { return data[i + pitch * j + plane * k]; }
   GRIDSOLVE_HD std::int64_t index(int i, int j, int k) const { return i + pitch * j + plane * k; }
   GRIDSOLVE_HD explicit operator bool() const { return data != nullptr; }
 };

@@ -36,7 +36,8 @@ Grid Grid::box(int dims, std::array<int, 3> nodes, std::array<double, 3> lo,
 }
 
 std::string Grid::describe() const {
-  if (dims == 2) return fmt::format("{} x {} nodes, h = {:.4g} x {:.4g}", n[0], n[1], spacing[0], spacing[1]);
+  if (dims == 2)
+    return fmt::format("{} x {} nodes, h = {:.4g} x {:.4g}", n[0], n[1], spacing[0], spacing[1]);
   return fmt::format("{} x {} x {} nodes, h = {:.4g} x {:.4g} x {:.4g}", n[0], n[1], n[2],
                      spacing[0], spacing[1], spacing[2]);
 }

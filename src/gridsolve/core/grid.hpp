@@ -13,7 +13,7 @@ enum class Geometry { cartesian, axisymmetric };
 
 struct Grid {
   int dims = 2;
-  std::array<int, 3> n{1, 1, 1};          // nodes per axis, boundaries included
+  std::array<int, 3> n{1, 1, 1};  // nodes per axis, boundaries included
   std::array<double, 3> spacing{1, 1, 1};
   std::array<double, 3> origin{0, 0, 0};
   Geometry geometry = Geometry::cartesian;

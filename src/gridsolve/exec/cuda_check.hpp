@@ -14,6 +14,8 @@ inline void check(cudaError_t err, const char* what) {
                 Error::Kind::runtime);
   }
 }
-inline void check_launch(const char* kernel) { check(cudaGetLastError(), kernel); }
+inline void check_launch(const char* kernel) {
+  check(cudaGetLastError(), kernel);
+}
 }  // namespace gridsolve::cuda
 #endif

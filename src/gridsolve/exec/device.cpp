@@ -11,7 +11,9 @@
 
 namespace gridsolve {
 
-std::string to_string(Device d) { return d == Device::cuda ? "cuda" : "cpu"; }
+std::string to_string(Device d) {
+  return d == Device::cuda ? "cuda" : "cpu";
+}
 
 std::string cuda_unavailable_reason() {
 #if GRIDSOLVE_HAVE_CUDA
@@ -69,6 +71,8 @@ std::vector<DeviceInfo> cuda_devices() {
   return out;
 }
 
-int cpu_threads() { return omp_get_max_threads(); }
+int cpu_threads() {
+  return omp_get_max_threads();
+}
 
 }  // namespace gridsolve

@@ -11,7 +11,7 @@ namespace gridsolve {
 
 template <class T>
 class Field {
-public:
+ public:
   Field() = default;
   // A zero-filled field (ghosts included) with the grid's node counts.
   Field(const Grid& g, Device d) : Field(g.n, g.dims, d) {}
@@ -47,7 +47,8 @@ public:
     return out;
   }
   void copy_from(const Field& src) {
-    copy_bytes(buffer_.data(), device(), src.buffer_.data(), src.device(), layout_.size * sizeof(T));
+    copy_bytes(buffer_.data(), device(), src.buffer_.data(), src.device(),
+               layout_.size * sizeof(T));
   }
   void set_zero() { zero_bytes(device(), buffer_.data(), layout_.size * sizeof(T)); }
 
@@ -63,7 +64,7 @@ public:
     return out;
   }
 
-private:
+ private:
   Layout layout_{};
   int dims_ = 2;
   Buffer<T> buffer_;

@@ -23,7 +23,9 @@ std::mutex allocations_mutex;
 std::unordered_map<void*, std::size_t> allocations;
 std::size_t bytes_in_use = 0, bytes_peak = 0;
 
-std::string gib(std::size_t bytes) { return fmt::format("{:.3f} GiB", bytes / 1073741824.0); }
+std::string gib(std::size_t bytes) {
+  return fmt::format("{:.3f} GiB", bytes / 1073741824.0);
+}
 
 #if GRIDSOLVE_HAVE_CUDA
 void check(cudaError_t err, const char* what) {
@@ -68,7 +70,8 @@ void* allocate_bytes(Device d, std::size_t bytes) {
   }
   // 256-byte alignment keeps padded rows aligned for vector loads.
   void* p = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
-  if (!p) throw Error(fmt::format("out of host memory: asked for {}", gib(bytes)), Error::Kind::runtime);
+  if (!p)
+    throw Error(fmt::format("out of host memory: asked for {}", gib(bytes)), Error::Kind::runtime);
   return p;
 }
 

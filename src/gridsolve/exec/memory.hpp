@@ -24,7 +24,7 @@ void reset_device_bytes_peak();
 // A typed owning buffer on one device.
 template <class T>
 class Buffer {
-public:
+ public:
   Buffer() = default;
   Buffer(Device d, std::size_t count) : device_(d), count_(count) {
     if (count) data_ = static_cast<T*>(allocate_bytes(d, count * sizeof(T)));
@@ -54,7 +54,7 @@ public:
   std::size_t size() const { return count_; }
   Device device() const { return device_; }
 
-private:
+ private:
   Device device_ = Device::cpu;
   std::size_t count_ = 0;
   T* data_ = nullptr;

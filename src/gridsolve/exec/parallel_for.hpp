@@ -9,7 +9,8 @@
 #include "gridsolve/exec/device.hpp"
 
 #if GRIDSOLVE_HAVE_CUDA && !defined(__CUDACC__)
-#error "files that run loop bodies must be compiled as CUDA in a CUDA build (gridsolve_kernel_sources)"
+#error \
+    "files that run loop bodies must be compiled as CUDA in a CUDA build (gridsolve_kernel_sources)"
 #endif
 
 #if defined(__CUDACC__)
@@ -24,11 +25,15 @@ constexpr std::int64_t cpu_parallel_threshold = 32768;
 
 struct SumOp {
   template <class T>
-  GRIDSOLVE_HD T operator()(T a, T b) const { return a + b; }
+  GRIDSOLVE_HD T operator()(T a, T b) const {
+    return a + b;
+  }
 };
 struct MaxOp {
   template <class T>
-  GRIDSOLVE_HD T operator()(T a, T b) const { return a > b ? a : b; }
+  GRIDSOLVE_HD T operator()(T a, T b) const {
+    return a > b ? a : b;
+  }
 };
 
 // Calls f(i, j, k) for every index of the box.

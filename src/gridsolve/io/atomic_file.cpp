@@ -22,7 +22,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string errno_text(int err) { return std::generic_category().message(err); }
+std::string errno_text(int err) {
+  return std::generic_category().message(err);
+}
 
 // Makes a file's contents durable before the rename publishes it; without this a
 // power loss right after the rename could leave a complete-looking but empty file.
@@ -40,11 +42,10 @@ void create_output_directory(const std::string& dir) {
   std::error_code ec;
   const fs::path p(dir);
   if (fs::exists(p, ec) && !fs::is_directory(p, ec))
-    throw Error(fmt::format("cannot use output directory '{}': it exists and is not a directory",
-                            dir));
+    throw Error(
+        fmt::format("cannot use output directory '{}': it exists and is not a directory", dir));
   fs::create_directories(p, ec);
-  if (ec)
-    throw Error(fmt::format("cannot create output directory '{}': {}", dir, ec.message()));
+  if (ec) throw Error(fmt::format("cannot create output directory '{}': {}", dir, ec.message()));
   // access() answers for the real user; that is who writes the results.
   if (::access(dir.c_str(), W_OK | X_OK) != 0)
     throw Error(fmt::format("cannot write into output directory '{}': {}", dir, errno_text(errno)));
@@ -58,8 +59,7 @@ AtomicOutput::AtomicOutput(std::string target) : target_(std::move(target)) {
   // mkstemp picks a name no concurrent writer holds, so two runs writing the same
   // target never interleave their bytes.
   const int fd = ::mkstemp(name.data());
-  if (fd < 0)
-    throw Error(fmt::format("cannot write '{}': {}", target_, errno_text(errno)));
+  if (fd < 0) throw Error(fmt::format("cannot write '{}': {}", target_, errno_text(errno)));
   // mkstemp creates the file 0600; results are meant to be read by others too.
   ::fchmod(fd, 0644);
   ::close(fd);

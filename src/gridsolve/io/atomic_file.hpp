@@ -14,7 +14,7 @@ void create_output_directory(const std::string& dir);
 // target; if commit() never runs (an exception unwinds), the temporary is removed, so
 // readers see either the old file or the complete new one, never a torn one.
 class AtomicOutput {
-public:
+ public:
   explicit AtomicOutput(std::string target);
   ~AtomicOutput();
   AtomicOutput(const AtomicOutput&) = delete;
@@ -26,7 +26,7 @@ public:
   // Flushes the temporary to disk and renames it to the target.
   void commit();
 
-private:
+ private:
   std::string target_;
   std::string temp_;
   bool committed_ = false;

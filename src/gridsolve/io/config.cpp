@@ -64,7 +64,7 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 // Typed access to a parsed document. Every failure throws Error naming the file, the
 // full key (e.g. "solver.tolerance") and the line the value sits on.
 class Reader {
-public:
+ public:
   explicit Reader(std::string file) : file_(std::move(file)) {}
 
   [[noreturn]] void fail(const toml::node* at, const std::string& message) const {
@@ -88,7 +88,7 @@ public:
       if (best.empty() && k.size() >= 3)
         for (std::string_view a : allowed)
           if (a.substr(0, k.size()) == k) best = a;
-      const std::string where = path.empty()                           ? "at the top level"
+      const std::string where = path.empty()                          ? "at the top level"
                                 : path.find('[') != std::string::npos ? "in " + path
                                                                       : "in [" + path + "]";
       fail(&node, fmt::format("unknown key '{}' {}{}; valid keys: {}", join_key(path, k), where,
@@ -218,7 +218,7 @@ public:
 
   const std::string& file() const { return file_; }
 
-private:
+ private:
   std::string file_;
 };
 
@@ -244,14 +244,17 @@ Grid read_grid(const Reader& r, const toml::table& root) {
   const toml::array* a = r.sized_array(*nodes, "grid.nodes", dims, "node counts");
   std::array<int, 3> n{1, 1, 1};
   for (int i = 0; i < dims; ++i)
-    n[i] = int(r.integer_value(*a->get(std::size_t(i)), fmt::format("grid.nodes[{}]", i), 3,
-                               1 << 20));
-  const std::array<double, 3> lo = r.vector(*grid, "lo", "grid", dims).value_or(std::array<double, 3>{0, 0, 0});
-  const std::array<double, 3> hi = r.vector(*grid, "hi", "grid", dims).value_or(std::array<double, 3>{1, 1, 1});
+    n[i] =
+        int(r.integer_value(*a->get(std::size_t(i)), fmt::format("grid.nodes[{}]", i), 3, 1 << 20));
+  const std::array<double, 3> lo =
+      r.vector(*grid, "lo", "grid", dims).value_or(std::array<double, 3>{0, 0, 0});
+  const std::array<double, 3> hi =
+      r.vector(*grid, "hi", "grid", dims).value_or(std::array<double, 3>{1, 1, 1});
   for (int i = 0; i < dims; ++i)
     if (!(hi[i] > lo[i]) || !std::isfinite(lo[i]) || !std::isfinite(hi[i]))
-      r.fail(grid->get("hi") ? grid->get("hi") : grid, fmt::format("grid.hi must exceed grid.lo on every axis; on {}: lo = {}, hi = {}",
-                               axis_name[i], lo[i], hi[i]));
+      r.fail(grid->get("hi") ? grid->get("hi") : grid,
+             fmt::format("grid.hi must exceed grid.lo on every axis; on {}: lo = {}, hi = {}",
+                         axis_name[i], lo[i], hi[i]));
   try {
     return Grid::box(dims, n, lo, hi);
   } catch (const Error& e) {
@@ -288,8 +291,8 @@ void read_boundaries(const Reader& r, const toml::table& root, int dims, Boundar
         r.fail(t->get("alpha"), fmt::format("{}.alpha must be positive, got {}", path, *alpha));
       bc.alpha = *alpha;
     } else if (alpha) {
-      r.fail(t->get("alpha"), fmt::format("{}.alpha applies to robin sides only, this side is {}",
-                                          path, type));
+      r.fail(t->get("alpha"),
+             fmt::format("{}.alpha applies to robin sides only, this side is {}", path, type));
     }
     sides[face] = bc;
   }
@@ -330,9 +333,9 @@ void read_masks(const Reader& r, const toml::table& root, int dims,
     region.hi = *hi;
     const std::optional<Expression> value = r.expression(*t, "value", path);
     if (region.kind == NodeKind::outside && value)
-      r.fail(t->get("value"),
-             fmt::format("{}.value applies to fixed boxes only; outside nodes have no value",
-                         path));
+      r.fail(
+          t->get("value"),
+          fmt::format("{}.value applies to fixed boxes only; outside nodes have no value", path));
     if (value) region.value = *value;
     regions.push_back(region);
   }
@@ -342,10 +345,10 @@ void read_solver(const Reader& r, const toml::table& root, RunConfig& cfg) {
   const toml::table* t = r.table(root, "solver", "");
   if (!t) return;
   const std::string path = "solver";
-  r.only_keys(*t, path,
-              {"name", "tolerance", "rule", "max_iterations", "check_every", "omega", "weight",
-               "device", "precision", "tuned", "cycle", "pre_smooth", "post_smooth", "smoother",
-               "full_multigrid"});
+  r.only_keys(
+      *t, path,
+      {"name", "tolerance", "rule", "max_iterations", "check_every", "omega", "weight", "device",
+       "precision", "tuned", "cycle", "pre_smooth", "post_smooth", "smoother", "full_multigrid"});
   SolveOptions& o = cfg.options;
   if (auto v = r.choice(*t, "name", path, solver_names())) cfg.solver = *v;
   MultigridOptions& mg = cfg.multigrid;
@@ -382,7 +385,8 @@ std::string read_text_file(const std::string& path) {
   const int err = errno;
   std::fclose(f);
   if (failed)
-    throw Error(fmt::format("cannot read config '{}': {}", path, std::generic_category().message(err)));
+    throw Error(
+        fmt::format("cannot read config '{}': {}", path, std::generic_category().message(err)));
   return text;
 }
 
@@ -398,16 +402,17 @@ RunConfig parse_config(std::string_view toml_text, const std::string& source_nam
                             e.source().begin.line, e.source().begin.column, e.description()));
   }
   if (root.contains("magnet"))  // a coil design, not a field problem: say where it goes
-    throw Error(fmt::format("config '{}' describes a magnet design ([magnet]); run it with "
-                            "'gridsolve magnet --config {}'",
-                            source_name, source_name));
+    throw Error(
+        fmt::format("config '{}' describes a magnet design ([magnet]); run it with "
+                    "'gridsolve magnet --config {}'",
+                    source_name, source_name));
   r.only_keys(root, "",
               {"name", "grid", "equation", "boundary", "mask", "solver", "exact", "output"});
 
   RunConfig cfg;
   ProblemSpec& spec = cfg.spec;
-  spec.name = r.string(root, "name", "").value_or(
-      std::filesystem::path(source_name).stem().string());
+  spec.name =
+      r.string(root, "name", "").value_or(std::filesystem::path(source_name).stem().string());
   spec.grid = read_grid(r, root);
   const int dims = spec.grid.dims;
 
@@ -448,6 +453,8 @@ RunConfig parse_config(std::string_view toml_text, const std::string& source_nam
   return cfg;
 }
 
-RunConfig load_config(const std::string& path) { return parse_config(read_text_file(path), path); }
+RunConfig load_config(const std::string& path) {
+  return parse_config(read_text_file(path), path);
+}
 
 }  // namespace gridsolve

@@ -12,11 +12,11 @@ namespace gridsolve {
 struct RunConfig {
   ProblemSpec spec;
   SolveOptions options;
-  std::string solver = "sor";         // jacobi | gauss-seidel | sor | rb-gs
-  std::string device = "auto";        // auto | cpu | cuda
-  std::string precision = "double";   // double | float
-  std::string out;                    // [output] dir; empty when the file names none
-  MultigridOptions multigrid;         // [solver] cycle, pre_smooth, post_smooth, ...
+  std::string solver = "sor";        // jacobi | gauss-seidel | sor | rb-gs
+  std::string device = "auto";       // auto | cpu | cuda
+  std::string precision = "double";  // double | float
+  std::string out;                   // [output] dir; empty when the file names none
+  MultigridOptions multigrid;        // [solver] cycle, pre_smooth, post_smooth, ...
 };
 
 // Loads and checks a configuration file (schema: docs/config.md). Every problem —

@@ -40,7 +40,8 @@ std::string run_gnuplot(const std::string& dir, const std::string& script) {
   // Absolute, because the command changes into `dir` before the redirection opens it.
   std::error_code abs_ec;
   const std::filesystem::path where = std::filesystem::absolute(dir, abs_ec);
-  const std::string log = ((abs_ec ? std::filesystem::path(dir) : where) / ".gnuplot-errors.txt").string();
+  const std::string log =
+      ((abs_ec ? std::filesystem::path(dir) : where) / ".gnuplot-errors.txt").string();
   const std::string cmd = fmt::format("cd {} && {} {} > /dev/null 2> {}", shell_quote(dir),
                                       shell_quote(exe), shell_quote(script), shell_quote(log));
   const int rc = std::system(cmd.c_str());
@@ -51,7 +52,8 @@ std::string run_gnuplot(const std::string& dir, const std::string& script) {
   std::filesystem::remove(log, ec);
   if (rc == 0) return {};
   const std::string e = errors.str();
-  return fmt::format("gnuplot failed on {}: {}", script, e.empty() ? "no message" : e.substr(0, 2000));
+  return fmt::format("gnuplot failed on {}: {}", script,
+                     e.empty() ? "no message" : e.substr(0, 2000));
 }
 
 std::string gnuplot_quote(const std::string& text) {

@@ -22,7 +22,7 @@ namespace {
 // Owns one HDF5 identifier; every early exit (an exception included) closes it, so a
 // failed write never leaves the file open and locked.
 class Hid {
-public:
+ public:
   Hid(hid_t id, herr_t (*closer)(hid_t)) : id_(id), close_(closer) {}
   ~Hid() {
     if (id_ >= 0) close_(id_);
@@ -38,7 +38,7 @@ public:
     return r >= 0;
   }
 
-private:
+ private:
   hid_t id_;
   herr_t (*close_)(hid_t);
 };
@@ -47,7 +47,7 @@ private:
 // Error instead, so the stack would only be noise. Restored on exit, since the
 // setting is global to the library.
 class QuietHdf5Errors {
-public:
+ public:
   QuietHdf5Errors() {
     H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
@@ -56,7 +56,7 @@ public:
   QuietHdf5Errors(const QuietHdf5Errors&) = delete;
   QuietHdf5Errors& operator=(const QuietHdf5Errors&) = delete;
 
-private:
+ private:
   H5E_auto2_t func_ = nullptr;
   void* data_ = nullptr;
 };
@@ -118,9 +118,9 @@ void write_hdf5_file(const std::string& h5_path, const Grid& g,
     const QuietHdf5Errors quiet;
     Hid file(H5Fcreate(out.temp_path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
     if (!file.ok())
-      throw Error(fmt::format("cannot create HDF5 file '{}' (writing '{}')", out.temp_path(),
-                              h5_path),
-                  Error::Kind::runtime);
+      throw Error(
+          fmt::format("cannot create HDF5 file '{}' (writing '{}')", out.temp_path(), h5_path),
+          Error::Kind::runtime);
     const std::vector<hsize_t> shape = dataset_shape(g);
     for (const DatasetSource& s : sources) {
       const std::string where = fmt::format("{}:/{}", h5_path, s.name);
@@ -133,15 +133,14 @@ void write_hdf5_file(const std::string& h5_path, const Grid& g,
       Hid dset(H5Dcreate2(file.get(), s.name.c_str(), file_type, space.get(), H5P_DEFAULT,
                           H5P_DEFAULT, H5P_DEFAULT),
                H5Dclose);
-      if (!dset.ok() ||
-          H5Dwrite(dset.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, s.data) < 0)
+      if (!dset.ok() || H5Dwrite(dset.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, s.data) < 0)
         throw Error(fmt::format("cannot write dataset '{}'", where), Error::Kind::runtime);
       write_double_attribute(dset.get(), "origin", g.origin.data(), g.dims, where);
       write_double_attribute(dset.get(), "spacing", g.spacing.data(), g.dims, where);
     }
     if (!file.close())
-      throw Error(fmt::format("cannot write '{}': closing the HDF5 file failed (disk full?)",
-                              h5_path));
+      throw Error(
+          fmt::format("cannot write '{}': closing the HDF5 file failed (disk full?)", h5_path));
   }
   out.commit();
 }
@@ -150,12 +149,23 @@ std::string xml_escape(const std::string& s) {
   std::string r;
   for (char c : s) {
     switch (c) {
-      case '&': r += "&amp;"; break;
-      case '<': r += "&lt;"; break;
-      case '>': r += "&gt;"; break;
-      case '"': r += "&quot;"; break;
-      case '\'': r += "&apos;"; break;
-      default: r += c;
+      case '&':
+        r += "&amp;";
+        break;
+      case '<':
+        r += "&lt;";
+        break;
+      case '>':
+        r += "&gt;";
+        break;
+      case '"':
+        r += "&quot;";
+        break;
+      case '\'':
+        r += "&apos;";
+        break;
+      default:
+        r += c;
     }
   }
   return r;
@@ -182,7 +192,8 @@ void write_field_hdf5(const std::string& h5_path, const std::string& dataset, co
 
 void write_xdmf(const std::string& xdmf_path, const std::string& h5_reference, const Grid& g,
                 const std::vector<XdmfAttribute>& attributes) {
-  require(g.dims == 2 || g.dims == 3, fmt::format("XDMF output needs a 2D or 3D grid, got {}D", g.dims));
+  require(g.dims == 2 || g.dims == 3,
+          fmt::format("XDMF output needs a 2D or 3D grid, got {}D", g.dims));
   std::string dims_text;
   for (int a = g.dims - 1; a >= 0; --a)
     dims_text += fmt::format("{}{}", a == g.dims - 1 ? "" : " ", g.n[a]);
@@ -254,8 +265,8 @@ FieldFilePaths FieldFileWriter::write(const std::string& dir, const std::string&
 
 template void write_field_hdf5<float>(const std::string&, const std::string&, const Field<float>&,
                                       const Grid&);
-template void write_field_hdf5<double>(const std::string&, const std::string&,
-                                       const Field<double>&, const Grid&);
+template void write_field_hdf5<double>(const std::string&, const std::string&, const Field<double>&,
+                                       const Grid&);
 template FieldFileWriter& FieldFileWriter::add<float>(const std::string&, const Field<float>&);
 template FieldFileWriter& FieldFileWriter::add<double>(const std::string&, const Field<double>&);
 

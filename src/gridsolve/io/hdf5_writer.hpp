@@ -20,8 +20,8 @@ void write_field_hdf5(const std::string& h5_path, const std::string& dataset, co
 
 // One node-centred scalar stored in the HDF5 file an XDMF file points to.
 struct XdmfAttribute {
-  std::string name;           // the dataset's name in the HDF5 file
-  int precision_bytes = 8;    // 4 (float) or 8 (double)
+  std::string name;         // the dataset's name in the HDF5 file
+  int precision_bytes = 8;  // 4 (float) or 8 (double)
 };
 
 // Writes (atomically) an XDMF 3 description of `g` as a 2D/3D CoRectMesh whose node
@@ -43,7 +43,7 @@ struct FieldFilePaths {
 //   w.add("u", u).add("error", err);
 //   w.write("out", "solution");   // out/solution.h5, out/solution.xdmf
 class FieldFileWriter {
-public:
+ public:
   explicit FieldFileWriter(const Grid& g) : grid_(g) {}
 
   // Copies the field's interior now, so it may change or go away before write().
@@ -57,7 +57,7 @@ public:
 
   std::size_t size() const { return fields_.size(); }
 
-private:
+ private:
   struct Stored {
     std::string name;
     std::variant<std::vector<float>, std::vector<double>> values;

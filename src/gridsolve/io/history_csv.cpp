@@ -9,8 +9,10 @@ namespace gridsolve {
 
 std::string history_column_name(StopRule rule) {
   switch (rule) {
-    case StopRule::residual: return "relative_residual";
-    case StopRule::update: return "max_update";
+    case StopRule::residual:
+      return "relative_residual";
+    case StopRule::update:
+      return "max_update";
   }
   return "value";
 }

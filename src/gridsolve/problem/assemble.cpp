@@ -25,9 +25,8 @@ void ProblemSpec::validate() const {
             fmt::format("k must be positive, got {}", k.constant));
   for (int face = 0; face < 2 * grid.dims; ++face)
     if (boundaries[face].kind == BoundaryKind::robin)
-      require(boundaries[face].alpha > 0,
-              fmt::format("robin alpha on {} must be positive, got {}", face_name(face),
-                          boundaries[face].alpha));
+      require(boundaries[face].alpha > 0, fmt::format("robin alpha on {} must be positive, got {}",
+                                                      face_name(face), boundaries[face].alpha));
   for (const MaskRegion& r : regions)
     for (int a = 0; a < grid.dims; ++a)
       require(r.lo[a] <= r.hi[a],
@@ -91,8 +90,10 @@ struct Assembler : detail::DomainMarks {
       const bool hi = spec.boundaries[2 * a + 1].kind != BoundaryKind::neumann;
       const double lines = g.n[a] - 1;
       double c = 1;
-      if (lo && hi) c = std::cos(std::numbers::pi / lines);
-      else if (lo || hi) c = std::cos(std::numbers::pi / (2 * lines));
+      if (lo && hi)
+        c = std::cos(std::numbers::pi / lines);
+      else if (lo || hi)
+        c = std::cos(std::numbers::pi / (2 * lines));
       num += w * c;
       den += w;
     }
@@ -159,7 +160,8 @@ Discretization<T> assemble(const ProblemSpec& spec, Device device) {
   for (int f = 0; f < 2 * d; ++f)
     all_dirichlet = all_dirichlet && spec.boundaries[f].kind == BoundaryKind::dirichlet;
   for (const MaskRegion& r : spec.regions) any_outside = any_outside || r.kind == NodeKind::outside;
-  const bool uniform = spec.k.is_constant() && spec.k_nodes.empty() && all_dirichlet && !any_outside;
+  const bool uniform =
+      spec.k.is_constant() && spec.k_nodes.empty() && all_dirichlet && !any_outside;
 
   StencilOperator<T> op;
   op.grid = g;
@@ -207,8 +209,10 @@ Discretization<T> assemble(const ProblemSpec& spec, Device device) {
       for (int j = 0; j < ny; ++j)
         for (int i = 0; i < nx; ++i) {
           const std::size_t n = as.idx(i, j, k);
-          if (as.kind[n] == (unsigned char)NodeKind::fixed) uv(i, j, k) = T(as.value[n]);
-          else if (op.active.contains(i, j, k)) ++unknowns;
+          if (as.kind[n] == (unsigned char)NodeKind::fixed)
+            uv(i, j, k) = T(as.value[n]);
+          else if (op.active.contains(i, j, k))
+            ++unknowns;
         }
   } else {
     as.mark_elements();
@@ -272,11 +276,13 @@ Discretization<T> assemble(const ProblemSpec& spec, Device device) {
   for (int f = 0; f < 6; ++f) op.sides[f] = spec.boundaries[f].kind;
   op.k_constant = spec.k.is_constant() && spec.k_nodes.empty() ? spec.k.constant : 0.0;
   op.has_cutouts = any_outside;
-  for (const MaskRegion& r : spec.regions) op.has_fixed_regions = op.has_fixed_regions || r.kind == NodeKind::fixed;
+  for (const MaskRegion& r : spec.regions)
+    op.has_fixed_regions = op.has_fixed_regions || r.kind == NodeKind::fixed;
   require(unknowns > 0, "the domain is empty: every node is fixed or outside, nothing to solve");
   if (!uniform) {
     bool anchored = false;
-    for (int f = 0; f < 2 * d; ++f) anchored = anchored || spec.boundaries[f].kind != BoundaryKind::neumann;
+    for (int f = 0; f < 2 * d; ++f)
+      anchored = anchored || spec.boundaries[f].kind != BoundaryKind::neumann;
     for (const MaskRegion& r : spec.regions) anchored = anchored || r.kind == NodeKind::fixed;
     if (!anchored) make_compatible(op);
   }
@@ -301,7 +307,8 @@ Field<T> sample_exact(const ProblemSpec& spec, Device device) {
   for (int k = 0; k < g.n[2]; ++k)
     for (int j = 0; j < g.n[1]; ++j)
       for (int i = 0; i < g.n[0]; ++i)
-        v(i, j, k) = T((*spec.exact)(g.coord(0, i), g.coord(1, j), g.dims == 3 ? g.coord(2, k) : 0.0));
+        v(i, j, k) =
+            T((*spec.exact)(g.coord(0, i), g.coord(1, j), g.dims == 3 ? g.coord(2, k) : 0.0));
   return device == Device::cpu ? std::move(e) : e.copy_to(device);
 }
 

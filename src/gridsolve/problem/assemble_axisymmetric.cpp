@@ -56,7 +56,7 @@ struct AxisymmetricAssembler : detail::DomainMarks {
       const bool lo = spec.boundaries[2 * a].kind != BoundaryKind::neumann;
       const bool hi = spec.boundaries[2 * a + 1].kind != BoundaryKind::neumann;
       const double lines = g.n[a] - 1;
-      const double c = lo && hi ? std::cos(std::numbers::pi / lines)
+      const double c = lo && hi   ? std::cos(std::numbers::pi / lines)
                        : lo || hi ? std::cos(std::numbers::pi / (2 * lines))
                                   : 1.0;
       num += w[a] * c;
@@ -74,7 +74,8 @@ Discretization<T> assemble_axisymmetric(const ProblemSpec& spec, Device device,
                                         const CutFlux& cut_flux) {
   spec.validate();
   const Grid& g = spec.grid;
-  require(g.dims == 2, fmt::format("the axisymmetric operator is 2D (r, z), got {} dimensions", g.dims));
+  require(g.dims == 2,
+          fmt::format("the axisymmetric operator is 2D (r, z), got {} dimensions", g.dims));
   require(g.origin[0] >= -1e-12 * g.spacing[0],
           fmt::format("the axisymmetric grid needs r >= 0, got r from {}", g.origin[0]));
   AxisymmetricAssembler as(spec);
@@ -185,7 +186,8 @@ Discretization<T> assemble_axisymmetric(const ProblemSpec& spec, Device device,
     }
   require(unknowns > 0, "the domain is empty: every node is fixed or outside, nothing to solve");
   bool anchored = false;
-  for (int f = 0; f < 4; ++f) anchored = anchored || spec.boundaries[f].kind != BoundaryKind::neumann;
+  for (int f = 0; f < 4; ++f)
+    anchored = anchored || spec.boundaries[f].kind != BoundaryKind::neumann;
   for (const MaskRegion& reg : spec.regions) anchored = anchored || reg.kind == NodeKind::fixed;
   require(anchored,
           "the problem has no Dirichlet or Robin side and no fixed node, so its solution is "
@@ -215,7 +217,9 @@ Discretization<T> assemble_axisymmetric(const ProblemSpec& spec, Device device,
   return out;
 }
 
-template Discretization<float> assemble_axisymmetric<float>(const ProblemSpec&, Device, const CutFlux&);
-template Discretization<double> assemble_axisymmetric<double>(const ProblemSpec&, Device, const CutFlux&);
+template Discretization<float> assemble_axisymmetric<float>(const ProblemSpec&, Device,
+                                                            const CutFlux&);
+template Discretization<double> assemble_axisymmetric<double>(const ProblemSpec&, Device,
+                                                              const CutFlux&);
 
 }  // namespace gridsolve

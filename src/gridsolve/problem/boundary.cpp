@@ -8,9 +8,12 @@ namespace gridsolve {
 
 std::string to_string(BoundaryKind k) {
   switch (k) {
-    case BoundaryKind::dirichlet: return "dirichlet";
-    case BoundaryKind::neumann: return "neumann";
-    case BoundaryKind::robin: return "robin";
+    case BoundaryKind::dirichlet:
+      return "dirichlet";
+    case BoundaryKind::neumann:
+      return "neumann";
+    case BoundaryKind::robin:
+      return "robin";
   }
   return "?";
 }

@@ -22,7 +22,9 @@ struct DomainMarks {
   explicit DomainMarks(const ProblemSpec& s)
       : spec(s), g(s.grid), d(s.grid.dims), nx(s.grid.n[0]), ny(s.grid.n[1]), nz(s.grid.n[2]) {}
 
-  std::size_t idx(int i, int j, int k) const { return std::size_t(i) + std::size_t(nx) * (j + std::size_t(ny) * k); }
+  std::size_t idx(int i, int j, int k) const {
+    return std::size_t(i) + std::size_t(nx) * (j + std::size_t(ny) * k);
+  }
   double x(int i) const { return g.coord(0, i); }
   double y(int j) const { return g.coord(1, j); }
   double z(int k) const { return d == 3 ? g.coord(2, k) : 0.0; }

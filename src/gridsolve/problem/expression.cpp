@@ -55,8 +55,8 @@ Expression Expression::parse(const std::string& text) {
     f->parser.SetExpr(text);
     f->parser.Eval();  // parse now, so errors surface at load time, not mid-assembly
   } catch (const mu::Parser::exception_type& ex) {
-    throw Error(fmt::format("malformed formula '{}': {} (variables are x, y, z)", text,
-                            ex.GetMsg()));
+    throw Error(
+        fmt::format("malformed formula '{}': {} (variables are x, y, z)", text, ex.GetMsg()));
   }
   Expression e = from(
       [f](double x, double y, double z) {

@@ -71,11 +71,13 @@ ProblemSpec make_model_problem(const ModelProblem& m) {
     spec.f_nodes.resize(std::size_t(spec.grid.node_count()));
     for (double& v : spec.f_nodes) v = dist(rng);
     if (m.coefficient == "variable")
-      spec.k = Expression::from([](double x, double y, double z) { return 1 + 0.5 * x * y * (z + 1); },
-                                "1 + x y (z + 1) / 2");
+      spec.k =
+          Expression::from([](double x, double y, double z) { return 1 + 0.5 * x * y * (z + 1); },
+                           "1 + x y (z + 1) / 2");
     return spec;
   }
-  require(m.rhs == "manufactured", fmt::format("rhs must be manufactured or random, got '{}'", m.rhs));
+  require(m.rhs == "manufactured",
+          fmt::format("rhs must be manufactured or random, got '{}'", m.rhs));
   require(m.coefficient == "constant" || m.coefficient == "variable",
           fmt::format("coefficient must be constant or variable, got '{}'", m.coefficient));
 
@@ -89,13 +91,15 @@ ProblemSpec make_model_problem(const ModelProblem& m) {
     mf->phi[a] = hole ? 0.0 : 0.3 + 0.2 * a;
   }
   auto at = [](double x, double y, double z) { return std::array<double, 3>{x, y, z}; };
-  spec.exact = Expression::from([mf, at](double x, double y, double z) { return mf->u(at(x, y, z).data()); },
-                                "manufactured");
-  spec.f = Expression::from([mf, at](double x, double y, double z) { return mf->f(at(x, y, z).data()); },
-                            "-div(k grad u)");
+  spec.exact = Expression::from(
+      [mf, at](double x, double y, double z) { return mf->u(at(x, y, z).data()); }, "manufactured");
+  spec.f =
+      Expression::from([mf, at](double x, double y, double z) { return mf->f(at(x, y, z).data()); },
+                       "-div(k grad u)");
   if (mf->variable_k)
-    spec.k = Expression::from([mf, at](double x, double y, double z) { return mf->k(at(x, y, z).data()); },
-                              "1 + prod(x) / 2");
+    spec.k = Expression::from(
+        [mf, at](double x, double y, double z) { return mf->k(at(x, y, z).data()); },
+        "1 + prod(x) / 2");
 
   for (int face = 0; face < 2 * d; ++face) {
     const int axis = face / 2;
@@ -114,7 +118,9 @@ ProblemSpec make_model_problem(const ModelProblem& m) {
       bc.kind = BoundaryKind::robin;
       bc.alpha = 1.0;
       bc.g = Expression::from(
-          [mf, at, dudn](double x, double y, double z) { return dudn(x, y, z) + mf->u(at(x, y, z).data()); },
+          [mf, at, dudn](double x, double y, double z) {
+            return dudn(x, y, z) + mf->u(at(x, y, z).data());
+          },
           "du/dn + u");
     } else {
       throw Error(fmt::format("sides must be dirichlet, neumann or robin, got '{}'", m.sides));

@@ -9,10 +9,10 @@ namespace gridsolve {
 
 struct ModelProblem {
   int dims = 2;
-  int n = 129;                       // nodes per side of the unit square / cube
-  std::string sides = "dirichlet";   // dirichlet | neumann | robin
-  std::string mask = "none";         // none | fixed (L-shape, Dirichlet re-entrant sides)
-                                     // | hole (L-shape, zero-flux re-entrant sides)
+  int n = 129;                           // nodes per side of the unit square / cube
+  std::string sides = "dirichlet";       // dirichlet | neumann | robin
+  std::string mask = "none";             // none | fixed (L-shape, Dirichlet re-entrant sides)
+                                         // | hole (L-shape, zero-flux re-entrant sides)
   std::string coefficient = "constant";  // constant | variable (k = 1 + x y (+ z) / 2)
   std::string rhs = "manufactured";      // manufactured | random
   std::uint64_t seed = 1;

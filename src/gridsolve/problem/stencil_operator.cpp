@@ -17,8 +17,7 @@ StencilView<T> StencilOperator<T>::view() const {
   v.cp = cp, v.cw = cw, v.ce = ce, v.cs = cs, v.cn = cn, v.cb = cb, v.ct = ct;
   v.b_const = b_const;
   if (!uniform) {
-    v.ap = ap.cview(), v.aw = aw.cview(), v.ae = ae.cview(), v.as = as.cview(),
-    v.an = an.cview();
+    v.ap = ap.cview(), v.aw = aw.cview(), v.ae = ae.cview(), v.as = as.cview(), v.an = an.cview();
     if (grid.dims == 3) v.ab = ab.cview(), v.at = at.cview();
   }
   if (!rhs.empty()) v.rhs = rhs.cview();
@@ -108,7 +107,9 @@ void fix_constant(const StencilOperator<T>& op, Field<T>& u) {
   const FieldView<T> v = u.view();
   const double sum = reduce<double>(
       op.device, op.active,
-      [=] GRIDSOLVE_HD(int i, int j, int k) -> double { return a.is_free(i, j, k) ? double(v(i, j, k)) : 0.0; },
+      [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
+        return a.is_free(i, j, k) ? double(v(i, j, k)) : 0.0;
+      },
       SumOp{}, 0.0);
   const T mean = T(sum / double(op.unknowns));
   for_each(op.device, op.active, [=] GRIDSOLVE_HD(int i, int j, int k) {
@@ -116,11 +117,11 @@ void fix_constant(const StencilOperator<T>& op, Field<T>& u) {
   });
 }
 
-#define GRIDSOLVE_INSTANTIATE(T)                                                  \
-  template class StencilOperator<T>;                                             \
-  template double residual_norm<T>(const StencilOperator<T>&, const Field<T>&); \
-  template double rhs_norm<T>(const StencilOperator<T>&, const Field<T>&);      \
-  template void residual<T>(const StencilOperator<T>&, const Field<T>&, Field<T>&);     \
+#define GRIDSOLVE_INSTANTIATE(T)                                                    \
+  template class StencilOperator<T>;                                                \
+  template double residual_norm<T>(const StencilOperator<T>&, const Field<T>&);     \
+  template double rhs_norm<T>(const StencilOperator<T>&, const Field<T>&);          \
+  template void residual<T>(const StencilOperator<T>&, const Field<T>&, Field<T>&); \
   template void fix_constant<T>(const StencilOperator<T>&, Field<T>&);
 GRIDSOLVE_INSTANTIATE(float)
 GRIDSOLVE_INSTANTIATE(double)

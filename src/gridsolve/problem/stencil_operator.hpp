@@ -12,24 +12,24 @@ namespace gridsolve {
 
 template <class T>
 class StencilOperator {
-public:
+ public:
   Grid grid;
   Device device = Device::cpu;
   Box active;
   bool uniform = true;
   T cp = 0, cw = 0, ce = 0, cs = 0, cn = 0, cb = 0, ct = 0, b_const = 0;
   Field<T> ap, aw, ae, as, an, ab, at;  // empty when uniform
-  Field<T> rhs;                          // empty when b is the constant b_const
-  Field<std::uint8_t> mask;              // empty when every active node is free
-  std::int64_t unknowns = 0;             // free nodes
+  Field<T> rhs;                         // empty when b is the constant b_const
+  Field<std::uint8_t> mask;             // empty when every active node is free
+  std::int64_t unknowns = 0;            // free nodes
   // Jacobi spectral radius estimate (for SOR's omega), from the assembly.
   double jacobi_radius = 0;
   // What the problem looked like before assembly, for solvers that need structure
   // (transform and cyclic-reduction solvers want constant k on a full rectangle).
   std::array<BoundaryKind, 6> sides{};  // per face, x_low .. z_high
-  double k_constant = 0;                 // k when constant, else 0
-  bool has_cutouts = false;              // some nodes are outside the domain
-  bool has_fixed_regions = false;        // some interior nodes are fixed
+  double k_constant = 0;                // k when constant, else 0
+  bool has_cutouts = false;             // some nodes are outside the domain
+  bool has_fixed_regions = false;       // some interior nodes are fixed
   // All-Neumann problems: u is defined up to a constant (solvers return the solution of
   // zero mean over the unknowns); rhs_mismatch is the relative net source projected out.
   bool singular = false;

@@ -21,12 +21,10 @@ struct StencilView {
   T b_const = 0;
   // Per-node coefficients (when not uniform).
   FieldView<const T> ap, aw, ae, as, an, ab, at;
-  FieldView<const T> rhs;                    // empty: b_P = b_const
-  FieldView<const std::uint8_t> mask;        // empty: every active node is free
+  FieldView<const T> rhs;              // empty: b_P = b_const
+  FieldView<const std::uint8_t> mask;  // empty: every active node is free
 
-  GRIDSOLVE_HD bool is_free(int i, int j, int k) const {
-    return mask ? mask(i, j, k) == 0 : true;
-  }
+  GRIDSOLVE_HD bool is_free(int i, int j, int k) const { return mask ? mask(i, j, k) == 0 : true; }
   // True for neighbours whose value is data rather than unknown.
   GRIDSOLVE_HD bool is_known(int i, int j, int k) const {
     return !active.contains(i, j, k) || (mask && mask(i, j, k) != 0);
@@ -75,12 +73,18 @@ struct StencilView {
       return c[f];
     }
     switch (f) {
-      case 0: return aw(i, j, k);
-      case 1: return ae(i, j, k);
-      case 2: return as(i, j, k);
-      case 3: return an(i, j, k);
-      case 4: return ab(i, j, k);
-      default: return at(i, j, k);
+      case 0:
+        return aw(i, j, k);
+      case 1:
+        return ae(i, j, k);
+      case 2:
+        return as(i, j, k);
+      case 3:
+        return an(i, j, k);
+      case 4:
+        return ab(i, j, k);
+      default:
+        return at(i, j, k);
     }
   }
 };

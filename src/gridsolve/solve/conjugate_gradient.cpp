@@ -31,9 +31,9 @@ struct Pair {
 
 // Scalars of the iteration, in the memory of the device that runs it.
 struct Scalars {
-  double pw;       // p . A p
-  Pair rz_rr;      // r . z and r . r after the update
-  double rz_old;   // r . z of the previous iteration
+  double pw;      // p . A p
+  Pair rz_rr;     // r . z and r . r after the update
+  double rz_old;  // r . z of the previous iteration
 };
 
 }  // namespace
@@ -54,10 +54,13 @@ SolveReport ConjugateGradient<T>::solve(const StencilOperator<T>& op, Field<T>& 
 
   std::unique_ptr<Preconditioner<T>> pc;
   if (pc_ == CgPreconditioner::jacobi) pc = std::make_unique<JacobiPreconditioner<T>>(op);
-  if (pc_ == CgPreconditioner::multigrid) pc = std::make_unique<MultigridPreconditioner<T>>(op, mg_);
+  if (pc_ == CgPreconditioner::multigrid)
+    pc = std::make_unique<MultigridPreconditioner<T>>(op, mg_);
   if (pc_ == CgPreconditioner::multigrid_float) {
-    if constexpr (std::is_same_v<T, double>) pc = std::make_unique<MixedPrecisionMultigrid>(op, mg_);
-    else pc = std::make_unique<MultigridPreconditioner<T>>(op, mg_);
+    if constexpr (std::is_same_v<T, double>)
+      pc = std::make_unique<MixedPrecisionMultigrid>(op, mg_);
+    else
+      pc = std::make_unique<MultigridPreconditioner<T>>(op, mg_);
   }
   report.kernel = pc ? "preconditioner: " + pc->name() : "unpreconditioned";
 
@@ -152,7 +155,8 @@ SolveReport ConjugateGradient<T>::solve(const StencilOperator<T>& op, Field<T>& 
       report.history.size() > 1) {
     const double first = report.history.front().second, last = report.history.back().second;
     const int span = report.history.back().first - report.history.front().first;
-    if (span > 0 && first > 0 && last > 0) report.convergence_factor = std::pow(last / first, 1.0 / span);
+    if (span > 0 && first > 0 && last > 0)
+      report.convergence_factor = std::pow(last / first, 1.0 / span);
   }
   report.seconds = monitor.seconds();
   return report;

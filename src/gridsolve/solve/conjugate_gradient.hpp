@@ -10,19 +10,24 @@ enum class CgPreconditioner { none, jacobi, multigrid, multigrid_float };
 
 template <class T>
 class ConjugateGradient final : public Solver<T> {
-public:
+ public:
   ConjugateGradient(CgPreconditioner pc, MultigridOptions mg = {}) : pc_(pc), mg_(std::move(mg)) {}
   std::string name() const override {
     switch (pc_) {
-      case CgPreconditioner::none: return "cg";
-      case CgPreconditioner::jacobi: return "pcg";
-      case CgPreconditioner::multigrid: return "mgcg";
-      default: return "mgcg-mixed";
+      case CgPreconditioner::none:
+        return "cg";
+      case CgPreconditioner::jacobi:
+        return "pcg";
+      case CgPreconditioner::multigrid:
+        return "mgcg";
+      default:
+        return "mgcg-mixed";
     }
   }
-  SolveReport solve(const StencilOperator<T>& op, Field<T>& u, const SolveOptions& options) override;
+  SolveReport solve(const StencilOperator<T>& op, Field<T>& u,
+                    const SolveOptions& options) override;
 
-private:
+ private:
   CgPreconditioner pc_;
   MultigridOptions mg_;
 };

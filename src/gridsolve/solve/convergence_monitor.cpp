@@ -11,11 +11,13 @@ namespace gridsolve {
 void SolveOptions::validate() const {
   require(tolerance > 0 && std::isfinite(tolerance),
           fmt::format("tolerance must be positive, got {}", tolerance));
-  require(max_iterations >= 1, fmt::format("max iterations must be at least 1, got {}", max_iterations));
+  require(max_iterations >= 1,
+          fmt::format("max iterations must be at least 1, got {}", max_iterations));
   require(check_every >= 0, fmt::format("check interval must be >= 0, got {}", check_every));
   require(omega == 0 || (omega > 0 && omega < 2),
           fmt::format("omega must be in (0, 2), got {}", omega));
-  require(weight > 0 && weight <= 1, fmt::format("Jacobi weight must be in (0, 1], got {}", weight));
+  require(weight > 0 && weight <= 1,
+          fmt::format("Jacobi weight must be in (0, 1], got {}", weight));
 }
 
 ConvergenceMonitor::ConvergenceMonitor(const SolveOptions& options, SolveReport& report)
@@ -45,9 +47,10 @@ bool ConvergenceMonitor::check(int iteration, double watched) {
   }
   if (watched < options_.tolerance) {
     report_.converged = true;
-    report_.reason = fmt::format("converged: {} {:.3e} < {:.3e}",
-                                 options_.rule == StopRule::residual ? "relative residual" : "max update",
-                                 watched, options_.tolerance);
+    report_.reason =
+        fmt::format("converged: {} {:.3e} < {:.3e}",
+                    options_.rule == StopRule::residual ? "relative residual" : "max update",
+                    watched, options_.tolerance);
     return true;
   }
   if (first_ < 0) {
@@ -59,9 +62,10 @@ bool ConvergenceMonitor::check(int iteration, double watched) {
                  ? growing_ + 1
                  : 0;
   if (watched > 1e6 * std::max(first_, 1e-300) || growing_ >= 50) {
-    report_.reason = fmt::format("diverged: {} grew from {:.3e} to {:.3e} by iteration {}",
-                                 options_.rule == StopRule::residual ? "relative residual" : "update",
-                                 first_, watched, iteration);
+    report_.reason =
+        fmt::format("diverged: {} grew from {:.3e} to {:.3e} by iteration {}",
+                    options_.rule == StopRule::residual ? "relative residual" : "update", first_,
+                    watched, iteration);
     return true;
   }
   // Stagnation: no new best value in 200 checks. A slow steady decrease never trips
@@ -73,8 +77,7 @@ bool ConvergenceMonitor::check(int iteration, double watched) {
     report_.reason = fmt::format(
         "stagnated: {} stuck near {:.3e} for {} iterations (tolerance below this precision's "
         "rounding floor?)",
-        options_.rule == StopRule::residual ? "relative residual" : "update", best_,
-        200 * every_);
+        options_.rule == StopRule::residual ? "relative residual" : "update", best_, 200 * every_);
     return true;
   }
   if (iteration >= options_.max_iterations) {

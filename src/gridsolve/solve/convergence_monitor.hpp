@@ -10,18 +10,20 @@ namespace gridsolve {
 // Watches one number per check (relative residual or max update) and decides when to
 // stop: converged, iteration cap, NaN/Inf, divergence, or stagnation.
 class ConvergenceMonitor {
-public:
+ public:
   ConvergenceMonitor(const SolveOptions& options, SolveReport& report);
 
   // Returns true when the solve must stop; the report then says why.
   bool check(int iteration, double watched);
   // True when `iteration` is one at which the caller should measure and check.
-  bool due(int iteration) const { return iteration % every_ == 0 || iteration >= options_.max_iterations; }
+  bool due(int iteration) const {
+    return iteration % every_ == 0 || iteration >= options_.max_iterations;
+  }
   int every() const { return every_; }
   void set_every(int every) { every_ = every > 0 ? every : 1; }
   double seconds() const;
 
-private:
+ private:
   const SolveOptions& options_;
   SolveReport& report_;
   int every_ = 1;

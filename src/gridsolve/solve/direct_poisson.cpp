@@ -40,7 +40,8 @@ void check_qualifies(const StencilOperator<T>& op, bool buneman) {
   if (op.has_fixed_regions) why.push_back("fixed interior regions");
   for (int f = 0; f < 2 * op.grid.dims; ++f) {
     const BoundaryKind k = op.sides[f];
-    if (k == BoundaryKind::robin) why.push_back(fmt::format("a Robin side ({})", face_name(f)));
+    if (k == BoundaryKind::robin)
+      why.push_back(fmt::format("a Robin side ({})", face_name(f)));
     else if (buneman && k == BoundaryKind::neumann)
       why.push_back(fmt::format("a Neumann side ({})", face_name(f)));
   }
@@ -56,7 +57,8 @@ void check_qualifies(const StencilOperator<T>& op, bool buneman) {
 
 // Unknowns of one axis: the nodes between its Dirichlet sides (first node, count).
 std::pair<int, int> unknown_range(const Grid& g, const std::array<BoundaryKind, 6>& sides, int a) {
-  const bool lo = sides[2 * a] == BoundaryKind::dirichlet, hi = sides[2 * a + 1] == BoundaryKind::dirichlet;
+  const bool lo = sides[2 * a] == BoundaryKind::dirichlet,
+             hi = sides[2 * a + 1] == BoundaryKind::dirichlet;
   return {lo ? 1 : 0, g.n[a] - (lo ? 1 : 0) - (hi ? 1 : 0)};
 }
 
@@ -92,9 +94,9 @@ SolveReport DirectPoisson<T>::solve(const StencilOperator<T>& op, Field<T>& u,
       transpose = true;
     }
   }
-  std::string key = fmt::format("{} {} {} {} {} {} {} {} {}", to_string(op.device), dims, g.n[0],
-                                g.n[1], g.n[2], g.spacing[0], g.spacing[1], g.spacing[2],
-                                op.k_constant);
+  std::string key =
+      fmt::format("{} {} {} {} {} {} {} {} {}", to_string(op.device), dims, g.n[0], g.n[1], g.n[2],
+                  g.spacing[0], g.spacing[1], g.spacing[2], op.k_constant);
   for (BoundaryKind s : op.sides) key += fmt::format(" {}", int(s));
   Cache& c = *cache_;
   const std::size_t count = std::size_t(m[0]) * m[1] * m[2];
@@ -117,8 +119,9 @@ SolveReport DirectPoisson<T>::solve(const StencilOperator<T>& op, Field<T>& u,
       p.k = op.k_constant;
       for (int a = 0; a < 3; ++a)
         for (int s = 0; s < 2; ++s)
-          p.sides[a][s] = op.sides[2 * a + s] == BoundaryKind::dirichlet ? fast_poisson::Side::dirichlet
-                                                                         : fast_poisson::Side::neumann;
+          p.sides[a][s] = op.sides[2 * a + s] == BoundaryKind::dirichlet
+                              ? fast_poisson::Side::dirichlet
+                              : fast_poisson::Side::neumann;
       c.fft = std::make_unique<fast_poisson::TransformPoisson<T>>(op.device, p);
     }
     c.key = key;
@@ -132,8 +135,8 @@ SolveReport DirectPoisson<T>::solve(const StencilOperator<T>& op, Field<T>& u,
   const Box box{{0, 0, 0}, {m[0] - 1, m[1] - 1, m[2] - 1}};
   // Transposed packing puts x along the reduced rows: element (i, j) at i * m1 + j.
   for_each(op.device, box, [=] GRIDSOLVE_HD(int i, int j, int k) {
-    const std::int64_t o = transpose ? std::int64_t(i) * m1 + j
-                                     : i + std::int64_t(m0) * (j + std::int64_t(m1) * k);
+    const std::int64_t o =
+        transpose ? std::int64_t(i) * m1 + j : i + std::int64_t(m0) * (j + std::int64_t(m1) * k);
     w[o] = a.known_rhs(v, i + f0, j + f1, k + f2);
   });
   if (bcr) {
@@ -144,8 +147,8 @@ SolveReport DirectPoisson<T>::solve(const StencilOperator<T>& op, Field<T>& u,
     report.kernel = fmt::format("{} + tridiagonal lines", c.fft->backend());
   }
   for_each(op.device, box, [=] GRIDSOLVE_HD(int i, int j, int k) {
-    const std::int64_t o = transpose ? std::int64_t(i) * m1 + j
-                                     : i + std::int64_t(m0) * (j + std::int64_t(m1) * k);
+    const std::int64_t o =
+        transpose ? std::int64_t(i) * m1 + j : i + std::int64_t(m0) * (j + std::int64_t(m1) * k);
     v(i + f0, j + f1, k + f2) = w[o];
   });
   synchronize(op.device);
@@ -154,9 +157,9 @@ SolveReport DirectPoisson<T>::solve(const StencilOperator<T>& op, Field<T>& u,
   report.relative_residual = residual_norm(op, u) / scale;
   report.iterations = 1;
   report.converged = std::isfinite(report.relative_residual);
-  report.reason = report.converged
-                      ? fmt::format("direct solve, relative residual {:.2e}", report.relative_residual)
-                      : "the direct solve produced non-finite values";
+  report.reason = report.converged ? fmt::format("direct solve, relative residual {:.2e}",
+                                                 report.relative_residual)
+                                   : "the direct solve produced non-finite values";
   report.history.emplace_back(1, report.relative_residual);
   return report;
 }

@@ -10,7 +10,7 @@ namespace gridsolve {
 
 template <class T>
 class DirectPoisson final : public Solver<T> {
-public:
+ public:
   enum class Kind { buneman, fft };
   explicit DirectPoisson(Kind kind);
   ~DirectPoisson() override;
@@ -18,9 +18,10 @@ public:
   // One direct solve; the report's residual is measured afterwards. Throws Error when
   // the problem does not qualify (variable k, masks, Robin sides; buneman: Neumann
   // sides, 3D, or no axis with 2^k - 1 interior nodes).
-  SolveReport solve(const StencilOperator<T>& op, Field<T>& u, const SolveOptions& options) override;
+  SolveReport solve(const StencilOperator<T>& op, Field<T>& u,
+                    const SolveOptions& options) override;
 
-private:
+ private:
   struct Cache;
   Kind kind_;
   std::unique_ptr<Cache> cache_;  // plans and factors, reused while the problem's shape holds

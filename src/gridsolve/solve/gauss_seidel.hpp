@@ -6,9 +6,10 @@ namespace gridsolve {
 
 template <class T>
 class GaussSeidel final : public Solver<T> {
-public:
+ public:
   std::string name() const override { return "gauss-seidel"; }
-  SolveReport solve(const StencilOperator<T>& op, Field<T>& u, const SolveOptions& options) override;
+  SolveReport solve(const StencilOperator<T>& op, Field<T>& u,
+                    const SolveOptions& options) override;
 };
 
 }  // namespace gridsolve

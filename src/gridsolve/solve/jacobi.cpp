@@ -67,7 +67,9 @@ void jacobi_sweep_streaming_cpu(const StencilView<T>& a, const FieldView<const T
     const T* s = &u(0, j - 1, 0);
     const T* n = &u(0, j + 1, 0);
     T* o = &v(0, j, 0);
-    auto at = [&](int i) { return keep * c[i] + c0 + cx * (c[i - 1] + c[i + 1]) + cy * (s[i] + n[i]); };
+    auto at = [&](int i) {
+      return keep * c[i] + c0 + cx * (c[i - 1] + c[i + 1]) + cy * (s[i] + n[i]);
+    };
     int i = b.lo[0];
 #if defined(__SSE2__)
     const RowKernel<T> vec(keep, c0, cx, cy);
@@ -106,9 +108,10 @@ void jacobi_sweep_generic(const StencilOperator<T>& op, const Field<T>& in, Fiel
   }
   for_each(op.device, op.active, [=] GRIDSOLVE_HD(int i, int j, int k) {
     const T old = u(i, j, k);
-    v(i, j, k) = a.is_free(i, j, k)
-                     ? old + weight * ((a.b(i, j, k) + a.neighbours(u, i, j, k)) / a.diag(i, j, k) - old)
-                     : old;
+    v(i, j, k) =
+        a.is_free(i, j, k)
+            ? old + weight * ((a.b(i, j, k) + a.neighbours(u, i, j, k)) / a.diag(i, j, k) - old)
+            : old;
   });
 }
 
@@ -126,7 +129,8 @@ double jacobi_sweep_generic_measuring(const StencilOperator<T>& op, const Field<
           v(i, j, k) = old;
           return 0.0;
         }
-        const T next = old + weight * ((a.b(i, j, k) + a.neighbours(u, i, j, k)) / a.diag(i, j, k) - old);
+        const T next =
+            old + weight * ((a.b(i, j, k) + a.neighbours(u, i, j, k)) / a.diag(i, j, k) - old);
         v(i, j, k) = next;
         const double d = double(next) - double(old);
         return d < 0 ? -d : d;
@@ -135,7 +139,8 @@ double jacobi_sweep_generic_measuring(const StencilOperator<T>& op, const Field<
 }
 
 template <class T>
-SolveReport Jacobi<T>::solve(const StencilOperator<T>& op, Field<T>& u, const SolveOptions& options) {
+SolveReport Jacobi<T>::solve(const StencilOperator<T>& op, Field<T>& u,
+                             const SolveOptions& options) {
   SolveReport report;
   report.solver = name();
   ConvergenceMonitor monitor(options, report);
@@ -170,7 +175,8 @@ SolveReport Jacobi<T>::solve(const StencilOperator<T>& op, Field<T>& u, const So
     if (tuned) {
 #if GRIDSOLVE_HAVE_CUDA
       tuned::jacobi_sweep(op, *cur, *next, w, measure_update ? device_max : nullptr);
-      if (measure_update) copy_bytes(&update, Device::cpu, device_max, Device::cuda, sizeof(double));
+      if (measure_update)
+        copy_bytes(&update, Device::cpu, device_max, Device::cuda, sizeof(double));
 #endif
     } else if (measure_update) {
       update = jacobi_sweep_generic_measuring(op, *cur, *next, w);
@@ -194,7 +200,9 @@ SolveReport Jacobi<T>::solve(const StencilOperator<T>& op, Field<T>& u, const So
 
 template class Jacobi<float>;
 template class Jacobi<double>;
-template void jacobi_sweep_generic<float>(const StencilOperator<float>&, const Field<float>&, Field<float>&, float);
-template void jacobi_sweep_generic<double>(const StencilOperator<double>&, const Field<double>&, Field<double>&, double);
+template void jacobi_sweep_generic<float>(const StencilOperator<float>&, const Field<float>&,
+                                          Field<float>&, float);
+template void jacobi_sweep_generic<double>(const StencilOperator<double>&, const Field<double>&,
+                                           Field<double>&, double);
 
 }  // namespace gridsolve

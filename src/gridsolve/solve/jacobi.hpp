@@ -6,13 +6,15 @@ namespace gridsolve {
 
 template <class T>
 class Jacobi final : public Solver<T> {
-public:
+ public:
   std::string name() const override { return "jacobi"; }
-  SolveReport solve(const StencilOperator<T>& op, Field<T>& u, const SolveOptions& options) override;
+  SolveReport solve(const StencilOperator<T>& op, Field<T>& u,
+                    const SolveOptions& options) override;
 };
 
 // One generic sweep in -> out (exposed for benchmarks and kernel comparisons).
 template <class T>
-void jacobi_sweep_generic(const StencilOperator<T>& op, const Field<T>& in, Field<T>& out, T weight);
+void jacobi_sweep_generic(const StencilOperator<T>& op, const Field<T>& in, Field<T>& out,
+                          T weight);
 
 }  // namespace gridsolve

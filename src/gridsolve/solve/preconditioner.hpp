@@ -9,7 +9,7 @@ namespace gridsolve {
 
 template <class T>
 class Preconditioner {
-public:
+ public:
   virtual ~Preconditioner() = default;
   virtual void apply(const Field<T>& r, Field<T>& z) = 0;
   virtual std::string name() const = 0;
@@ -18,12 +18,12 @@ public:
 // M = diag(A).
 template <class T>
 class JacobiPreconditioner final : public Preconditioner<T> {
-public:
+ public:
   explicit JacobiPreconditioner(const StencilOperator<T>& op) : op_(op) {}
   void apply(const Field<T>& r, Field<T>& z) override;
   std::string name() const override { return "jacobi"; }
 
-private:
+ private:
   const StencilOperator<T>& op_;
 };
 

@@ -38,7 +38,8 @@ double half_sweep_measuring(const StencilOperator<T>& op, Field<T>& u, int colou
       [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
         if (((i + j + k) & 1) != colour || !a.is_free(i, j, k)) return 0.0;
         const T old = v(i, j, k);
-        const T next = old + omega * ((a.b(i, j, k) + a.neighbours(v, i, j, k)) / a.diag(i, j, k) - old);
+        const T next =
+            old + omega * ((a.b(i, j, k) + a.neighbours(v, i, j, k)) / a.diag(i, j, k) - old);
         v(i, j, k) = next;
         const double d = double(next) - double(old);
         return d < 0 ? -d : d;
@@ -79,8 +80,10 @@ SolveReport RedBlackSor<T>::solve(const StencilOperator<T>& op, Field<T>& u,
       const int stop_at = std::min(next_check, options.max_iterations);
       double update = 0;
       if (stop_at - it > 1) sor.iterate(omega, stop_at - it - 1);
-      if (options.rule == StopRule::update) update = sor.iterate_measuring_update(omega);
-      else sor.iterate(omega, 1);
+      if (options.rule == StopRule::update)
+        update = sor.iterate_measuring_update(omega);
+      else
+        sor.iterate(omega, 1);
       it = stop_at;
       report.last_update = update;
       const double watched =
@@ -121,7 +124,9 @@ SolveReport RedBlackSor<T>::solve(const StencilOperator<T>& op, Field<T>& u,
 
 template class RedBlackSor<float>;
 template class RedBlackSor<double>;
-template void red_black_iteration_generic<float>(const StencilOperator<float>&, Field<float>&, float);
-template void red_black_iteration_generic<double>(const StencilOperator<double>&, Field<double>&, double);
+template void red_black_iteration_generic<float>(const StencilOperator<float>&, Field<float>&,
+                                                 float);
+template void red_black_iteration_generic<double>(const StencilOperator<double>&, Field<double>&,
+                                                  double);
 
 }  // namespace gridsolve

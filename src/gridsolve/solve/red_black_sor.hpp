@@ -6,13 +6,14 @@ namespace gridsolve {
 
 template <class T>
 class RedBlackSor final : public Solver<T> {
-public:
+ public:
   // With gauss_seidel set, omega is 1 unless given (red-black Gauss-Seidel).
   explicit RedBlackSor(bool gauss_seidel = false) : gauss_seidel_(gauss_seidel) {}
   std::string name() const override { return gauss_seidel_ ? "rb-gs" : "sor"; }
-  SolveReport solve(const StencilOperator<T>& op, Field<T>& u, const SolveOptions& options) override;
+  SolveReport solve(const StencilOperator<T>& op, Field<T>& u,
+                    const SolveOptions& options) override;
 
-private:
+ private:
   bool gauss_seidel_;
 };
 

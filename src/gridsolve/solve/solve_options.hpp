@@ -21,10 +21,10 @@ struct SolveOptions {
   StopRule rule = StopRule::residual;
   double tolerance = 1e-8;
   int max_iterations = 1000000;
-  int check_every = 0;   // iterations between convergence checks; 0 picks per solver
-  double omega = 0;      // SOR relaxation; 0 picks the optimum from the spectral radius
-  double weight = 1;     // Jacobi damping (1: plain Jacobi)
-  bool tuned = true;     // use hand-tuned device kernels where they apply
+  int check_every = 0;          // iterations between convergence checks; 0 picks per solver
+  double omega = 0;             // SOR relaxation; 0 picks the optimum from the spectral radius
+  double weight = 1;            // Jacobi damping (1: plain Jacobi)
+  bool tuned = true;            // use hand-tuned device kernels where they apply
   double progress_after = 2.0;  // seconds before progress reports start
   std::function<void(const ProgressInfo&)> on_progress;
 
@@ -33,9 +33,9 @@ struct SolveOptions {
 
 struct SolveReport {
   std::string solver;
-  std::string kernel;    // which implementation ran ("generic", "tuned", ...)
+  std::string kernel;  // which implementation ran ("generic", "tuned", ...)
   bool converged = false;
-  std::string reason;    // why the solve stopped, in words
+  std::string reason;  // why the solve stopped, in words
   int iterations = 0;
   double relative_residual = 0;  // at the end, always measured
   double last_update = 0;        // max |update| at the last check (update rule)

@@ -13,7 +13,7 @@ namespace gridsolve {
 
 template <class T>
 class Solver {
-public:
+ public:
   virtual ~Solver() = default;
   virtual std::string name() const = 0;
   // Improves u in place (fixed nodes are left alone) and reports how it went.

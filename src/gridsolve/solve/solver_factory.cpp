@@ -14,7 +14,8 @@
 namespace gridsolve {
 
 std::vector<std::string> solver_names() {
-  return {"jacobi", "gauss-seidel", "sor", "rb-gs", "mg", "mgcg", "mgcg-mixed", "cg", "pcg", "buneman", "fft"};
+  return {"jacobi",     "gauss-seidel", "sor", "rb-gs",   "mg", "mgcg",
+          "mgcg-mixed", "cg",           "pcg", "buneman", "fft"};
 }
 
 std::string canonical_solver_name(const std::string& name) {
@@ -29,8 +30,8 @@ std::string canonical_solver_name(const std::string& name) {
   if (name == "mgcg-mixed") return "mgcg-mixed";
   if (name == "cg") return "cg";
   if (name == "pcg" || name == "jacobi-pcg") return "pcg";
-  throw Error(fmt::format("unknown solver '{}'; choose one of: {}", name,
-                          fmt::join(solver_names(), ", ")));
+  throw Error(
+      fmt::format("unknown solver '{}'; choose one of: {}", name, fmt::join(solver_names(), ", ")));
 }
 
 template <class T>
@@ -57,7 +58,9 @@ std::unique_ptr<Solver<T>> make_solver(const std::string& name) {
 
 template std::unique_ptr<Solver<float>> make_solver<float>(const std::string&);
 template std::unique_ptr<Solver<double>> make_solver<double>(const std::string&);
-template std::unique_ptr<Solver<float>> make_solver<float>(const std::string&, const MultigridOptions&);
-template std::unique_ptr<Solver<double>> make_solver<double>(const std::string&, const MultigridOptions&);
+template std::unique_ptr<Solver<float>> make_solver<float>(const std::string&,
+                                                           const MultigridOptions&);
+template std::unique_ptr<Solver<double>> make_solver<double>(const std::string&,
+                                                             const MultigridOptions&);
 
 }  // namespace gridsolve

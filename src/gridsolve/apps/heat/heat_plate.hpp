@@ -6,10 +6,10 @@
 namespace gridsolve {
 
 struct HeatPlate {
-  int n = 2048;               // nodes per side
-  double patch = 0.125;       // side of the hot square patch, as a fraction of the plate
-  double hot = 100.0;         // temperature of the patch
-  double cold = 0.0;          // temperature of the edges
+  int n = 2048;          // nodes per side
+  double patch = 0.125;  // side of the hot square patch, as a fraction of the plate
+  double hot = 100.0;    // temperature of the patch
+  double cold = 0.0;     // temperature of the edges
 };
 
 ProblemSpec make_heat_plate(const HeatPlate& p);

@@ -7,7 +7,9 @@
 
 namespace gridsolve::magnet {
 
-double FieldRZ::magnitude() const { return std::hypot(br, bz); }
+double FieldRZ::magnitude() const {
+  return std::hypot(br, bz);
+}
 
 double axial_field(const std::vector<CurrentLoop>& loops, double z) {
   double b = 0;

@@ -6,7 +6,8 @@
 
 namespace gridsolve::magnet {
 
-std::vector<AxisSample> axis_profile(const std::vector<CurrentLoop>& loops, double length, int samples) {
+std::vector<AxisSample> axis_profile(const std::vector<CurrentLoop>& loops, double length,
+                                     int samples) {
   const double b0 = axial_field(loops, 0.0);
   std::vector<AxisSample> out;
   for (int k = 0; k < samples; ++k) {
@@ -19,15 +20,17 @@ std::vector<AxisSample> axis_profile(const std::vector<CurrentLoop>& loops, doub
   return out;
 }
 
-Homogeneity homogeneity(const std::vector<CurrentLoop>& loops, double axis_span, double sphere_radius) {
+Homogeneity homogeneity(const std::vector<CurrentLoop>& loops, double axis_span,
+                        double sphere_radius) {
   Homogeneity h;
   h.b0 = axial_field(loops, 0.0);
   h.wire_current = loops.empty() ? 0.0 : loops.front().current;
   h.efficiency = h.wire_current != 0 ? h.b0 / h.wire_current : 0.0;
   h.axis_span = axis_span;
   const std::vector<AxisSample> axis = axis_profile(loops, axis_span, 801);
-  const auto [lo, hi] = std::minmax_element(axis.begin(), axis.end(),
-                                            [](const AxisSample& a, const AxisSample& b) { return a.bz < b.bz; });
+  const auto [lo, hi] =
+      std::minmax_element(axis.begin(), axis.end(),
+                          [](const AxisSample& a, const AxisSample& b) { return a.bz < b.bz; });
   h.axis_ppm = (hi->bz - lo->bz) / h.b0 * 1e6;
 
   // |B| is subharmonic, so its maximum sits on the sphere's surface but its minimum may

@@ -16,7 +16,7 @@ namespace gridsolve::magnet {
 namespace {
 
 class Reader {
-public:
+ public:
   explicit Reader(std::string file) : file_(std::move(file)) {}
 
   [[noreturn]] void fail(const toml::node* at, const std::string& message) const {
@@ -29,8 +29,8 @@ public:
                  std::initializer_list<std::string_view> allowed) const {
     for (const auto& [key, node] : t) {
       if (std::find(allowed.begin(), allowed.end(), key.str()) != allowed.end()) continue;
-      fail(&node, fmt::format("unknown key '{}{}'; valid keys here: {}", path.empty() ? "" : path + ".",
-                              key.str(), fmt::join(allowed, ", ")));
+      fail(&node, fmt::format("unknown key '{}{}'; valid keys here: {}",
+                              path.empty() ? "" : path + ".", key.str(), fmt::join(allowed, ", ")));
     }
   }
 
@@ -41,15 +41,20 @@ public:
     return n->as_table();
   }
 
-  void number(const toml::table* t, const std::string& path, std::string_view key, double& out) const {
+  void number(const toml::table* t, const std::string& path, std::string_view key,
+              double& out) const {
     if (!t) return;
     const toml::node* n = t->get(key);
     if (!n) return;
-    if (const auto* f = n->as_floating_point()) out = f->get();
-    else if (const auto* i = n->as_integer()) out = double(i->get());
-    else fail(n, fmt::format("'{}.{}' must be a number", path, key));
+    if (const auto* f = n->as_floating_point())
+      out = f->get();
+    else if (const auto* i = n->as_integer())
+      out = double(i->get());
+    else
+      fail(n, fmt::format("'{}.{}' must be a number", path, key));
   }
-  void integer(const toml::table* t, const std::string& path, std::string_view key, int& out) const {
+  void integer(const toml::table* t, const std::string& path, std::string_view key,
+               int& out) const {
     if (!t) return;
     const toml::node* n = t->get(key);
     if (!n) return;
@@ -58,7 +63,8 @@ public:
       fail(n, fmt::format("'{}.{}' must be an integer", path, key));
     out = int(i->get());
   }
-  void text(const toml::table* t, const std::string& path, std::string_view key, std::string& out) const {
+  void text(const toml::table* t, const std::string& path, std::string_view key,
+            std::string& out) const {
     if (!t) return;
     const toml::node* n = t->get(key);
     if (!n) return;
@@ -72,16 +78,20 @@ public:
     const toml::node* n = t->get(key);
     if (!n) return;
     const auto* a = n->as_array();
-    if (!a || a->empty()) fail(n, fmt::format("'{}.{}' must be a non-empty array of numbers", path, key));
+    if (!a || a->empty())
+      fail(n, fmt::format("'{}.{}' must be a non-empty array of numbers", path, key));
     out.clear();
     for (const toml::node& e : *a) {
-      if (const auto* f = e.as_floating_point()) out.push_back(f->get());
-      else if (const auto* i = e.as_integer()) out.push_back(double(i->get()));
-      else fail(&e, fmt::format("'{}.{}' must hold numbers only", path, key));
+      if (const auto* f = e.as_floating_point())
+        out.push_back(f->get());
+      else if (const auto* i = e.as_integer())
+        out.push_back(double(i->get()));
+      else
+        fail(&e, fmt::format("'{}.{}' must hold numbers only", path, key));
     }
   }
 
-private:
+ private:
   std::string file_;
 };
 
@@ -105,8 +115,9 @@ MagnetConfig parse_magnet_config(std::string_view toml_text, const std::string& 
   Reader rd(source_name);
   rd.only_keys(root, "", {"magnet", "solver", "study", "output"});
   if (const toml::table* m = rd.section(root, "magnet")) {
-    rd.only_keys(*m, "magnet", {"r0", "z0", "r1", "z1", "h", "dr", "dz", "B", "wires", "axis_span",
-                                "sphere_radius"});
+    rd.only_keys(
+        *m, "magnet",
+        {"r0", "z0", "r1", "z1", "h", "dr", "dz", "B", "wires", "axis_span", "sphere_radius"});
     MagnetDesign& d = c.design;
     rd.number(m, "magnet", "r0", d.r0);
     rd.number(m, "magnet", "z0", d.z0);
@@ -123,7 +134,8 @@ MagnetConfig parse_magnet_config(std::string_view toml_text, const std::string& 
     rd.number(m, "magnet", "sphere_radius", d.sphere_radius);
   }
   if (const toml::table* s = rd.section(root, "solver")) {
-    rd.only_keys(*s, "solver", {"name", "device", "precision", "tolerance", "max_iterations", "omega"});
+    rd.only_keys(*s, "solver",
+                 {"name", "device", "precision", "tolerance", "max_iterations", "omega"});
     rd.text(s, "solver", "name", c.solver);
     rd.text(s, "solver", "device", c.device);
     rd.text(s, "solver", "precision", c.precision);

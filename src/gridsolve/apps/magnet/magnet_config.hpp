@@ -12,12 +12,12 @@ namespace gridsolve::magnet {
 
 struct MagnetConfig {
   MagnetDesign design;
-  std::string solver;              // empty: the default solver
+  std::string solver;  // empty: the default solver
   std::string device = "auto";
   std::string precision = "double";
-  double tolerance = 0;            // relative residual; 0: default_tolerance()
+  double tolerance = 0;  // relative residual; 0: default_tolerance()
   int max_iterations = 1000000;
-  double omega = 0;                // SOR factor; 0: the source's estimate
+  double omega = 0;  // SOR factor; 0: the source's estimate
   std::string out = "magnet-out";
   std::vector<double> study_spacings{0.025, 0.0125, 0.00625};
   std::vector<double> study_boxes{1.0, 2.0, 3.0, 4.0};  // r1 = z1 for each step

@@ -15,9 +15,9 @@ struct MagnetDesign {
   double r1 = 2.0, z1 = 2.0;
   double dr = 0.005, dz = 0.005;  // mesh spacing; must divide r0, z0, r1 and z1
   double B = 0.008;
-  int wires = 10;                 // wires on the upper half (mirrored below)
-  double axis_span = 0.4;         // length of the central part of the axis for homogeneity
-  double sphere_radius = 0.1;     // radius of the central sphere for homogeneity
+  int wires = 10;              // wires on the upper half (mirrored below)
+  double axis_span = 0.4;      // length of the central part of the axis for homogeneity
+  double sphere_radius = 0.1;  // radius of the central sphere for homogeneity
 
   // Throws Error (invalid input) naming the first value that cannot work.
   void validate() const;

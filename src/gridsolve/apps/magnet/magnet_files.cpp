@@ -13,14 +13,27 @@ nlohmann::json summary_json(const MagnetResult& r) {
   const Grid& g = r.field.grid;
   nlohmann::json wires = nlohmann::json::array();
   for (const Wire& w : r.wires)
-    wires.push_back({{"index", w.index}, {"surface", w.surface}, {"r", w.r}, {"z", w.z},
-                     {"level", w.level}, {"current", w.current}});
+    wires.push_back({{"index", w.index},
+                     {"surface", w.surface},
+                     {"r", w.r},
+                     {"z", w.z},
+                     {"level", w.level},
+                     {"current", w.current}});
   nlohmann::json j;
   j["command"] = "magnet";
-  j["design"] = {{"r0", d.r0}, {"z0", d.z0}, {"r1", d.r1}, {"z1", d.z1}, {"dr", d.dr},
-                 {"dz", d.dz}, {"B", d.B}, {"wires_per_half", d.wires},
-                 {"axis_span", d.axis_span}, {"sphere_radius", d.sphere_radius}, {"mu0", mu0}};
-  j["grid"] = {{"nodes", {g.n[0], g.n[1]}}, {"unknowns", r.field.unknowns},
+  j["design"] = {{"r0", d.r0},
+                 {"z0", d.z0},
+                 {"r1", d.r1},
+                 {"z1", d.z1},
+                 {"dr", d.dr},
+                 {"dz", d.dz},
+                 {"B", d.B},
+                 {"wires_per_half", d.wires},
+                 {"axis_span", d.axis_span},
+                 {"sphere_radius", d.sphere_radius},
+                 {"mu0", mu0}};
+  j["grid"] = {{"nodes", {g.n[0], g.n[1]}},
+               {"unknowns", r.field.unknowns},
                {"spacing", {g.spacing[0], g.spacing[1]}}};
   j["solve"] = to_json(r.field.report);
   j["solve"]["device"] = r.field.device;
@@ -57,9 +70,11 @@ std::vector<std::string> write_magnet_data(const std::string& dir, const MagnetR
   csv("dphi_cap.csv", cap);
   std::string wires = "index,half,surface,r,z,current,level\n";
   for (const Wire& w : r.wires)
-    wires += fmt::format("{},upper,{},{},{},{},{}\n", w.index, w.surface, w.r, w.z, w.current, w.level);
+    wires +=
+        fmt::format("{},upper,{},{},{},{},{}\n", w.index, w.surface, w.r, w.z, w.current, w.level);
   for (const Wire& w : r.wires)
-    wires += fmt::format("{},lower,{},{},{},{},{}\n", w.index, w.surface, w.r, -w.z, w.current, -w.level);
+    wires += fmt::format("{},lower,{},{},{},{},{}\n", w.index, w.surface, w.r, -w.z, w.current,
+                         -w.level);
   csv("wires.csv", wires);
   std::string axis = "z,bz,deviation_ppm\n";
   for (const AxisSample& s : r.axis) axis += fmt::format("{},{},{}\n", s.z, s.bz, s.ppm);
@@ -76,7 +91,8 @@ std::vector<std::string> write_magnet_data(const std::string& dir, const MagnetR
   return names;
 }
 
-void write_magnet_summary(const std::string& dir, const MagnetResult& r, const nlohmann::json& extra) {
+void write_magnet_summary(const std::string& dir, const MagnetResult& r,
+                          const nlohmann::json& extra) {
   nlohmann::json j = summary_json(r);
   for (auto it = extra.begin(); it != extra.end(); ++it) j[it.key()] = it.value();
   write_json_file(dir + "/summary.json", j);

@@ -17,6 +17,7 @@ nlohmann::json summary_json(const MagnetResult& r);
 std::vector<std::string> write_magnet_data(const std::string& dir, const MagnetResult& r);
 
 // Writes dir/summary.json: summary_json(r) with `extra`'s keys merged in (files, plots).
-void write_magnet_summary(const std::string& dir, const MagnetResult& r, const nlohmann::json& extra);
+void write_magnet_summary(const std::string& dir, const MagnetResult& r,
+                          const nlohmann::json& extra);
 
 }  // namespace gridsolve::magnet

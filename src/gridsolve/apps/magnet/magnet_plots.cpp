@@ -20,7 +20,8 @@ constexpr const char* terminal =
 // half axis so the picture stays quick to draw.
 std::string section_data(const MagnetResult& r) {
   const Grid& g = r.field.grid;
-  const int stride_r = std::max(1, (g.n[0] + 299) / 300), stride_z = std::max(1, (g.n[1] + 299) / 300);
+  const int stride_r = std::max(1, (g.n[0] + 299) / 300),
+            stride_z = std::max(1, (g.n[1] + 299) / 300);
   std::vector<int> is, js;
   for (int i = 0; i < g.n[0]; i += stride_r) is.push_back(i);
   if (is.back() != g.n[0] - 1) is.push_back(g.n[0] - 1);
@@ -29,8 +30,12 @@ std::string section_data(const MagnetResult& r) {
   std::string out;
   auto row = [&](int j, double zsign) {
     for (auto it = is.rbegin(); it != is.rend(); ++it)
-      if (*it > 0) out += fmt::format("{:.6g} {:.6g} {:.8g}\n", -g.coord(0, *it), zsign * g.coord(1, j), zsign * r.field.at(*it, j));
-    for (int i : is) out += fmt::format("{:.6g} {:.6g} {:.8g}\n", g.coord(0, i), zsign * g.coord(1, j), zsign * r.field.at(i, j));
+      if (*it > 0)
+        out += fmt::format("{:.6g} {:.6g} {:.8g}\n", -g.coord(0, *it), zsign * g.coord(1, j),
+                           zsign * r.field.at(*it, j));
+    for (int i : is)
+      out += fmt::format("{:.6g} {:.6g} {:.8g}\n", g.coord(0, i), zsign * g.coord(1, j),
+                         zsign * r.field.at(i, j));
     out += "\n";
   };
   for (auto it = js.rbegin(); it != js.rend(); ++it)
@@ -48,7 +53,8 @@ std::string contour_script(const MagnetResult& r) {
   double peak = 0;
   for (double v : r.field.phi) peak = std::max(peak, std::abs(v));
   const double step = peak / 20;
-  return fmt::format(terminal, 1100, 1000) + fmt::format(R"(
+  return fmt::format(terminal, 1100, 1000) +
+         fmt::format(R"(
 set table 'phi_contour_lines.dat'
 unset surface
 set contour base
@@ -73,9 +79,10 @@ plot 'phi_section.dat' using 1:2:3 with image notitle, \
      'phi_contour_lines.dat' using 1:2 with lines lc rgb '#202020' lw 0.5 notitle, \
      'magnet_outline.dat' using 1:2 with lines lc rgb 'black' lw 3 title 'magnet surface (current sheet)'
 )",
-      fmt::arg("lo", -peak), fmt::arg("hi", peak), fmt::arg("step", step), fmt::arg("r0", d.r0),
-      fmt::arg("z0", d.z0), fmt::arg("B", d.B * 1e3), fmt::arg("r1", d.r1), fmt::arg("z1", d.z1),
-      fmt::arg("mr1", -d.r1), fmt::arg("mz1", -d.z1));
+                     fmt::arg("lo", -peak), fmt::arg("hi", peak), fmt::arg("step", step),
+                     fmt::arg("r0", d.r0), fmt::arg("z0", d.z0), fmt::arg("B", d.B * 1e3),
+                     fmt::arg("r1", d.r1), fmt::arg("z1", d.z1), fmt::arg("mr1", -d.r1),
+                     fmt::arg("mz1", -d.z1));
 }
 
 std::string dphi_script(const MagnetResult& r) {
@@ -100,8 +107,9 @@ plot '../dphi_cap.csv' using 1:2 every ::1 with lines lw 2 lc rgb '#2ca02c' titl
      '../wires.csv' using ($5 > 0 && strcol(3) eq 'cap' ? $4 : 1/0):7 every ::1 with points pt 7 ps 1.2 lc rgb '#d62728' title 'wires'
 unset multiplot
 )",
-      fmt::arg("I", r.jump.total_current), fmt::arg("N", d.wires), fmt::arg("r0", d.r0),
-      fmt::arg("z0", d.z0));
+                                                        fmt::arg("I", r.jump.total_current),
+                                                        fmt::arg("N", d.wires),
+                                                        fmt::arg("r0", d.r0), fmt::arg("z0", d.z0));
 }
 
 std::string wire_script(const MagnetResult& r) {
@@ -109,7 +117,8 @@ std::string wire_script(const MagnetResult& r) {
   const double margin = 0.15 * std::max(d.r0, d.z0);
   const double w = 2 * (d.r0 + margin), h = 2 * (d.z0 + margin);
   const int px = 900, py = std::clamp(int(px * h / w) + 120, 500, 1400);
-  return fmt::format(terminal, px, py) + fmt::format(R"(
+  return fmt::format(terminal, px, py) +
+         fmt::format(R"(
 set output '../wire_layout.png.tmp'
 set datafile separator ','
 set title "Wire layout: {N2} loops ({N} per half), {Iw:.2f} A each\n{{/=11 section through the axis; each loop crosses it at (+r, z) and (-r, z)}}"
@@ -126,20 +135,23 @@ plot 'magnet_outline.dat' using 1:2 with lines lc rgb '#7f7f7f' lw 2 title 'magn
      '../wires.csv' using (-$4):5 every ::1 with points pt 7 ps 1.6 lc rgb '#d62728' notitle, \
      '+' using (0):(0) with points pt 2 ps 2 lc rgb 'black' title 'centre'
 )",
-      fmt::arg("N2", 2 * d.wires), fmt::arg("N", d.wires), fmt::arg("Iw", r.quality.wire_current),
-      fmt::arg("xl", -d.r0 - margin), fmt::arg("xh", d.r0 + margin), fmt::arg("yl", -d.z0 - margin),
-      fmt::arg("yh", d.z0 + margin));
+                     fmt::arg("N2", 2 * d.wires), fmt::arg("N", d.wires),
+                     fmt::arg("Iw", r.quality.wire_current), fmt::arg("xl", -d.r0 - margin),
+                     fmt::arg("xh", d.r0 + margin), fmt::arg("yl", -d.z0 - margin),
+                     fmt::arg("yh", d.z0 + margin));
 }
 
 std::string ppm_data(const MagnetResult& r) {
   std::string out;
-  for (const AxisSample& s : r.axis_central) out += fmt::format("{:.8g} {:.8g}\n", s.z * 100, s.ppm);
+  for (const AxisSample& s : r.axis_central)
+    out += fmt::format("{:.8g} {:.8g}\n", s.z * 100, s.ppm);
   return out;
 }
 
 std::string ppm_script(const MagnetResult& r) {
   const MagnetDesign& d = r.design;
-  return fmt::format(terminal, 1100, 700) + fmt::format(R"(
+  return fmt::format(terminal, 1100, 700) +
+         fmt::format(R"(
 set output '../axis_ppm.png.tmp'
 set title "On-axis field of the {N2} wire loops: deviation from B(0) = {b0:.5f} mT\n{{/=11 peak to peak over the central {span:.0f} cm: {ppm:.1f} ppm; over a sphere of radius {rs:.0f} cm: {sppm:.1f} ppm}}"
 set xlabel 'z (cm)'
@@ -149,9 +161,9 @@ set key top center
 plot 'axis_ppm.dat' using 1:2 with lines lw 2 lc rgb '#1f77b4' title 'B_z on the axis (Biot-Savart)', \
      0 with lines lc rgb 'black' dt 2 notitle
 )",
-      fmt::arg("N2", 2 * d.wires), fmt::arg("b0", r.quality.b0 * 1e3), fmt::arg("span", d.axis_span * 100),
-      fmt::arg("ppm", r.quality.axis_ppm), fmt::arg("rs", d.sphere_radius * 100),
-      fmt::arg("sppm", r.quality.sphere_ppm));
+                     fmt::arg("N2", 2 * d.wires), fmt::arg("b0", r.quality.b0 * 1e3),
+                     fmt::arg("span", d.axis_span * 100), fmt::arg("ppm", r.quality.axis_ppm),
+                     fmt::arg("rs", d.sphere_radius * 100), fmt::arg("sppm", r.quality.sphere_ppm));
 }
 
 }  // namespace
@@ -170,10 +182,13 @@ PlotOutcome write_magnet_plots(const std::string& dir, const MagnetResult& r) {
         {"wire_layout", wire_script(r)},
         {"axis_ppm", ppm_script(r)},
     };
-    for (const auto& [name, text] : scripts) write_file_atomically(plots + "/" + name + ".gp", text);
+    for (const auto& [name, text] : scripts)
+      write_file_atomically(plots + "/" + name + ".gp", text);
     if (find_gnuplot().empty()) {
-      out.problem = "gnuplot is not installed (Debian package gnuplot-nox): no PNG plots; the data "
-                    "and gnuplot scripts are in " + plots + "/";
+      out.problem =
+          "gnuplot is not installed (Debian package gnuplot-nox): no PNG plots; the data "
+          "and gnuplot scripts are in " +
+          plots + "/";
       return out;
     }
     for (const auto& [name, text] : scripts) {
@@ -186,8 +201,11 @@ PlotOutcome write_magnet_plots(const std::string& dir, const MagnetResult& r) {
         continue;
       }
       std::filesystem::rename(png + ".tmp", png, ec);
-      if (ec) out.problem += fmt::format("{}could not rename {}.tmp: {}", out.problem.empty() ? "" : "; ", png, ec.message());
-      else out.written.push_back(name + std::string(".png"));
+      if (ec)
+        out.problem += fmt::format("{}could not rename {}.tmp: {}", out.problem.empty() ? "" : "; ",
+                                   png, ec.message());
+      else
+        out.written.push_back(name + std::string(".png"));
     }
   } catch (const std::exception& e) {
     out.problem = e.what();

@@ -7,7 +7,9 @@
 namespace gridsolve::magnet {
 
 // The potential the design prescribes inside the magnet: H = -grad Phi = (B / mu0) z-hat.
-inline double inner_potential(const MagnetDesign& d, double z) { return -d.B * z / mu0; }
+inline double inner_potential(const MagnetDesign& d, double z) {
+  return -d.B * z / mu0;
+}
 
 // Laplace on the L-shaped reduced domain {z >= 0} minus the magnet, axisymmetric (x = r,
 // y = z): Phi = 0 on the midplane (odd in z), zero flux on the superconducting outer

@@ -13,10 +13,10 @@ struct MagnetResult {
   MagnetDesign design;
   MagnetField field;
   SurfaceJump jump;
-  std::vector<Wire> wires;            // upper half; the lower half mirrors it
-  std::vector<CurrentLoop> loops;     // both halves
+  std::vector<Wire> wires;         // upper half; the lower half mirrors it
+  std::vector<CurrentLoop> loops;  // both halves
   Homogeneity quality;
-  std::vector<AxisSample> axis;       // B_z of the wires over the magnet's length
+  std::vector<AxisSample> axis;          // B_z of the wires over the magnet's length
   std::vector<AxisSample> axis_central;  // the same over the central span (ppm plot)
   double post_seconds = 0;
 };

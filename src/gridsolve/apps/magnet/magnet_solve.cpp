@@ -43,7 +43,8 @@ MagnetField solve_typed(const MagnetDesign& d, const MagnetSolveSettings& s) {
   Discretization<T> disc = assemble_axisymmetric<T>(spec, s.device, magnet_cut_flux(d));
   disc.op.jacobi_radius = source_jacobi_radius(spec.grid);
   MagnetField out;
-  out.assembly_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  out.assembly_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   out.grid = spec.grid;
   out.unknowns = disc.op.unknowns;
   out.device = to_string(s.device);

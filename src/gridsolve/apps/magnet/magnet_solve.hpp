@@ -12,7 +12,7 @@
 namespace gridsolve::magnet {
 
 struct MagnetSolveSettings {
-  std::string solver;             // empty: default_magnet_solver()
+  std::string solver;  // empty: default_magnet_solver()
   Device device = Device::cpu;
   std::string precision = "double";  // double | float
   SolveOptions options = source_stop_rule();
@@ -40,7 +40,9 @@ struct MagnetField {
   double assembly_seconds = 0;
   std::string device, precision;
 
-  double at(int i, int j) const { return phi[std::size_t(i) + std::size_t(grid.n[0]) * std::size_t(j)]; }
+  double at(int i, int j) const {
+    return phi[std::size_t(i) + std::size_t(grid.n[0]) * std::size_t(j)];
+  }
 };
 
 MagnetField solve_magnet(const MagnetDesign& d, const MagnetSolveSettings& s);

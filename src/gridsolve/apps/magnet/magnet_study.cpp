@@ -57,8 +57,10 @@ double max_difference_on(const std::vector<double>& sa, const std::vector<double
     const double s = sa[k];
     auto hi = std::lower_bound(sb.begin(), sb.end(), s);
     double v;
-    if (hi == sb.begin()) v = b.front();
-    else if (hi == sb.end()) v = b.back();
+    if (hi == sb.begin())
+      v = b.front();
+    else if (hi == sb.end())
+      v = b.back();
     else {
       const std::size_t n = std::size_t(hi - sb.begin());
       const double t = (s - sb[n - 1]) / (sb[n] - sb[n - 1]);
@@ -88,7 +90,8 @@ std::vector<StudyStep> mesh_study(const MagnetDesign& d, const MagnetSolveSettin
     if (runs.size() >= 3) {
       const StudyStep &p = runs[runs.size() - 2].step, &c = runs.back().step;
       runs.back().step.order = std::log(p.dphi_change / c.dphi_change) / std::log(p.h / c.h);
-      runs.back().step.current_order = std::log(p.current_change / c.current_change) / std::log(p.h / c.h);
+      runs.back().step.current_order =
+          std::log(p.current_change / c.current_change) / std::log(p.h / c.h);
     }
     out.push_back(runs.back().step);
   }

@@ -14,12 +14,14 @@ MonotoneCubic::MonotoneCubic(std::vector<double> x, std::vector<double> y)
     : x_(std::move(x)), y_(std::move(y)) {
   const std::size_t n = x_.size();
   require(n >= 2 && y_.size() == n,
-          fmt::format("monotone interpolation needs at least 2 points and as many values, got {} and {}",
-                      n, y_.size()));
+          fmt::format(
+              "monotone interpolation needs at least 2 points and as many values, got {} and {}", n,
+              y_.size()));
   const auto bad = std::adjacent_find(x_.begin(), x_.end(), std::greater_equal<double>());
   require(bad == x_.end(),
-          fmt::format("monotone interpolation needs strictly increasing abscissae; {} is followed by {}",
-                      bad == x_.end() ? 0.0 : *bad, bad == x_.end() ? 0.0 : *(bad + 1)));
+          fmt::format(
+              "monotone interpolation needs strictly increasing abscissae; {} is followed by {}",
+              bad == x_.end() ? 0.0 : *bad, bad == x_.end() ? 0.0 : *(bad + 1)));
   std::vector<double> h(n - 1), delta(n - 1);
   for (std::size_t k = 0; k + 1 < n; ++k) {
     h[k] = x_[k + 1] - x_[k];
@@ -39,8 +41,10 @@ MonotoneCubic::MonotoneCubic(std::vector<double> x, std::vector<double> y)
   // Ends: one-sided three-point estimate, limited so as to keep monotonicity.
   auto end_slope = [](double h0, double h1, double d0, double d1) {
     double s = ((2 * h0 + h1) * d0 - h0 * d1) / (h0 + h1);
-    if (s * d0 <= 0) s = 0;
-    else if (d0 * d1 <= 0 && std::abs(s) > 3 * std::abs(d0)) s = 3 * d0;
+    if (s * d0 <= 0)
+      s = 0;
+    else if (d0 * d1 <= 0 && std::abs(s) > 3 * std::abs(d0))
+      s = 3 * d0;
     return s;
   };
   slope_[0] = end_slope(h[0], h[1], delta[0], delta[1]);

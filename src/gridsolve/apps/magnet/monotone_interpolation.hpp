@@ -6,13 +6,13 @@
 namespace gridsolve::magnet {
 
 class MonotoneCubic {
-public:
+ public:
   // x strictly increasing, at least 2 points; throws Error otherwise.
   MonotoneCubic(std::vector<double> x, std::vector<double> y);
   // Interpolates inside [x.front(), x.back()], clamps outside.
   double operator()(double x) const;
 
-private:
+ private:
   std::vector<double> x_, y_, slope_;
 };
 

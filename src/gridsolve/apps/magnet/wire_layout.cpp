@@ -12,16 +12,18 @@ namespace gridsolve::magnet {
 
 std::vector<Wire> place_wires(const MagnetDesign& d, const SurfaceJump& jump, int n) {
   require(n >= 1, fmt::format("the number of wires per half must be at least 1, got {}", n));
-  const auto bad = std::adjacent_find(jump.path.begin(), jump.path.end(), std::greater_equal<double>());
+  const auto bad =
+      std::adjacent_find(jump.path.begin(), jump.path.end(), std::greater_equal<double>());
   if (bad != jump.path.end()) {
     const std::size_t k = std::size_t(bad - jump.path.begin());
     double r = 0, z = 0;
     SurfaceJump::path_point(d, jump.path_s[k], r, z);
-    throw Error(fmt::format("dPhi does not increase along the magnet's surface near (r, z) = ({:.4g}, "
-                            "{:.4g}) m ({:.6g} then {:.6g}); the solve is not converged or the mesh "
-                            "is too coarse to place wires",
-                            r, z, jump.path[k], jump.path[k + 1]),
-                Error::Kind::runtime);
+    throw Error(
+        fmt::format("dPhi does not increase along the magnet's surface near (r, z) = ({:.4g}, "
+                    "{:.4g}) m ({:.6g} then {:.6g}); the solve is not converged or the mesh "
+                    "is too coarse to place wires",
+                    r, z, jump.path[k], jump.path[k + 1]),
+        Error::Kind::runtime);
   }
   // s as a function of dPhi: monotone data, so the interpolant is monotone and one-valued.
   const MonotoneCubic s_of_level(jump.path, jump.path_s);

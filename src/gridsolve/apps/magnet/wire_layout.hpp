@@ -11,11 +11,11 @@
 namespace gridsolve::magnet {
 
 struct Wire {
-  int index = 0;          // 1 .. N on the upper half, counted from the midplane
-  std::string surface;    // "body" or "cap"
-  double r = 0, z = 0;    // loop radius and height (upper half, z > 0)
-  double level = 0;       // the dPhi level, (index - 0.5) I / N
-  double current = 0;     // amperes, I / N
+  int index = 0;        // 1 .. N on the upper half, counted from the midplane
+  std::string surface;  // "body" or "cap"
+  double r = 0, z = 0;  // loop radius and height (upper half, z > 0)
+  double level = 0;     // the dPhi level, (index - 0.5) I / N
+  double current = 0;   // amperes, I / N
 };
 
 // Levels (k - 0.5) I/N, k = 1..N, located on the surface path by monotone interpolation

@@ -27,7 +27,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   HYPRE_Init();
-  const int rows_lo = int(std::int64_t(n) * rank / ranks), rows_hi = int(std::int64_t(n) * (rank + 1) / ranks) - 1;
+  const int rows_lo = int(std::int64_t(n) * rank / ranks),
+            rows_hi = int(std::int64_t(n) * (rank + 1) / ranks) - 1;
   int ilower[2] = {0, rows_lo}, iupper[2] = {n - 1, rows_hi};
 
   HYPRE_StructGrid grid;
@@ -44,7 +45,8 @@ int main(int argc, char** argv) {
   HYPRE_StructMatrixInitialize(A);
   const int local = n * (rows_hi - rows_lo + 1);
   std::vector<double> values(std::size_t(local) * 5);
-  std::vector<double> rhs(static_cast<std::size_t>(local)), zero(static_cast<std::size_t>(local), 0.0);
+  std::vector<double> rhs(static_cast<std::size_t>(local)),
+      zero(static_cast<std::size_t>(local), 0.0);
   std::mt19937_64 rng(1);
   std::uniform_real_distribution<double> dist(-1.0, 1.0);
   const double h = 1.0 / (n + 1);
@@ -97,8 +99,9 @@ int main(int argc, char** argv) {
   HYPRE_StructPCGGetNumIterations(solver, &iterations);
   HYPRE_StructPCGGetFinalRelativeResidualNorm(solver, &relres);
   if (rank == 0)
-    std::printf("hypre_pfmg_pcg n=%d ranks=%d setup_s=%.6f solve_s=%.6f iterations=%d relres=%.3e\n", n,
-                ranks, t1 - t0, t2 - t1, iterations, relres);
+    std::printf(
+        "hypre_pfmg_pcg n=%d ranks=%d setup_s=%.6f solve_s=%.6f iterations=%d relres=%.3e\n", n,
+        ranks, t1 - t0, t2 - t1, iterations, relres);
   HYPRE_StructPFMGDestroy(precond);
   HYPRE_StructPCGDestroy(solver);
   HYPRE_StructVectorDestroy(x);

@@ -73,9 +73,11 @@ BlockCyclicReduction<T>::BlockCyclicReduction(Device device, int rows, int cols,
   alpha_ = Buffer<T>(device, alpha_host_.size());
   copy_bytes(cp_fac_.data(), device, cpf.data(), Device::cpu, cpf.size() * sizeof(T));
   copy_bytes(inv_fac_.data(), device, invf.data(), Device::cpu, invf.size() * sizeof(T));
-  copy_bytes(alpha_.data(), device, alpha_host_.data(), Device::cpu, alpha_host_.size() * sizeof(T));
+  copy_bytes(alpha_.data(), device, alpha_host_.data(), Device::cpu,
+             alpha_host_.size() * sizeof(T));
   shift_ = Buffer<double>(device, shift_host.size());
-  copy_bytes(shift_.data(), device, shift_host.data(), Device::cpu, shift_host.size() * sizeof(double));
+  copy_bytes(shift_.data(), device, shift_host.data(), Device::cpu,
+             shift_host.size() * sizeof(double));
   p_ = Buffer<T>(device, std::size_t(rows) * cols);
   x_ = Buffer<T>(device, std::size_t((rows + 1) / 2) * cols + 1);
 }
@@ -115,12 +117,14 @@ void BlockCyclicReduction<T>::solve(T* data) {
       // (shift fastest), then every (row, shift) line through the pipelined batched
       // Thomas (a warp per 32 lines, coalesced tiles), which leaves (B - 2 cos I)^-1 v
       // in X for the combine pass to weight by alpha and sum.
-      for_each(device_, Box{{0, 0, 0}, {shifts - 1, Q - 1, count - 1}}, [=] GRIDSOLVE_HD(int l, int x, int jj) {
-        const int j = first + jj * step;
-        const std::int64_t o = std::int64_t(j - 1) * Q + x;
-        const T v = (j - h >= 1 ? P[o - std::int64_t(h) * Q] : T(0)) + (j + h <= N ? P[o + std::int64_t(h) * Q] : T(0)) - Qv[o];
-        X[(std::int64_t(jj) * Q + x) * shifts + l] = v;
-      });
+      for_each(device_, Box{{0, 0, 0}, {shifts - 1, Q - 1, count - 1}},
+               [=] GRIDSOLVE_HD(int l, int x, int jj) {
+                 const int j = first + jj * step;
+                 const std::int64_t o = std::int64_t(j - 1) * Q + x;
+                 const T v = (j - h >= 1 ? P[o - std::int64_t(h) * Q] : T(0)) +
+                             (j + h <= N ? P[o + std::int64_t(h) * Q] : T(0)) - Qv[o];
+                 X[(std::int64_t(jj) * Q + x) * shifts + l] = v;
+               });
       tridiag::LineGeometry g;
       g.n = Q;
       g.count = std::int64_t(count) * shifts;
@@ -133,46 +137,48 @@ void BlockCyclicReduction<T>::solve(T* data) {
       sl.off = double(rho);
       sl.e_first = sl.e_mid = sl.e_last = diag_;
       tridiag::solve_shifted_lines_cuda(g, sl, X);
-      for_each(device_, Box{{0, 0, 0}, {Q - 1, count - 1, 0}}, [=] GRIDSOLVE_HD(int x, int jj, int) {
-        const int j = first + jj * step;
-        const T* xs = X + (std::int64_t(jj) * Q + x) * shifts;
-        T s = 0;
-        for (int l = 0; l < shifts; ++l) s += al[l] * xs[l];
-        const std::int64_t o = std::int64_t(j - 1) * Q + x;
-        const T pj = P[o] - s;
-        P[o] = pj;
-        if (reducing) {
-          const T ql = j - h >= 1 ? Qv[o - std::int64_t(h) * Q] : T(0);
-          const T qh = j + h <= N ? Qv[o + std::int64_t(h) * Q] : T(0);
-          Qv[o] = ql + qh - 2 * pj;
-        }
-      });
+      for_each(device_, Box{{0, 0, 0}, {Q - 1, count - 1, 0}},
+               [=] GRIDSOLVE_HD(int x, int jj, int) {
+                 const int j = first + jj * step;
+                 const T* xs = X + (std::int64_t(jj) * Q + x) * shifts;
+                 T s = 0;
+                 for (int l = 0; l < shifts; ++l) s += al[l] * xs[l];
+                 const std::int64_t o = std::int64_t(j - 1) * Q + x;
+                 const T pj = P[o] - s;
+                 P[o] = pj;
+                 if (reducing) {
+                   const T ql = j - h >= 1 ? Qv[o - std::int64_t(h) * Q] : T(0);
+                   const T qh = j + h <= N ? Qv[o + std::int64_t(h) * Q] : T(0);
+                   Qv[o] = ql + qh - 2 * pj;
+                 }
+               });
       return;
     }
 #endif
     // One system per (shift l, block row jj): forward sweep into X, back sweep in place.
-    for_each(device_, Box{{0, 0, 0}, {shifts - 1, count - 1, 0}}, [=] GRIDSOLVE_HD(int l, int jj, int) {
-      const int j = first + jj * step;  // 1-based row
-      const T* pl = j - h >= 1 ? P + std::int64_t(j - h - 1) * Q : nullptr;
-      const T* ph = j + h <= N ? P + std::int64_t(j + h - 1) * Q : nullptr;
-      const T* qj = Qv + std::int64_t(j - 1) * Q;
-      T* xs = X + std::int64_t(jj) * Q * shifts + l;
-      T dprev = 0;
-      for (int x = 0; x < Q; ++x) {
-        const T v = (pl ? pl[x] : T(0)) + (ph ? ph[x] : T(0)) - qj[x];
-        const std::int64_t f = std::int64_t(x) * shifts + l;
-        dprev = (v - rho * dprev) * inv[f];
-        xs[std::int64_t(x) * shifts] = dprev;
-      }
-      const T a = al[l];
-      T xn = dprev;
-      xs[std::int64_t(Q - 1) * shifts] = a * xn;
-      for (int x = Q - 2; x >= 0; --x) {
-        const std::int64_t f = std::int64_t(x) * shifts + l;
-        xn = xs[std::int64_t(x) * shifts] - cf[f] * xn;
-        xs[std::int64_t(x) * shifts] = a * xn;
-      }
-    });
+    for_each(device_, Box{{0, 0, 0}, {shifts - 1, count - 1, 0}},
+             [=] GRIDSOLVE_HD(int l, int jj, int) {
+               const int j = first + jj * step;  // 1-based row
+               const T* pl = j - h >= 1 ? P + std::int64_t(j - h - 1) * Q : nullptr;
+               const T* ph = j + h <= N ? P + std::int64_t(j + h - 1) * Q : nullptr;
+               const T* qj = Qv + std::int64_t(j - 1) * Q;
+               T* xs = X + std::int64_t(jj) * Q * shifts + l;
+               T dprev = 0;
+               for (int x = 0; x < Q; ++x) {
+                 const T v = (pl ? pl[x] : T(0)) + (ph ? ph[x] : T(0)) - qj[x];
+                 const std::int64_t f = std::int64_t(x) * shifts + l;
+                 dprev = (v - rho * dprev) * inv[f];
+                 xs[std::int64_t(x) * shifts] = dprev;
+               }
+               const T a = al[l];
+               T xn = dprev;
+               xs[std::int64_t(Q - 1) * shifts] = a * xn;
+               for (int x = Q - 2; x >= 0; --x) {
+                 const std::int64_t f = std::int64_t(x) * shifts + l;
+                 xn = xs[std::int64_t(x) * shifts] - cf[f] * xn;
+                 xs[std::int64_t(x) * shifts] = a * xn;
+               }
+             });
     for_each(device_, Box{{0, 0, 0}, {Q - 1, count - 1, 0}}, [=] GRIDSOLVE_HD(int x, int jj, int) {
       const int j = first + jj * step;
       const T* xs = X + (std::int64_t(jj) * Q + x) * shifts;

@@ -15,13 +15,13 @@ namespace gridsolve::buneman {
 // factors of the shifted tridiagonal blocks (N Q pairs).
 template <class T>
 class BlockCyclicReduction {
-public:
+ public:
   BlockCyclicReduction(Device device, int rows, int cols, double cp, double cw, double cs);
   // data (N * Q values on the device): b in, u out.
   void solve(T* data);
   static bool rows_allowed(int n);  // n = 2^k - 1
 
-private:
+ private:
   Device device_;
   int n_, q_, levels_;
   double cp_, cw_, cs_;

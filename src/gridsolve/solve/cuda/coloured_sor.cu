@@ -45,8 +45,8 @@ constexpr int faces = DIMS == 2 ? 4 : 6;
 
 template <class T>
 struct HalfArgs {
-  T* own;          // the colour being updated
-  const T* other;  // the colour it reads
+  T* own;                     // the colour being updated
+  const T* other;             // the colour it reads
   std::int64_t pitch, plane;  // shared by every colour array, mask included
   const T* rhs;               // colour `colour`, may be null; general: b_P / a_P
   const std::uint8_t* mask;   // colour `colour`, may be null; general: always null
@@ -119,7 +119,8 @@ __global__ void __launch_bounds__(warp* warps) half_sweep_kernel(const HalfArgs<
         if (lane == warp - 1 && need_east) next[r] = __ldg(a.other + at + V);
         if (own_lane) {
           u[r] = load(a.own + at);
-          if constexpr (DIMS == 3) lo[r] = load_ro(a.other + at - a.pitch), hi[r] = load_ro(a.other + at + a.pitch);
+          if constexpr (DIMS == 3)
+            lo[r] = load_ro(a.other + at - a.pitch), hi[r] = load_ro(a.other + at + a.pitch);
           if constexpr (RHS) rhs[r] = load_ro(a.rhs + at);
           if constexpr (MASK) bits[r] = load_mask<T>(a.mask + at);
           if constexpr (GENERAL) {
@@ -208,14 +209,22 @@ void dispatch(const HalfArgs<T>& a, bool general) {
   }
   const int key = (mask ? 4 : 0) | (rhs ? 2 : 0) | (measure ? 1 : 0);
   switch (key) {
-    case 0: return launch<T, DIMS, false, false, false>(a);
-    case 1: return launch<T, DIMS, false, false, true>(a);
-    case 2: return launch<T, DIMS, false, true, false>(a);
-    case 3: return launch<T, DIMS, false, true, true>(a);
-    case 4: return launch<T, DIMS, true, false, false>(a);
-    case 5: return launch<T, DIMS, true, false, true>(a);
-    case 6: return launch<T, DIMS, true, true, false>(a);
-    default: return launch<T, DIMS, true, true, true>(a);
+    case 0:
+      return launch<T, DIMS, false, false, false>(a);
+    case 1:
+      return launch<T, DIMS, false, false, true>(a);
+    case 2:
+      return launch<T, DIMS, false, true, false>(a);
+    case 3:
+      return launch<T, DIMS, false, true, true>(a);
+    case 4:
+      return launch<T, DIMS, true, false, false>(a);
+    case 5:
+      return launch<T, DIMS, true, false, true>(a);
+    case 6:
+      return launch<T, DIMS, true, true, false>(a);
+    default:
+      return launch<T, DIMS, true, true, true>(a);
   }
 }
 
@@ -352,8 +361,10 @@ struct ColouredSor<T>::State {
 
   void half_sweep(int colour, T omega, double* measure) const {
     const HalfArgs<T> a = args(colour, omega, measure);
-    if (dims == 2) dispatch<T, 2>(a, general);
-    else dispatch<T, 3>(a, general);
+    if (dims == 2)
+      dispatch<T, 2>(a, general);
+    else
+      dispatch<T, 3>(a, general);
   }
 };
 
@@ -455,8 +466,10 @@ double ColouredSor<T>::residual_norm() const {
   }
   const ColourView<const T> red{s.u[0].data() + s.origin, s.pitch, s.plane};
   const ColourView<const T> black{s.u[1].data() + s.origin, s.pitch, s.plane};
-  const ColourView<const T> rred{s.has_rhs ? s.rhs[0].data() + s.origin : nullptr, s.pitch, s.plane};
-  const ColourView<const T> rblack{s.has_rhs ? s.rhs[1].data() + s.origin : nullptr, s.pitch, s.plane};
+  const ColourView<const T> rred{s.has_rhs ? s.rhs[0].data() + s.origin : nullptr, s.pitch,
+                                 s.plane};
+  const ColourView<const T> rblack{s.has_rhs ? s.rhs[1].data() + s.origin : nullptr, s.pitch,
+                                   s.plane};
   const ColourView<const std::uint8_t> mred{s.has_mask ? s.mask[0].data() + s.origin : nullptr,
                                             s.pitch, s.plane};
   const ColourView<const std::uint8_t> mblack{s.has_mask ? s.mask[1].data() + s.origin : nullptr,
@@ -473,8 +486,8 @@ double ColouredSor<T>::residual_norm() const {
         const ColourView<const T>& own = black_node ? black : red;
         const ColourView<const T>& other = black_node ? red : black;
         // Same order of operations as StencilView::residual.
-        T nb = cw * other(i >> 1, j, k) + ce * other((i + 2) >> 1, j, k) + cs * other(ir, j - 1, k) +
-               cn * other(ir, j + 1, k);
+        T nb = cw * other(i >> 1, j, k) + ce * other((i + 2) >> 1, j, k) +
+               cs * other(ir, j - 1, k) + cn * other(ir, j + 1, k);
         if (three) nb += cb * other(ir, j, k - 1) + ct * other(ir, j, k + 1);
         const T bp = has_rhs ? (black_node ? rblack : rred)(ir, j, k) : b_const;
         const double r = double(bp + nb - cp * own(ir, j, k));

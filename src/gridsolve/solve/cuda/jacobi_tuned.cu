@@ -21,8 +21,8 @@ constexpr int strip = DIMS == 2 ? 8 : 4;
 
 template <class T>
 struct SweepArgs {
-  const T* in;   // node (0,0,0)
-  T* out;        // same layout as in
+  const T* in;  // node (0,0,0)
+  T* out;       // same layout as in
   std::int64_t pitch, plane;
   const T* rhs;  // may be null: b = b_const
   std::int64_t rpitch, rplane;
@@ -90,11 +90,13 @@ __global__ void __launch_bounds__(warp* warps) jacobi_kernel(const SweepArgs<T> 
         if (lane == warp - 1 && need_east) east[r] = __ldg(a.in + at + V);
         if (own_lane) {
           // The other in-plane neighbours (3D: y - 1, y + 1).
-          if constexpr (DIMS == 3) lo[r] = load_ro(a.in + at - a.pitch), hi[r] = load_ro(a.in + at + a.pitch);
+          if constexpr (DIMS == 3)
+            lo[r] = load_ro(a.in + at - a.pitch), hi[r] = load_ro(a.in + at + a.pitch);
           if constexpr (RHS)
             rhs[r] = load_ro(a.rhs + xs + (DIMS == 2 ? a.rpitch * m : a.rpitch * j + a.rplane * m));
           if constexpr (MASK)
-            bits[r] = load_mask<T>(a.mask + xs + (DIMS == 2 ? a.mpitch * m : a.mpitch * j + a.mplane * m));
+            bits[r] = load_mask<T>(a.mask + xs +
+                                   (DIMS == 2 ? a.mpitch * m : a.mpitch * j + a.mplane * m));
         }
       }
     }
@@ -167,14 +169,22 @@ void dispatch(const SweepArgs<T>& a) {
   const bool mask = a.mask != nullptr, rhs = a.rhs != nullptr, measure = a.max_update != nullptr;
   const int key = (mask ? 4 : 0) | (rhs ? 2 : 0) | (measure ? 1 : 0);
   switch (key) {
-    case 0: return launch<T, DIMS, false, false, false>(a);
-    case 1: return launch<T, DIMS, false, false, true>(a);
-    case 2: return launch<T, DIMS, false, true, false>(a);
-    case 3: return launch<T, DIMS, false, true, true>(a);
-    case 4: return launch<T, DIMS, true, false, false>(a);
-    case 5: return launch<T, DIMS, true, false, true>(a);
-    case 6: return launch<T, DIMS, true, true, false>(a);
-    default: return launch<T, DIMS, true, true, true>(a);
+    case 0:
+      return launch<T, DIMS, false, false, false>(a);
+    case 1:
+      return launch<T, DIMS, false, false, true>(a);
+    case 2:
+      return launch<T, DIMS, false, true, false>(a);
+    case 3:
+      return launch<T, DIMS, false, true, true>(a);
+    case 4:
+      return launch<T, DIMS, true, false, false>(a);
+    case 5:
+      return launch<T, DIMS, true, false, true>(a);
+    case 6:
+      return launch<T, DIMS, true, true, false>(a);
+    default:
+      return launch<T, DIMS, true, true, true>(a);
   }
 }
 
@@ -204,11 +214,13 @@ void jacobi_sweep(const StencilOperator<T>& op, const Field<T>& in, Field<T>& ou
   a.in = iv.data, a.out = ov.data, a.pitch = iv.pitch, a.plane = iv.plane;
   // Fields laid out by Layout have 128-byte aligned rows, which the 16-byte loads need.
   bool ok = ov.pitch == iv.pitch && ov.plane == iv.plane && aligned(a.in, 16) &&
-            aligned(a.out, 16) && (a.pitch * sizeof(T)) % 16 == 0 && (a.plane * sizeof(T)) % 16 == 0;
+            aligned(a.out, 16) && (a.pitch * sizeof(T)) % 16 == 0 &&
+            (a.plane * sizeof(T)) % 16 == 0;
   if (!op.rhs.empty()) {
     const FieldView<const T> r = op.rhs.cview();
     a.rhs = r.data, a.rpitch = r.pitch, a.rplane = r.plane;
-    ok = ok && aligned(a.rhs, 16) && (a.rpitch * sizeof(T)) % 16 == 0 && (a.rplane * sizeof(T)) % 16 == 0;
+    ok = ok && aligned(a.rhs, 16) && (a.rpitch * sizeof(T)) % 16 == 0 &&
+         (a.rplane * sizeof(T)) % 16 == 0;
   }
   if (!op.mask.empty()) {
     const FieldView<const std::uint8_t> m = op.mask.cview();
@@ -224,8 +236,10 @@ void jacobi_sweep(const StencilOperator<T>& op, const Field<T>& in, Field<T>& ou
   a.inv_cp = T(1) / op.cp;
   a.weight = weight;
   a.max_update = max_update;
-  if (op.grid.dims == 2) dispatch<T, 2>(a);
-  else dispatch<T, 3>(a);
+  if (op.grid.dims == 2)
+    dispatch<T, 2>(a);
+  else
+    dispatch<T, 3>(a);
 }
 
 template bool jacobi_applies<float>(const StencilOperator<float>&);

@@ -68,8 +68,10 @@ __device__ __forceinline__ void store(T* p, const Pack<T>& x) {
 // The mask bytes of one pack (pack_width bytes, as aligned as the pack's elements).
 template <class T>
 __device__ __forceinline__ unsigned load_mask(const std::uint8_t* p) {
-  if constexpr (pack_width<T> == 2) return __ldg(reinterpret_cast<const unsigned short*>(p));
-  else return __ldg(reinterpret_cast<const unsigned*>(p));
+  if constexpr (pack_width<T> == 2)
+    return __ldg(reinterpret_cast<const unsigned short*>(p));
+  else
+    return __ldg(reinterpret_cast<const unsigned*>(p));
 }
 __device__ __forceinline__ bool mask_free(unsigned bits, int e) {
   return ((bits >> (8 * e)) & 0xffu) == 0;

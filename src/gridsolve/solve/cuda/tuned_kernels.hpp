@@ -35,7 +35,7 @@ bool coloured_sor_applies(const StencilOperator<T>& op);
 
 template <class T>
 class ColouredSor {
-public:
+ public:
   ColouredSor(const StencilOperator<T>& op, const Field<T>& u);
   ~ColouredSor();
   ColouredSor(const ColouredSor&) = delete;
@@ -49,7 +49,7 @@ public:
   // Writes the colours back into the natural layout.
   void store(Field<T>& u) const;
 
-private:
+ private:
   struct State;
   std::unique_ptr<State> s_;
 };

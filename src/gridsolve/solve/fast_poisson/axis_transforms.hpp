@@ -14,7 +14,7 @@ namespace gridsolve::fast_poisson {
 // definitions: RODFT00, REDFT00, REDFT01/10, RODFT01/10, R2HC/HC2R).
 template <class T>
 class AxisTransforms {
-public:
+ public:
   virtual ~AxisTransforms() = default;
   virtual void forward(T* data) = 0;
   virtual void backward(T* data) = 0;

@@ -51,8 +51,10 @@ struct Lines {
   }
   // Thread t -> (line, index) so that consecutive threads touch consecutive addresses.
   __host__ __device__ void split(std::int64_t t, int length, std::int64_t& l, int& n) const {
-    if (inner == 1) l = t / length, n = int(t % length);
-    else n = int(t / count), l = t % count;
+    if (inner == 1)
+      l = t / length, n = int(t % length);
+    else
+      n = int(t / count), l = t % count;
   }
 };
 
@@ -68,8 +70,10 @@ __global__ void pre_real(Op op, Lines ln, const T* x, T* z) {
     T v = 0;
     switch (op) {
       case Op::rodft00:  // odd extension about nodes -1 and m
-        if (n >= 1 && n <= m) v = x[ln.data(l, n - 1)];
-        else if (n >= m + 2) v = -x[ln.data(l, L - n - 1)];
+        if (n >= 1 && n <= m)
+          v = x[ln.data(l, n - 1)];
+        else if (n >= m + 2)
+          v = -x[ln.data(l, L - n - 1)];
         break;
       case Op::redft00:  // even extension about nodes 0 and m - 1
         v = x[ln.data(l, n < m ? n : L - n)];
@@ -101,8 +105,12 @@ __global__ void post_complex(Op op, Lines ln, const C* f, T* x) {
     const int m = ln.m, Lc = ln.clen;
     T y = 0;
     switch (op) {
-      case Op::rodft00: y = -f[ln.ext(l, k + 1, Lc)].y; break;
-      case Op::redft00: y = f[ln.ext(l, k, Lc)].x; break;
+      case Op::rodft00:
+        y = -f[ln.ext(l, k + 1, Lc)].y;
+        break;
+      case Op::redft00:
+        y = f[ln.ext(l, k, Lc)].x;
+        break;
       case Op::redft10:
       case Op::rodft10: {
         const int q = op == Op::redft10 ? k : m - 1 - k;
@@ -114,8 +122,10 @@ __global__ void post_complex(Op op, Lines ln, const C* f, T* x) {
         break;
       }
       default: {  // r2hc: r0 .. r_{m/2}, then i_{(m+1)/2-1} .. i_1
-        if (k <= m / 2) y = f[ln.ext(l, k, Lc)].x;
-        else y = f[ln.ext(l, m - k, Lc)].y;
+        if (k <= m / 2)
+          y = f[ln.ext(l, k, Lc)].x;
+        else
+          y = f[ln.ext(l, m - k, Lc)].y;
       }
     }
     x[ln.data(l, k)] = y;
@@ -144,9 +154,12 @@ __global__ void pre_complex(Op op, Lines ln, const T* x, C* v) {
         }
         break;
       default:  // hc2r
-        if (j == 0) out.x = x[ln.data(l, 0)];
-        else if (2 * j == m) out.x = x[ln.data(l, j)];
-        else if (2 * j < m) out.x = x[ln.data(l, j)], out.y = x[ln.data(l, m - j)];
+        if (j == 0)
+          out.x = x[ln.data(l, 0)];
+        else if (2 * j == m)
+          out.x = x[ln.data(l, j)];
+        else if (2 * j < m)
+          out.x = x[ln.data(l, j)], out.y = x[ln.data(l, m - j)];
     }
     v[ln.ext(l, j, ln.clen)] = out;
   }
@@ -180,7 +193,7 @@ class CufftTransforms final : public AxisTransforms<T> {
     bool has_r2c = false, has_c2r = false;
   };
 
-public:
+ public:
   explicit CufftTransforms(const TransformShape& s) {
     std::size_t real_need = 0, cplx_need = 0;
     for (int a = 0; a < 3; ++a) {
@@ -227,33 +240,47 @@ public:
   }
   const char* backend() const override { return "cufft"; }
 
-private:
+ private:
   static Op forward_op(AxisKind k) {
     switch (k) {
-      case AxisKind::dd: return Op::rodft00;
-      case AxisKind::nn: return Op::redft00;
-      case AxisKind::nd: return Op::redft01;
-      case AxisKind::dn: return Op::rodft01;
-      default: return Op::r2hc;
+      case AxisKind::dd:
+        return Op::rodft00;
+      case AxisKind::nn:
+        return Op::redft00;
+      case AxisKind::nd:
+        return Op::redft01;
+      case AxisKind::dn:
+        return Op::rodft01;
+      default:
+        return Op::r2hc;
     }
   }
   static Op backward_op(AxisKind k) {
     switch (k) {
-      case AxisKind::dd: return Op::rodft00;
-      case AxisKind::nn: return Op::redft00;
-      case AxisKind::nd: return Op::redft10;
-      case AxisKind::dn: return Op::rodft10;
-      default: return Op::hc2r;
+      case AxisKind::dd:
+        return Op::rodft00;
+      case AxisKind::nn:
+        return Op::redft00;
+      case AxisKind::nd:
+        return Op::redft10;
+      case AxisKind::dn:
+        return Op::rodft10;
+      default:
+        return Op::hc2r;
     }
   }
   static bool uses_r2c(Op op) { return op != Op::redft01 && op != Op::rodft01 && op != Op::hc2r; }
   static int extension(Op op, int m) {
     switch (op) {
-      case Op::rodft00: return 2 * (m + 1);
-      case Op::redft00: return 2 * (m - 1);
+      case Op::rodft00:
+        return 2 * (m + 1);
+      case Op::redft00:
+        return 2 * (m - 1);
       case Op::r2hc:
-      case Op::hc2r: return m;
-      default: return 2 * m;
+      case Op::hc2r:
+        return m;
+      default:
+        return 2 * m;
     }
   }
   static cufftHandle plan(const Lines& ln, bool r2c) {
@@ -318,6 +345,7 @@ std::unique_ptr<AxisTransforms<T>> make_cufft_transforms(const TransformShape& s
 }
 
 template std::unique_ptr<AxisTransforms<float>> make_cufft_transforms<float>(const TransformShape&);
-template std::unique_ptr<AxisTransforms<double>> make_cufft_transforms<double>(const TransformShape&);
+template std::unique_ptr<AxisTransforms<double>> make_cufft_transforms<double>(
+    const TransformShape&);
 
 }  // namespace gridsolve::fast_poisson

@@ -20,21 +20,31 @@ std::mutex& planner_mutex() {
 
 fftw_r2r_kind forward_kind(AxisKind k) {
   switch (k) {
-    case AxisKind::dd: return FFTW_RODFT00;
-    case AxisKind::nn: return FFTW_REDFT00;
-    case AxisKind::nd: return FFTW_REDFT01;
-    case AxisKind::dn: return FFTW_RODFT01;
-    case AxisKind::pp: return FFTW_R2HC;
+    case AxisKind::dd:
+      return FFTW_RODFT00;
+    case AxisKind::nn:
+      return FFTW_REDFT00;
+    case AxisKind::nd:
+      return FFTW_REDFT01;
+    case AxisKind::dn:
+      return FFTW_RODFT01;
+    case AxisKind::pp:
+      return FFTW_R2HC;
   }
   return FFTW_R2HC;
 }
 fftw_r2r_kind backward_kind(AxisKind k) {
   switch (k) {
-    case AxisKind::dd: return FFTW_RODFT00;
-    case AxisKind::nn: return FFTW_REDFT00;
-    case AxisKind::nd: return FFTW_REDFT10;
-    case AxisKind::dn: return FFTW_RODFT10;
-    case AxisKind::pp: return FFTW_HC2R;
+    case AxisKind::dd:
+      return FFTW_RODFT00;
+    case AxisKind::nn:
+      return FFTW_REDFT00;
+    case AxisKind::nd:
+      return FFTW_REDFT10;
+    case AxisKind::dn:
+      return FFTW_RODFT10;
+    case AxisKind::pp:
+      return FFTW_HC2R;
   }
   return FFTW_HC2R;
 }
@@ -65,7 +75,7 @@ struct Fftw<float> {
 
 template <class T>
 class FftwTransforms final : public AxisTransforms<T> {
-public:
+ public:
   explicit FftwTransforms(const TransformShape& s) {
     const int stride[3] = {1, s.m[0], s.m[0] * s.m[1]};
     std::vector<T> probe(std::size_t(s.m[0]) * s.m[1] * s.m[2]);
@@ -101,7 +111,7 @@ public:
   }
   const char* backend() const override { return "fftw"; }
 
-private:
+ private:
   std::vector<typename Fftw<T>::plan> forward_, backward_;
 };
 
@@ -113,6 +123,7 @@ std::unique_ptr<AxisTransforms<T>> make_fftw_transforms(const TransformShape& sh
 }
 
 template std::unique_ptr<AxisTransforms<float>> make_fftw_transforms<float>(const TransformShape&);
-template std::unique_ptr<AxisTransforms<double>> make_fftw_transforms<double>(const TransformShape&);
+template std::unique_ptr<AxisTransforms<double>> make_fftw_transforms<double>(
+    const TransformShape&);
 
 }  // namespace gridsolve::fast_poisson

@@ -28,10 +28,16 @@ GRIDSOLVE_HD inline double mode_eigenvalue(AxisKind kind, int m, int k) {
   const double pi = 3.14159265358979323846;
   double half = 0;  // theta / 2
   switch (kind) {
-    case AxisKind::dd: half = pi * (k + 1) / (2.0 * (m + 1)); break;
-    case AxisKind::nn: half = pi * k / (2.0 * (m - 1)); break;
+    case AxisKind::dd:
+      half = pi * (k + 1) / (2.0 * (m + 1));
+      break;
+    case AxisKind::nn:
+      half = pi * k / (2.0 * (m - 1));
+      break;
     case AxisKind::nd:
-    case AxisKind::dn: half = pi * (k + 0.5) / (2.0 * m); break;
+    case AxisKind::dn:
+      half = pi * (k + 0.5) / (2.0 * m);
+      break;
     case AxisKind::pp: {
       const int f = k <= m / 2 ? k : m - k;  // halfcomplex: real parts, then imaginary
       half = pi * f / m;
@@ -44,11 +50,15 @@ GRIDSOLVE_HD inline double mode_eigenvalue(AxisKind kind, int m, int k) {
 
 inline double transform_norm(AxisKind kind, int m) {
   switch (kind) {
-    case AxisKind::dd: return 2.0 * (m + 1);
-    case AxisKind::nn: return 2.0 * (m - 1);
+    case AxisKind::dd:
+      return 2.0 * (m + 1);
+    case AxisKind::nn:
+      return 2.0 * (m - 1);
     case AxisKind::nd:
-    case AxisKind::dn: return 2.0 * m;
-    case AxisKind::pp: return m;
+    case AxisKind::dn:
+      return 2.0 * m;
+    case AxisKind::pp:
+      return m;
   }
   return 1;
 }

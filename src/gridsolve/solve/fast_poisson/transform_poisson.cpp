@@ -21,11 +21,16 @@ AxisKind axis_kind(Side lo, Side hi) {
 
 std::string to_string(AxisKind k) {
   switch (k) {
-    case AxisKind::dd: return "dirichlet-dirichlet";
-    case AxisKind::nd: return "neumann-dirichlet";
-    case AxisKind::dn: return "dirichlet-neumann";
-    case AxisKind::nn: return "neumann-neumann";
-    case AxisKind::pp: return "periodic";
+    case AxisKind::dd:
+      return "dirichlet-dirichlet";
+    case AxisKind::nd:
+      return "neumann-dirichlet";
+    case AxisKind::dn:
+      return "dirichlet-neumann";
+    case AxisKind::nn:
+      return "neumann-neumann";
+    case AxisKind::pp:
+      return "periodic";
   }
   return "?";
 }
@@ -85,7 +90,8 @@ TransformPoisson<T>::TransformPoisson(Device device, const TransformProblem& p)
     }
   for (int a = 0; a < p.dims; ++a) shape_.transformed[a] = a != line_axis_;
 #if GRIDSOLVE_HAVE_CUDA
-  transforms_ = device == Device::cuda ? make_cufft_transforms<T>(shape_) : make_fftw_transforms<T>(shape_);
+  transforms_ =
+      device == Device::cuda ? make_cufft_transforms<T>(shape_) : make_fftw_transforms<T>(shape_);
 #else
   transforms_ = make_fftw_transforms<T>(shape_);
 #endif
@@ -180,54 +186,54 @@ void TransformPoisson<T>::solve(T* data) {
     }
 #endif
     if (!only_pinned || singular)
-    for_each(device_, lines, [=] GRIDSOLVE_HD(int i, int j, int k) {
-      const int idx[3] = {i, j, k};
-      const double sigma = q.shift(idx);
-      const std::int64_t st = q.stride(t);
-      T* d = data + i + q.stride(1) * j + q.stride(2) * k;
-      T* w = cp + i + q.stride(1) * j + q.stride(2) * k;
-      const int m = q.m[t];
-      const AxisKind kt = q.kind[t];
-      const T off = T(-q.c[t]);
-      // The constant mode of an operator without Dirichlet sides: project b onto the
-      // range (zero sum), pin x_0 = 0, solve the rest, then remove the weighted mean.
-      const bool pinned = singular && sigma == 0.0;
-      if (only_pinned && !pinned) return;
-      int r0 = 0;
-      if (pinned) {
-        T sum = 0;
-        for (int r = 0; r < m; ++r) sum += d[r * st];
-        const T mean = sum / T(m);
-        for (int r = 0; r < m; ++r) d[r * st] -= mean;
-        d[0] = 0;
-        r0 = 1;
-      }
-      T cprev = 0, dprev = 0;
-      for (int r = r0; r < m; ++r) {
-        const T diag = T(sigma * cell_weight(kt, m, r) + q.c[t] * stiffness_diagonal(kt, m, r));
-        const T a = r > r0 ? off : T(0);
-        const T inv = T(1) / (diag - a * cprev);
-        cprev = r + 1 < m ? off * inv : T(0);
-        dprev = (d[r * st] - a * dprev) * inv;
-        w[r * st] = cprev;
-        d[r * st] = dprev;
-      }
-      T x = dprev;
-      for (int r = m - 2; r >= r0; --r) {
-        x = d[r * st] - w[r * st] * x;
-        d[r * st] = x;
-      }
-      if (pinned) {
-        T sw = 0, swx = 0;
-        for (int r = 0; r < m; ++r) {
-          const T cw = T(cell_weight(kt, m, r));
-          sw += cw;
-          swx += cw * d[r * st];
+      for_each(device_, lines, [=] GRIDSOLVE_HD(int i, int j, int k) {
+        const int idx[3] = {i, j, k};
+        const double sigma = q.shift(idx);
+        const std::int64_t st = q.stride(t);
+        T* d = data + i + q.stride(1) * j + q.stride(2) * k;
+        T* w = cp + i + q.stride(1) * j + q.stride(2) * k;
+        const int m = q.m[t];
+        const AxisKind kt = q.kind[t];
+        const T off = T(-q.c[t]);
+        // The constant mode of an operator without Dirichlet sides: project b onto the
+        // range (zero sum), pin x_0 = 0, solve the rest, then remove the weighted mean.
+        const bool pinned = singular && sigma == 0.0;
+        if (only_pinned && !pinned) return;
+        int r0 = 0;
+        if (pinned) {
+          T sum = 0;
+          for (int r = 0; r < m; ++r) sum += d[r * st];
+          const T mean = sum / T(m);
+          for (int r = 0; r < m; ++r) d[r * st] -= mean;
+          d[0] = 0;
+          r0 = 1;
         }
-        const T mean = swx / sw;
-        for (int r = 0; r < m; ++r) d[r * st] -= mean;
-      }
-    });
+        T cprev = 0, dprev = 0;
+        for (int r = r0; r < m; ++r) {
+          const T diag = T(sigma * cell_weight(kt, m, r) + q.c[t] * stiffness_diagonal(kt, m, r));
+          const T a = r > r0 ? off : T(0);
+          const T inv = T(1) / (diag - a * cprev);
+          cprev = r + 1 < m ? off * inv : T(0);
+          dprev = (d[r * st] - a * dprev) * inv;
+          w[r * st] = cprev;
+          d[r * st] = dprev;
+        }
+        T x = dprev;
+        for (int r = m - 2; r >= r0; --r) {
+          x = d[r * st] - w[r * st] * x;
+          d[r * st] = x;
+        }
+        if (pinned) {
+          T sw = 0, swx = 0;
+          for (int r = 0; r < m; ++r) {
+            const T cw = T(cell_weight(kt, m, r));
+            sw += cw;
+            swx += cw * d[r * st];
+          }
+          const T mean = swx / sw;
+          for (int r = 0; r < m; ++r) d[r * st] -= mean;
+        }
+      });
   }
   transforms_->backward(data);
 }

@@ -23,7 +23,7 @@ struct TransformProblem {
 
 template <class T>
 class TransformPoisson {
-public:
+ public:
   // Plans the transforms; throws Error for sizes or side pairs it cannot take.
   TransformPoisson(Device device, const TransformProblem& problem);
   ~TransformPoisson();
@@ -42,15 +42,15 @@ public:
   const char* backend() const { return transforms_->backend(); }
   const TransformShape& shape() const { return shape_; }
 
-private:
+ private:
   Device device_;
   TransformProblem problem_;
   TransformShape shape_;
   int line_axis_ = -1;
   bool singular_ = false;
   std::unique_ptr<AxisTransforms<T>> transforms_;
-  Buffer<T> scratch_;       // modified super-diagonals of the line solves
-  Buffer<double> sigma_;    // per-line shift of the GPU line solve
+  Buffer<T> scratch_;     // modified super-diagonals of the line solves
+  Buffer<double> sigma_;  // per-line shift of the GPU line solve
 };
 
 }  // namespace gridsolve::fast_poisson

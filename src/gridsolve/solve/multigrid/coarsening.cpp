@@ -23,8 +23,8 @@ namespace {
 struct AxisMap {
   int nf = 1, nc = 1;
   bool on = false;
-  const double* x = nullptr;  // fine node positions
-  const double* wl = nullptr; // weight of the lower coarse node at each fine node, from x
+  const double* x = nullptr;   // fine node positions
+  const double* wl = nullptr;  // weight of the lower coarse node at each fine node, from x
 
   GRIDSOLVE_HD int fine_of(int I) const {
     if (!on) return I;
@@ -32,7 +32,9 @@ struct AxisMap {
     return f < nf - 1 ? f : nf - 1;
   }
   GRIDSOLVE_HD bool aligned(int i) const { return !on || (i % 2 == 0) || i == nf - 1; }
-  GRIDSOLVE_HD int coarse_of_aligned(int i) const { return !on ? i : (i == nf - 1 ? nc - 1 : i / 2); }
+  GRIDSOLVE_HD int coarse_of_aligned(int i) const {
+    return !on ? i : (i == nf - 1 ? nc - 1 : i / 2);
+  }
   // Interpolation weight of coarse node I at fine node i.
   GRIDSOLVE_HD double weight(int i, int I) const {
     const int f = fine_of(I);
@@ -54,7 +56,6 @@ struct Maps {
       a[x] = AxisMap{c.fine[x], c.coarse[x], c.coarsened[x], c.fine_x[x], c.fine_lower_weight[x]};
   }
 };
-
 
 template <class T>
 struct FineAccess {
@@ -119,7 +120,6 @@ GRIDSOLVE_HD double axis_weight(const Maps& m, const FineAccess<T>& fa, int i, i
   return x.weight(q, I);
 }
 
-
 // Interpolation weights as the transfer kernels read them: precomputed per fine node
 // (the lower coarse neighbour's weight on each axis) where the fine operator varies,
 // from node positions where it is uniform (level 0 of a constant-coefficient problem).
@@ -177,7 +177,8 @@ InterpolationWeights<T> interpolation_weights(const StencilView<T>& fine, const 
     for_each(d, fine_grid.nodes(), [=] GRIDSOLVE_HD(int i, int j, int k) {
       const int q = axis == 0 ? i : axis == 1 ? j : k;
       const AxisMap& x = m.a[axis];
-      out(i, j, k) = x.aligned(q) ? T(1) : T(axis_weight(m, fa, i, j, k, axis, x.coarse_of_aligned(q - 1)));
+      out(i, j, k) =
+          x.aligned(q) ? T(1) : T(axis_weight(m, fa, i, j, k, axis, x.coarse_of_aligned(q - 1)));
     });
   }
   return w;
@@ -231,7 +232,8 @@ StencilOperator<T> coarsen_operator(const StencilView<T>& fine, const Coarsening
       // coupling) and, per coarsened transverse axis, lines weighted 1/2, 1, 1/2 (twice).
       bool regular = true;
       for (int a = 0; a < dims; ++a)
-        regular = regular && (!m.a[a].on || (F[a] - 2 > fine.active.lo[a] && F[a] + 2 < fine.active.hi[a]));
+        regular = regular &&
+                  (!m.a[a].on || (F[a] - 2 > fine.active.lo[a] && F[a] + 2 < fine.active.hi[a]));
       if (regular) {
         const double coef[3] = {double(fine.cw), double(fine.cs), double(fine.cb)};
         double diag_r = 0;
@@ -267,7 +269,8 @@ StencilOperator<T> coarsen_operator(const StencilView<T>& fine, const Coarsening
           p[b1] += t1;
           p[b2] += t2;
           if (!fa.in_range(p[0], p[1], p[2])) continue;
-          const double w = tr.weight(b1, p[0], p[1], p[2], C[b1]) * tr.weight(b2, p[0], p[1], p[2], C[b2]);
+          const double w =
+              tr.weight(b1, p[0], p[1], p[2], C[b1]) * tr.weight(b2, p[0], p[1], p[2], C[b2]);
           if (w == 0.0) continue;
           double inv = 0;
           bool open = true;
@@ -393,14 +396,15 @@ void interpolate_add(const Field<T>& e, const InterpolationWeights<T>& weights,
   });
 }
 
-#define GRIDSOLVE_INSTANTIATE(T)                                                               \
-  template InterpolationWeights<T> interpolation_weights<T>(const StencilView<T>&,              \
-                                                            const Coarsening&, const Grid&, Device); \
-  template StencilOperator<T> coarsen_operator<T>(const StencilView<T>&, const Coarsening&,     \
-                                                  const InterpolationWeights<T>&, const Grid&, Device); \
-  template void restrict_residual<T>(const Field<T>&, const InterpolationWeights<T>&,           \
+#define GRIDSOLVE_INSTANTIATE(T)                                                                   \
+  template InterpolationWeights<T> interpolation_weights<T>(                                       \
+      const StencilView<T>&, const Coarsening&, const Grid&, Device);                              \
+  template StencilOperator<T> coarsen_operator<T>(const StencilView<T>&, const Coarsening&,        \
+                                                  const InterpolationWeights<T>&, const Grid&,     \
+                                                  Device);                                         \
+  template void restrict_residual<T>(const Field<T>&, const InterpolationWeights<T>&,              \
                                      const StencilView<T>&, Field<T>&, const Coarsening&, Device); \
-  template void interpolate_add<T>(const Field<T>&, const InterpolationWeights<T>&,             \
+  template void interpolate_add<T>(const Field<T>&, const InterpolationWeights<T>&,                \
                                    const StencilView<T>&, Field<T>&, const Coarsening&, Device);
 GRIDSOLVE_INSTANTIATE(float)
 GRIDSOLVE_INSTANTIATE(double)

@@ -38,7 +38,8 @@ StencilOperator<T> convert_operator(const StencilOperator<S>& op) {
   o.cp = T(op.cp), o.cw = T(op.cw), o.ce = T(op.ce), o.cs = T(op.cs), o.cn = T(op.cn);
   o.cb = T(op.cb), o.ct = T(op.ct), o.b_const = T(op.b_const);
   const Grid& g = op.grid;
-  o.ap = convert_field<T>(op.ap, g), o.aw = convert_field<T>(op.aw, g), o.ae = convert_field<T>(op.ae, g);
+  o.ap = convert_field<T>(op.ap, g), o.aw = convert_field<T>(op.aw, g),
+  o.ae = convert_field<T>(op.ae, g);
   o.as = convert_field<T>(op.as, g), o.an = convert_field<T>(op.an, g);
   o.ab = convert_field<T>(op.ab, g), o.at = convert_field<T>(op.at, g);
   o.rhs = convert_field<T>(op.rhs, g);

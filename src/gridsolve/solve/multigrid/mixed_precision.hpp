@@ -12,12 +12,14 @@ template <class T, class S>
 StencilOperator<T> convert_operator(const StencilOperator<S>& op);
 
 class MixedPrecisionMultigrid final : public Preconditioner<double> {
-public:
+ public:
   MixedPrecisionMultigrid(const StencilOperator<double>& op, const MultigridOptions& o);
   void apply(const Field<double>& r, Field<double>& z) override;
-  std::string name() const override { return "single-precision multigrid " + hierarchy_.describe(); }
+  std::string name() const override {
+    return "single-precision multigrid " + hierarchy_.describe();
+  }
 
-private:
+ private:
   StencilOperator<float> op_;
   MultigridHierarchy<float> hierarchy_;
   Field<float> r_, z_;

@@ -41,7 +41,8 @@ void gs_half_sweep(const StencilView<T>& a, Field<T>& u, int colour, Device d) {
   if (a.uniform && !a.mask) {
     // Constant coefficients, no mask: the loop body without per-node tests (it runs most
     // of a cycle's time on the finest level).
-    const T inv = T(1) / a.cp, cx = a.cw * inv, cy = a.cs * inv, cz = a.cb * inv, c0 = a.b_const * inv;
+    const T inv = T(1) / a.cp, cx = a.cw * inv, cy = a.cs * inv, cz = a.cb * inv,
+            c0 = a.b_const * inv;
     const FieldView<const T> rhs = a.rhs;
     const bool has_rhs = bool(rhs), three = a.dims == 3;
     for_each_colour(d, a.active, colour, [=] GRIDSOLVE_HD(int i, int j, int k) {
@@ -65,9 +66,11 @@ void jacobi_sweep(const StencilView<T>& a, Field<T>& u, Field<T>& tmp, Device d)
   const T w = T(0.8);  // damping that makes Jacobi a smoother in 2D and 3D
   for_each(d, a.active, [=] GRIDSOLVE_HD(int i, int j, int k) {
     const T old = in(i, j, k);
-    out(i, j, k) = a.is_free(i, j, k)
-                       ? old + w * (a.b(i, j, k) + a.neighbours(in, i, j, k) - a.diag(i, j, k) * old) / a.diag(i, j, k)
-                       : old;
+    out(i, j, k) =
+        a.is_free(i, j, k)
+            ? old + w * (a.b(i, j, k) + a.neighbours(in, i, j, k) - a.diag(i, j, k) * old) /
+                        a.diag(i, j, k)
+            : old;
   });
   const FieldView<T> back = u.view();
   const FieldView<const T> t = tmp.cview();
@@ -102,7 +105,8 @@ void dense_coarse_solve(int count, const int* ids, T* b, const T* inv, const Ste
 }  // namespace
 
 template <class T>
-MultigridHierarchy<T>::MultigridHierarchy(const StencilOperator<T>& op, const MultigridOptions& options)
+MultigridHierarchy<T>::MultigridHierarchy(const StencilOperator<T>& op,
+                                          const MultigridOptions& options)
     : fine_(op), options_(options) {
   options_.validate();
   const Device d = op.device;
@@ -133,7 +137,8 @@ MultigridHierarchy<T>::MultigridHierarchy(const StencilOperator<T>& op, const Mu
       c.fine_lower_weight[a] = upper.w[a].data();
       std::vector<double> coarse(std::size_t(c.coarse[a]));
       for (int I = 0; I < c.coarse[a]; ++I)
-        coarse[std::size_t(I)] = x[a][std::size_t(c.coarsened[a] ? std::min(2 * I, c.fine[a] - 1) : I)];
+        coarse[std::size_t(I)] =
+            x[a][std::size_t(c.coarsened[a] ? std::min(2 * I, c.fine[a] - 1) : I)];
       x[a] = std::move(coarse);
     }
     upper.next = c;
@@ -163,19 +168,22 @@ MultigridHierarchy<T>::~MultigridHierarchy() = default;
 template <class T>
 struct MultigridHierarchy<T>::CoarseSolver {
   int n = 0;
-  Buffer<T> inverse;       // n x n, row-major
-  Buffer<int> nodes;       // (i, j, k) of each unknown
-  Buffer<T> rhs;           // gathered right-hand side
+  Buffer<T> inverse;  // n x n, row-major
+  Buffer<int> nodes;  // (i, j, k) of each unknown
+  Buffer<T> rhs;      // gathered right-hand side
 
   CoarseSolver(const StencilOperator<T>& op_device, Device d) {
-    const StencilOperator<T> op = op_device.device == Device::cpu ? StencilOperator<T>() : op_device.copy_to(Device::cpu);
+    const StencilOperator<T> op =
+        op_device.device == Device::cpu ? StencilOperator<T>() : op_device.copy_to(Device::cpu);
     const StencilOperator<T>& h = op_device.device == Device::cpu ? op_device : op;
     const StencilView<T> v = h.view();
     std::vector<int> idx;
     const Box& b = h.active;
     const Grid& g = h.grid;
     std::vector<int> number(std::size_t(g.node_count()), -1);
-    auto id = [&](int i, int j, int k) { return std::size_t(i) + std::size_t(g.n[0]) * (j + std::size_t(g.n[1]) * k); };
+    auto id = [&](int i, int j, int k) {
+      return std::size_t(i) + std::size_t(g.n[0]) * (j + std::size_t(g.n[1]) * k);
+    };
     for (int k = b.lo[2]; k <= b.hi[2]; ++k)
       for (int j = b.lo[1]; j <= b.hi[1]; ++j)
         for (int i = b.lo[0]; i <= b.hi[0]; ++i)
@@ -411,7 +419,8 @@ SolveReport MultigridSolver<T>::solve(const StencilOperator<T>& op, Field<T>& u,
     // start-up transient).
     const double first = report.history.front().second, final = report.history.back().second;
     const int span = report.history.back().first - report.history.front().first;
-    report.convergence_factor = span > 0 && first > 0 && final > 0 ? std::pow(final / first, 1.0 / span) : 0;
+    report.convergence_factor =
+        span > 0 && first > 0 && final > 0 ? std::pow(final / first, 1.0 / span) : 0;
   }
   fix_constant(op, u);
   synchronize(op.device);

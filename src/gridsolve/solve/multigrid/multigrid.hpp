@@ -12,10 +12,9 @@
 
 namespace gridsolve {
 
-
 template <class T>
 class MultigridHierarchy {
-public:
+ public:
   MultigridHierarchy(const StencilOperator<T>& op, const MultigridOptions& options);
   ~MultigridHierarchy();
 
@@ -30,7 +29,7 @@ public:
   int levels() const;
   std::string describe() const;
 
-private:
+ private:
   struct Level;
   // kind: 'V', 'W' or 'F'.
   void cycle_at(int level, const StencilView<T>& view, Field<T>& u, char kind);
@@ -46,24 +45,25 @@ private:
 
 template <class T>
 class MultigridSolver final : public Solver<T> {
-public:
+ public:
   explicit MultigridSolver(MultigridOptions o) : options_(std::move(o)) {}
   std::string name() const override { return "mg"; }
-  SolveReport solve(const StencilOperator<T>& op, Field<T>& u, const SolveOptions& options) override;
+  SolveReport solve(const StencilOperator<T>& op, Field<T>& u,
+                    const SolveOptions& options) override;
 
-private:
+ private:
   MultigridOptions options_;
 };
 
 template <class T>
 class MultigridPreconditioner final : public Preconditioner<T> {
-public:
+ public:
   MultigridPreconditioner(const StencilOperator<T>& op, const MultigridOptions& o)
       : hierarchy_(op, o) {}
   void apply(const Field<T>& r, Field<T>& z) override { hierarchy_.precondition(r, z); }
   std::string name() const override { return "multigrid " + hierarchy_.describe(); }
 
-private:
+ private:
   MultigridHierarchy<T> hierarchy_;
 };
 

@@ -14,7 +14,8 @@ void MultigridOptions::validate() const {
                       post_smooth));
   require(smoother == "rb-gs" || smoother == "jacobi",
           fmt::format("smoother must be rb-gs or jacobi, got '{}'", smoother));
-  require(coarsest_nodes >= 3, fmt::format("coarsest level needs >= 3 nodes per axis, got {}", coarsest_nodes));
+  require(coarsest_nodes >= 3,
+          fmt::format("coarsest level needs >= 3 nodes per axis, got {}", coarsest_nodes));
   require(coarse_sweeps >= 1, fmt::format("coarse sweeps must be >= 1, got {}", coarse_sweeps));
 }
 

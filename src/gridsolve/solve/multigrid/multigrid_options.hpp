@@ -5,7 +5,7 @@
 namespace gridsolve {
 
 struct MultigridOptions {
-  std::string cycle = "V";         // V | W | F
+  std::string cycle = "V";  // V | W | F
   int pre_smooth = 2;
   int post_smooth = 2;
   std::string smoother = "rb-gs";  // rb-gs | jacobi (weighted, 0.8)

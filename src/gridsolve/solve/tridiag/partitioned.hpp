@@ -65,8 +65,8 @@ GRIDSOLVE_HD int reduce(std::int64_t s, std::int64_t e, std::int64_t n, const T*
 
 // With x_s and x_e known (the reduced solution), recovers the interior unknowns.
 template <class T>
-GRIDSOLVE_HD void finish(std::int64_t s, std::int64_t e, T* d, const T* Bp, const T* F,
-                         const T* G, const T* rx, std::int64_t p) {
+GRIDSOLVE_HD void finish(std::int64_t s, std::int64_t e, T* d, const T* Bp, const T* F, const T* G,
+                         const T* rx, std::int64_t p) {
   const T xs = rx[2 * p], xe = rx[2 * p + 1];
   for (std::int64_t i = s + 1; i < e; ++i) d[i] = (d[i] - G[i] * xe - F[i] * xs) / Bp[i];
   d[s] = xs;

@@ -9,8 +9,8 @@ namespace gridsolve::tridiag {
 // strided (inner 1, outer n, row stride 1) and interleaved (inner = count, row stride
 // count) layouts and the lines along any axis of a 3D array.
 struct LineGeometry {
-  int n = 0;                  // rows per line
-  std::int64_t count = 0;     // lines
+  int n = 0;               // rows per line
+  std::int64_t count = 0;  // lines
   std::int64_t inner = 1;
   std::int64_t outer = 0;
   std::int64_t row_stride = 1;

@@ -10,12 +10,18 @@ namespace gridsolve::tridiag {
 
 std::string to_string(Method m) {
   switch (m) {
-    case Method::automatic: return "auto";
-    case Method::thomas: return "thomas";
-    case Method::cyclic_reduction: return "cr";
-    case Method::parallel_cyclic_reduction: return "pcr";
-    case Method::cr_pcr: return "cr-pcr";
-    case Method::partitioned: return "partitioned";
+    case Method::automatic:
+      return "auto";
+    case Method::thomas:
+      return "thomas";
+    case Method::cyclic_reduction:
+      return "cr";
+    case Method::parallel_cyclic_reduction:
+      return "pcr";
+    case Method::cr_pcr:
+      return "cr-pcr";
+    case Method::partitioned:
+      return "partitioned";
   }
   return "?";
 }
@@ -24,14 +30,17 @@ Method parse_method(const std::string& name) {
   if (name == "auto" || name == "automatic") return Method::automatic;
   if (name == "thomas") return Method::thomas;
   if (name == "cr" || name == "cyclic-reduction") return Method::cyclic_reduction;
-  if (name == "pcr" || name == "parallel-cyclic-reduction") return Method::parallel_cyclic_reduction;
+  if (name == "pcr" || name == "parallel-cyclic-reduction")
+    return Method::parallel_cyclic_reduction;
   if (name == "cr-pcr" || name == "hybrid") return Method::cr_pcr;
   if (name == "partitioned") return Method::partitioned;
   throw Error(fmt::format(
       "tridiagonal method must be auto, thomas, cr, pcr, cr-pcr or partitioned, got '{}'", name));
 }
 
-std::string to_string(Layout l) { return l == Layout::strided ? "strided" : "interleaved"; }
+std::string to_string(Layout l) {
+  return l == Layout::strided ? "strided" : "interleaved";
+}
 
 Layout parse_layout(const std::string& name) {
   if (name == "strided") return Layout::strided;
@@ -67,7 +76,8 @@ Method choose_method(Device device, const Batch<T>& batch) {
 
 template <class T>
 void solve(Device device, const Batch<T>& batch, const Options& options) {
-  require(batch.n >= 1, fmt::format("a tridiagonal system needs at least one row, got n = {}", batch.n));
+  require(batch.n >= 1,
+          fmt::format("a tridiagonal system needs at least one row, got n = {}", batch.n));
   require(batch.count >= 1, fmt::format("need at least one system, got {}", batch.count));
   require(batch.a && batch.b && batch.c && batch.d, "tridiagonal solve: null array");
   const Method method =

@@ -19,12 +19,12 @@ enum class Layout {
 };
 
 enum class Method {
-  automatic,          // picks by device, layout and size (see choose_method)
-  thomas,             // LU sweep per system; one thread per system on the GPU
-  cyclic_reduction,   // CR; on the GPU one block per system in shared memory
+  automatic,                  // picks by device, layout and size (see choose_method)
+  thomas,                     // LU sweep per system; one thread per system on the GPU
+  cyclic_reduction,           // CR; on the GPU one block per system in shared memory
   parallel_cyclic_reduction,  // PCR; on the GPU one block per system, n <= 1024
-  cr_pcr,             // GPU: CR until the system fits one thread per row, then PCR
-  partitioned,        // split into partitions, reduced system, fix up (long systems)
+  cr_pcr,                     // GPU: CR until the system fits one thread per row, then PCR
+  partitioned,                // split into partitions, reduced system, fix up (long systems)
 };
 
 std::string to_string(Method m);

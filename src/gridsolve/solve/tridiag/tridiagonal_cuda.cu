@@ -33,7 +33,9 @@ void* scratch(int slot, std::size_t bytes) {
   return slots[slot].data();
 }
 
-__device__ void record(Flag* flag, std::int64_t where) { atomicMin(flag, Flag(where)); }
+__device__ void record(Flag* flag, std::int64_t where) {
+  atomicMin(flag, Flag(where));
+}
 
 int max_shared_bytes() {
   static const int bytes = [] {
@@ -65,7 +67,7 @@ int max_shared_bytes() {
 // unknown (the 5 of the ideal plus the round trip no on-chip store can hold at these
 // sizes). Coef supplies the coefficients: from arrays, or computed for shifted lines.
 constexpr int kTileRows = 32;
-constexpr int kPitch = 33;  // padded tile row: 32 lanes + 1, spreads the banks
+constexpr int kPitch = 33;     // padded tile row: 32 lanes + 1, spreads the banks
 constexpr int kMaxStages = 3;  // 3 x 4 arrays x 32 x 33 doubles: two blocks per SM
 
 struct Geometry {
@@ -75,8 +77,12 @@ struct Geometry {
 };
 
 // Correctly rounded reciprocal without the general division's special-case path.
-__device__ inline double reciprocal(double v) { return __drcp_rn(v); }
-__device__ inline float reciprocal(float v) { return __frcp_rn(v); }
+__device__ inline double reciprocal(double v) {
+  return __drcp_rn(v);
+}
+__device__ inline float reciprocal(float v) {
+  return __frcp_rn(v);
+}
 
 template <class T>
 struct ArrayCoef {
@@ -98,9 +104,12 @@ struct ShiftedCoef {
   const T* src[1];
   tridiag::ShiftedLines p;
   static constexpr bool checked = false;
-  __device__ double shift(std::int64_t s) const { return p.sigma[p.sigma_period > 0 ? s % p.sigma_period : s]; }
+  __device__ double shift(std::int64_t s) const {
+    return p.sigma[p.sigma_period > 0 ? s % p.sigma_period : s];
+  }
   __device__ bool live(std::int64_t s) const { return !(p.skip_zero_shift && shift(s) == 0.0); }
-  __device__ void row(const T* tile, int k, int lane, int i, int n, T& a, T& b, T& c, T& d, double sigma) const {
+  __device__ void row(const T* tile, int k, int lane, int i, int n, T& a, T& b, T& c, T& d,
+                      double sigma) const {
     const double w = i == 0 ? p.w_first : i == n - 1 ? p.w_last : 1.0;
     const double e = i == 0 ? p.e_first : i == n - 1 ? p.e_last : p.e_mid;
     a = i > 0 ? T(p.off) : T(0);
@@ -111,8 +120,8 @@ struct ShiftedCoef {
 };
 
 template <class T, class Coef>
-__global__ void __launch_bounds__(32) line_thomas_kernel(Geometry g, Coef coef, T* x, T* scratch,
-                                                         int stages, Flag* flag) {
+__global__ void __launch_bounds__(32)
+    line_thomas_kernel(Geometry g, Coef coef, T* x, T* scratch, int stages, Flag* flag) {
   extern __shared__ unsigned char smem_raw[];
   T* sm = reinterpret_cast<T*>(smem_raw);
   constexpr int NA = Coef::staged > 2 ? Coef::staged : 2;  // backward stages c', d'
@@ -147,7 +156,8 @@ __global__ void __launch_bounds__(32) line_thomas_kernel(Geometry g, Coef coef, 
             const std::int64_t o = my_base + std::int64_t(row_of(lane, i0 + k)) * g.rs;
 #pragma unroll
             for (int q = 0; q < Coef::staged; ++q)
-              __pipeline_memcpy_async(dst + (q * kTileRows + k) * kPitch + lane, coef.src[q] + o, sizeof(T));
+              __pipeline_memcpy_async(dst + (q * kTileRows + k) * kPitch + lane, coef.src[q] + o,
+                                      sizeof(T));
           }
       } else {
         for (unsigned m = live_mask; m; m &= m - 1) {
@@ -156,7 +166,8 @@ __global__ void __launch_bounds__(32) line_thomas_kernel(Geometry g, Coef coef, 
           if (i0 + lane < len_of(l))
 #pragma unroll
             for (int q = 0; q < Coef::staged; ++q)
-              __pipeline_memcpy_async(dst + (q * kTileRows + lane) * kPitch + l, coef.src[q] + o, sizeof(T));
+              __pipeline_memcpy_async(dst + (q * kTileRows + lane) * kPitch + l, coef.src[q] + o,
+                                      sizeof(T));
         }
       }
     }
@@ -178,8 +189,10 @@ __global__ void __launch_bounds__(32) line_thomas_kernel(Geometry g, Coef coef, 
     auto step = [&](int k) {
       const int j = i0 + k, i = row_of(lane, j);
       T a, b, c, d;
-      if constexpr (Coef::checked) coef.row(tile, k, lane, i, n, a, b, c, d);
-      else coef.row(tile, k, lane, i, n, a, b, c, d, sigma);
+      if constexpr (Coef::checked)
+        coef.row(tile, k, lane, i, n, a, b, c, d);
+      else
+        coef.row(tile, k, lane, i, n, a, b, c, d, sigma);
       if (bottom) {  // sweeping upwards: the row below is the one already eliminated
         const T lower = a;
         a = c, c = lower;
@@ -225,7 +238,8 @@ __global__ void __launch_bounds__(32) line_thomas_kernel(Geometry g, Coef coef, 
       T* dst = stage_ptr(u);
       const int i0 = t * kTileRows, rows = min(kTileRows, len - i0);
       for (int k = 0; k < rows; ++k) {
-        __pipeline_memcpy_async(dst + k * kPitch + lane, scr + std::size_t(i0 + k) * 32 + lane, sizeof(T));
+        __pipeline_memcpy_async(dst + k * kPitch + lane, scr + std::size_t(i0 + k) * 32 + lane,
+                                sizeof(T));
         __pipeline_memcpy_async(dst + (kTileRows + k) * kPitch + lane,
                                 scr + (std::size_t(len_top) + i0 + k) * 32 + lane, sizeof(T));
       }
@@ -242,8 +256,10 @@ __global__ void __launch_bounds__(32) line_thomas_kernel(Geometry g, Coef coef, 
     auto step = [&](int k) {
       const int j = i0 + k;
       if (j < len - 1) xv = tile[(kTileRows + k) * kPitch + lane] - tile[k * kPitch + lane] * xv;
-      if (rows_adjacent) out[k * kPitch + lane] = xv;
-      else x[my_base + std::int64_t(row_of(lane, j)) * g.rs] = xv;
+      if (rows_adjacent)
+        out[k * kPitch + lane] = xv;
+      else
+        x[my_base + std::int64_t(row_of(lane, j)) * g.rs] = xv;
     };
     if (live) {
       if (i0 + kTileRows <= len) {
@@ -278,7 +294,8 @@ void launch_line_thomas(const Geometry& g, const Coef& coef, T* x, Flag* flag) {
   const int stages = std::min(kMaxStages, tiles + 1);
   const std::size_t smem = (std::size_t(stages) * NA + 1) * kTileRows * kPitch * sizeof(T);
   const std::int64_t blocks = (g.count + 15) / 16;
-  T* scr = static_cast<T*>(scratch(1, sizeof(T) * std::size_t(blocks) * 64 * std::size_t((g.n + 1) / 2)));
+  T* scr = static_cast<T*>(
+      scratch(1, sizeof(T) * std::size_t(blocks) * 64 * std::size_t((g.n + 1) / 2)));
   line_thomas_kernel<T, Coef><<<unsigned(blocks), 32, smem>>>(g, coef, x, scr, stages, flag);
   cuda::check_launch("batched Thomas tridiagonal kernel");
 }
@@ -289,7 +306,9 @@ constexpr int kPartThreads = 128;
 constexpr int kChunk = kPartRows * kPartThreads;
 // One pad slot per partition: threads 16 rows apart land in different banks.
 constexpr int kPaddedChunk = kChunk + kChunk / kPartRows;
-__device__ inline int padded(int i) { return i + i / kPartRows; }
+__device__ inline int padded(int i) {
+  return i + i / kPartRows;
+}
 // Reduced systems at most this long are solved by one cr-pcr block.
 constexpr std::int64_t kDirectRows = 1024;
 
@@ -326,7 +345,8 @@ __global__ void cr_pcr_kernel(Batch<T> bt, int pcr_rows, Flag* flag, int depth) 
   int s = 1;
   while (n / s > pcr_rows) {
     for (int j = 2 * s - 1 + 2 * s * tid; j < n; j += 2 * s * nt)
-      if (!cr_eliminate(a, b, c, d, j, s, n)) record(flag, original_row(std::int64_t(sys) * n + j, depth));
+      if (!cr_eliminate(a, b, c, d, j, s, n))
+        record(flag, original_row(std::int64_t(sys) * n + j, depth));
     __syncthreads();
     s *= 2;
   }
@@ -344,7 +364,8 @@ __global__ void cr_pcr_kernel(Batch<T> bt, int pcr_rows, Flag* flag, int depth) 
       const T t1 = lo ? c[jl] * k1 : T(0);
       const T t2 = hi ? a[jh] * k2 : T(0);
       nb = bb - t1 - t2;
-      if (!pivot_ok(nb, abs_of(bb) + abs_of(t1) + abs_of(t2))) record(flag, original_row(std::int64_t(sys) * n + j, depth));
+      if (!pivot_ok(nb, abs_of(bb) + abs_of(t1) + abs_of(t2)))
+        record(flag, original_row(std::int64_t(sys) * n + j, depth));
       nd = dd - (lo ? d[jl] * k1 : T(0)) - (hi ? d[jh] * k2 : T(0));
       na_ = lo ? -a[jl] * k1 : T(0);
       nc = hi ? -c[jh] * k2 : T(0);
@@ -388,8 +409,8 @@ __global__ void cr_pcr_kernel(Batch<T> bt, int pcr_rows, Flag* flag, int depth) 
 // Copies rows [r0, r0 + kChunk) of the four arrays into shared memory; rows past n
 // become identity rows (a = c = 0, b = 1, d = 0), decoupled from the rest.
 template <class T>
-__device__ void stage_chunk(std::int64_t r0, std::int64_t n, const T* a, const T* b, const T* c, const T* d,
-                            T* sm) {
+__device__ void stage_chunk(std::int64_t r0, std::int64_t n, const T* a, const T* b, const T* c,
+                            const T* d, T* sm) {
   const std::int64_t left = n - r0;
   const int rows = left < kChunk ? int(left) : kChunk;
   const T* src[4] = {a + r0, b + r0, c + r0, d + r0};
@@ -398,9 +419,11 @@ __device__ void stage_chunk(std::int64_t r0, std::int64_t n, const T* a, const T
     const int i = j * kPartThreads + int(threadIdx.x), k = padded(i);
     if (i < rows) {
 #pragma unroll
-      for (int q = 0; q < 4; ++q) __pipeline_memcpy_async(sm + q * kPaddedChunk + k, src[q] + i, sizeof(T));
+      for (int q = 0; q < 4; ++q)
+        __pipeline_memcpy_async(sm + q * kPaddedChunk + k, src[q] + i, sizeof(T));
     } else {
-      sm[k] = T(0), sm[kPaddedChunk + k] = T(1), sm[2 * kPaddedChunk + k] = T(0), sm[3 * kPaddedChunk + k] = T(0);
+      sm[k] = T(0), sm[kPaddedChunk + k] = T(1), sm[2 * kPaddedChunk + k] = T(0),
+      sm[3 * kPaddedChunk + k] = T(0);
     }
   }
   __pipeline_commit();
@@ -415,7 +438,8 @@ template <class T>
 struct PartRows {
   const T* sm;
   int base, first, last;  // first / last: local rows starting / ending a system, or kPartRows
-  __device__ PartRows(const T* s, int t, std::int64_t row0, std::int64_t sys_n) : sm(s), base(t * (kPartRows + 1)) {
+  __device__ PartRows(const T* s, int t, std::int64_t row0, std::int64_t sys_n)
+      : sm(s), base(t * (kPartRows + 1)) {
     const std::int64_t pos = row0 % sys_n;
     first = int(pos == 0 ? 0 : (sys_n - pos < kPartRows ? sys_n - pos : kPartRows));
     last = int(sys_n - 1 - pos < kPartRows ? sys_n - 1 - pos : kPartRows);
@@ -428,8 +452,8 @@ struct PartRows {
 
 template <class T>
 __global__ void __launch_bounds__(kPartThreads)
-    partition_reduce_kernel(std::int64_t n, std::int64_t sys_n, const T* a, const T* b, const T* c, const T* d,
-                            T* ra, T* rb, T* rc, T* rd, Flag* flag, int depth) {
+    partition_reduce_kernel(std::int64_t n, std::int64_t sys_n, const T* a, const T* b, const T* c,
+                            const T* d, T* ra, T* rb, T* rc, T* rd, Flag* flag, int depth) {
   extern __shared__ unsigned char smem_raw[];
   T* sm = reinterpret_cast<T*>(smem_raw);
   const std::int64_t r0 = std::int64_t(blockIdx.x) * kChunk;
@@ -479,8 +503,8 @@ __global__ void __launch_bounds__(kPartThreads)
 
 template <class T>
 __global__ void __launch_bounds__(kPartThreads)
-    partition_finish_kernel(std::int64_t n, std::int64_t sys_n, const T* a, const T* b, const T* c, T* d,
-                            const T* rx) {
+    partition_finish_kernel(std::int64_t n, std::int64_t sys_n, const T* a, const T* b, const T* c,
+                            T* d, const T* rx) {
   extern __shared__ unsigned char smem_raw[];
   T* sm = reinterpret_cast<T*>(smem_raw);
   const std::int64_t r0 = std::int64_t(blockIdx.x) * kChunk;
@@ -528,12 +552,13 @@ __global__ void __launch_bounds__(kPartThreads)
 template <class T>
 void launch_cr_pcr(const Batch<T>& bt, int pcr_rows, Flag* flag, int depth = 0) {
   static const bool configured = [] {
-    cudaFuncSetAttribute(cr_pcr_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, max_shared_bytes());
+    cudaFuncSetAttribute(cr_pcr_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                         max_shared_bytes());
     return true;
   }();
   (void)configured;
   const int threads = pcr_rows >= bt.n ? std::max(32, (bt.n + 31) / 32 * 32)
-                                        : std::min(512, std::max(32, (bt.n / 2 + 31) / 32 * 32));
+                                       : std::min(512, std::max(32, (bt.n / 2 + 31) / 32 * 32));
   const std::size_t smem = 4 * std::size_t(bt.n) * sizeof(T);
   cr_pcr_kernel<T><<<bt.count, threads, smem>>>(bt, pcr_rows < 0 ? threads : pcr_rows, flag, depth);
   cuda::check_launch("cr-pcr tridiagonal kernel");
@@ -550,16 +575,18 @@ std::size_t partition_work(std::int64_t n) {
 // Solves n rows (systems of sys_n rows one after another) in place by partitions; the
 // reduced system goes down a level until it fits one cr-pcr block.
 template <class T>
-void partitioned(std::int64_t n, std::int64_t sys_n, const T* a, const T* b, const T* c, T* d, Flag* flag,
-                 T* work, int depth) {
+void partitioned(std::int64_t n, std::int64_t sys_n, const T* a, const T* b, const T* c, T* d,
+                 Flag* flag, T* work, int depth) {
   if (n <= kDirectRows) {
     launch_cr_pcr(Batch<T>{a, b, c, d, int(n), 1, Layout::strided}, -1, flag, depth);
     return;
   }
   const std::size_t smem = 4 * std::size_t(kPaddedChunk) * sizeof(T);
   static const bool configured = [smem] {
-    cudaFuncSetAttribute(partition_reduce_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
-    cudaFuncSetAttribute(partition_finish_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+    cudaFuncSetAttribute(partition_reduce_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                         int(smem));
+    cudaFuncSetAttribute(partition_finish_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                         int(smem));
     return true;
   }();
   (void)configured;
@@ -567,7 +594,8 @@ void partitioned(std::int64_t n, std::int64_t sys_n, const T* a, const T* b, con
   const std::size_t stride = std::size_t((reduced + 31) / 32 * 32);
   T *ra = work, *rb = ra + stride, *rc = rb + stride, *rd = rc + stride;
   const unsigned blocks = unsigned((n + kChunk - 1) / kChunk);
-  partition_reduce_kernel<T><<<blocks, kPartThreads, smem>>>(n, sys_n, a, b, c, d, ra, rb, rc, rd, flag, depth);
+  partition_reduce_kernel<T>
+      <<<blocks, kPartThreads, smem>>>(n, sys_n, a, b, c, d, ra, rb, rc, rd, flag, depth);
   cuda::check_launch("partitioned tridiagonal reduction");
   partitioned<T>(reduced, reduced, ra, rb, rc, rd, flag, rd + stride, depth + 1);
   partition_finish_kernel<T><<<blocks, kPartThreads, smem>>>(n, sys_n, a, b, c, d, rd);
@@ -602,9 +630,10 @@ std::int64_t solve_cuda(const Batch<T>& bt, Method method, bool check) {
       int pcr_rows = -1;  // one row per thread
       if (method == Method::cyclic_reduction) pcr_rows = 1;
       if (method == Method::parallel_cyclic_reduction) {
-        require(bt.n <= 512, fmt::format("the pcr method on the GPU takes at most 512 rows (one per "
-                                         "thread), got {}; use cr-pcr",
-                                         bt.n));
+        require(bt.n <= 512,
+                fmt::format("the pcr method on the GPU takes at most 512 rows (one per "
+                            "thread), got {}; use cr-pcr",
+                            bt.n));
         pcr_rows = bt.n;
       }
       launch_cr_pcr(bt, pcr_rows, flag);
