@@ -52,6 +52,12 @@ TEST(Cli, PoissonConvergesAndWritesResults) {
   EXPECT_TRUE(std::filesystem::exists(dir / "solution.xdmf"));
 }
 
+TEST(Cli, FloatSolveStopsAboveItsRoundingFloorByDefault) {
+  const Outcome o = gridsolve("poisson --n 129 --mask hole --solver sor --precision float --device cpu");
+  EXPECT_EQ(o.code, 0) << o.output;
+  EXPECT_NE(o.output.find("< 1.000e-04"), std::string::npos) << o.output;
+}
+
 TEST(Cli, NotConvergedExitsThree) {
   const Outcome o = gridsolve("poisson --n 65 --device cpu --solver jacobi --max-iter 10 -q");
   EXPECT_EQ(o.code, 3) << o.output;

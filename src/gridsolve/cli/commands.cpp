@@ -23,12 +23,13 @@ namespace {
 // Options every solving command shares.
 void add_solver_options(CLI::App* app, RunSettings& s, std::string& rule) {
   app->add_option("--solver", s.solver,
-                  "jacobi | gauss-seidel | sor | rb-gs | mg | mgcg | cg | pcg | buneman | fft")
+                  "jacobi | gauss-seidel | sor | rb-gs | mg | mgcg | mgcg-mixed | cg | pcg | buneman | fft")
       ->capture_default_str();
   app->add_option("--device", s.device, "auto | cpu | cuda (auto takes the GPU when present)")
       ->capture_default_str();
   app->add_option("--precision", s.precision, "double | float")->capture_default_str();
-  app->add_option("--tol", s.options.tolerance, "stop when the watched quantity falls below this")
+  app->add_option("--tol", s.options.tolerance,
+                  "stop when the watched quantity falls below this (float: 1e-4 unless given)")
       ->capture_default_str();
   app->add_option("--rule", rule,
                   "residual: ||b - Au|| / ||b|| < tol;  update: max |u_new - u_old| < tol")
@@ -56,6 +57,14 @@ void add_solver_options(CLI::App* app, RunSettings& s, std::string& rule) {
   app->add_option("--out", s.out,
                   "folder for summary.json, history.csv and the solution (HDF5 + XDMF)");
   app->add_flag("-q,--quiet", s.quiet, "print nothing but errors");
+}
+
+// Single precision cannot reach a relative residual of 1e-8; unless the user chose a
+// tolerance, a float solve stops at 1e-4, above its rounding floor.
+void default_float_tolerance(const CLI::App* app, RunSettings& s) {
+  const bool single = s.precision == "float" || s.precision == "fp32" || s.precision == "single";
+  if (single && s.options.rule == StopRule::residual && app->count("--tol") == 0)
+    s.options.tolerance = 1e-4;
 }
 
 StopRule parse_rule(const std::string& rule) {
@@ -163,6 +172,7 @@ int run(int argc, char** argv) {
     if (*info) return info_command();
     if (*poisson) {
       poisson_run.options.rule = parse_rule(poisson_rule);
+      default_float_tolerance(poisson, poisson_run);
       canonical_solver_name(poisson_run.solver);
       poisson_run.multigrid.validate();
       return run_problem(make_model_problem(model), poisson_run);
