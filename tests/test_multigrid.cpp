@@ -200,3 +200,41 @@ TEST(Multigrid, FloatSolveReachesSinglePrecisionResidual) {
 
 }  // namespace
 }  // namespace gridsolve
+
+namespace gridsolve {
+namespace {
+
+// Grids too small to coarsen: the one level is solved exactly, in one cycle, including
+// an all-Neumann (singular) one.
+TEST(Multigrid, SingleLevelGridsAreSolvedExactly) {
+  struct Small {
+    int dims, n;
+    const char *sides, *mask;
+  } cases[] = {{2, 3, "dirichlet", "none"}, {2, 4, "dirichlet", "none"}, {2, 5, "dirichlet", "hole"},
+               {3, 4, "robin", "none"},     {2, 4, "neumann", "hole"}};
+  for (const Small& c : cases) {
+    ModelProblem m;
+    m.dims = c.dims;
+    m.n = c.n;
+    m.sides = c.sides;
+    m.mask = c.mask;
+    const ProblemSpec spec = make_model_problem(m);
+    for (const char* solver : {"mg", "mgcg"}) {
+      Discretization<double> d;
+      const SolveReport r = run(spec, solver, d, {}, 1e-12);
+      EXPECT_TRUE(r.converged) << c.n << " " << c.sides << " " << solver << ": " << r.reason;
+      EXPECT_LE(r.iterations, 2) << c.n << " " << c.sides << " " << solver;
+    }
+  }
+  ProblemSpec spec;
+  spec.grid = Grid::unit(2, 5);
+  for (auto& bc : spec.boundaries) bc.kind = BoundaryKind::neumann;
+  spec.f = Expression::parse("cos(pi*x)");
+  Discretization<double> d;
+  const SolveReport r = run(spec, "mg", d, {}, 1e-12);
+  EXPECT_TRUE(r.converged) << r.reason;
+  EXPECT_LE(r.iterations, 2);
+}
+
+}  // namespace
+}  // namespace gridsolve

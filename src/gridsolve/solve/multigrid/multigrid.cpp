@@ -202,10 +202,11 @@ struct MultigridHierarchy<T>::CoarseSolver {
       for (int f = 0; f < (g.dims == 3 ? 6 : 4); ++f) {
         const int ii = i + di[f], jj = j + dj[f], kk = k + dk[f];
         const double c = double(v.coefficient(f, i, j, k));
-        row -= c;
         if (ii < 0 || jj < 0 || kk < 0 || ii >= g.n[0] || jj >= g.n[1] || kk >= g.n[2]) continue;
         const int col = number[id(ii, jj, kk)];
-        if (col >= 0 && b.contains(ii, jj, kk)) a[std::size_t(r) * n + col] -= c;
+        if (col < 0 || !b.contains(ii, jj, kk)) continue;  // known: part of the right-hand side
+        a[std::size_t(r) * n + col] -= c;
+        row -= c;  // what is left of the row once the unknowns' couplings are taken off
       }
       sink += row;
     }
