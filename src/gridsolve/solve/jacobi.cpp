@@ -10,6 +10,7 @@
 
 #include "gridsolve/exec/parallel_for.hpp"
 #include "gridsolve/solve/convergence_monitor.hpp"
+#include "gridsolve/solve/jacobi_rows_x86.hpp"
 #if GRIDSOLVE_HAVE_CUDA
 #include "gridsolve/solve/cuda/tuned_kernels.hpp"
 #endif
@@ -53,7 +54,8 @@ using RowKernel = std::conditional_t<sizeof(T) == 8, RowKernel2, RowKernel4>;
 #endif
 
 // The CPU path of the common case (2D, uniform coefficients, no mask, constant b):
-// rows in parallel, each written with streaming stores where the target supports them.
+// rows in parallel, each written with streaming stores: AVX2 where the processor has
+// it, SSE2 otherwise (every x86-64), scalar for the ends.
 template <class T>
 void jacobi_sweep_streaming_cpu(const StencilView<T>& a, const FieldView<const T>& u,
                                 const FieldView<T>& v, T weight) {
@@ -61,6 +63,7 @@ void jacobi_sweep_streaming_cpu(const StencilView<T>& a, const FieldView<const T
   const T keep = T(1) - weight;
   const Box b = a.active;
   const bool parallel = b.cells() >= cpu_parallel_threshold;
+  const bool avx2 = cpu_has_avx2();
 #pragma omp parallel for schedule(static) if (parallel)
   for (int j = b.lo[1]; j <= b.hi[1]; ++j) {
     const T* c = &u(0, j, 0);
@@ -71,6 +74,7 @@ void jacobi_sweep_streaming_cpu(const StencilView<T>& a, const FieldView<const T
       return keep * c[i] + c0 + cx * (c[i - 1] + c[i + 1]) + cy * (s[i] + n[i]);
     };
     int i = b.lo[0];
+    if (avx2) i = jacobi_row_avx2(o, c, s, n, i, b.hi[0], keep, c0, cx, cy);
 #if defined(__SSE2__)
     const RowKernel<T> vec(keep, c0, cx, cy);
     constexpr int lanes = RowKernel<T>::lanes;
