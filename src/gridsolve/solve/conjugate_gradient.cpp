@@ -5,6 +5,7 @@
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
 #include "gridsolve/solve/convergence_monitor.hpp"
+#include "gridsolve/solve/solve_steps.hpp"
 #include "gridsolve/solve/multigrid/mixed_precision.hpp"
 
 #include <type_traits>
@@ -48,9 +49,7 @@ SolveReport ConjugateGradient<T>::solve(const StencilOperator<T>& op, Field<T>& 
   ConvergenceMonitor monitor(options, report);
   if (options.check_every == 0) monitor.set_every(1);
   const Device d = op.device;
-  const double bnorm = rhs_norm(op, u);
-  report.rhs_norm = bnorm;
-  const double scale = bnorm > 0 ? bnorm : 1.0;
+  const double scale = residual_scale(op, u, report);
 
   std::unique_ptr<Preconditioner<T>> pc;
   if (pc_ == CgPreconditioner::jacobi) pc = std::make_unique<JacobiPreconditioner<T>>(op);
@@ -147,18 +146,9 @@ SolveReport ConjugateGradient<T>::solve(const StencilOperator<T>& op, Field<T>& 
     });
     single(d, [=] GRIDSOLVE_HD() { s->rz_old = s->rz_rr.a; });
   }
-  fix_constant(op, u);
-  synchronize(d);
-  // Report the true residual, not the recursively updated one.
-  report.relative_residual = residual_norm(op, u) / scale;
-  if ((pc_ == CgPreconditioner::multigrid || pc_ == CgPreconditioner::multigrid_float) &&
-      report.history.size() > 1) {
-    const double first = report.history.front().second, last = report.history.back().second;
-    const int span = report.history.back().first - report.history.front().first;
-    if (span > 0 && first > 0 && last > 0)
-      report.convergence_factor = std::pow(last / first, 1.0 / span);
-  }
-  report.seconds = monitor.seconds();
+  finish_solve(op, u, scale, monitor, report);
+  if (pc_ == CgPreconditioner::multigrid || pc_ == CgPreconditioner::multigrid_float)
+    report.convergence_factor = mean_reduction(report);
   return report;
 }
 

@@ -13,6 +13,7 @@
 #include "gridsolve/exec/parallel_for.hpp"
 #include "gridsolve/solve/buneman/buneman.hpp"
 #include "gridsolve/solve/fast_poisson/transform_poisson.hpp"
+#include "gridsolve/solve/solve_steps.hpp"
 
 namespace gridsolve {
 
@@ -78,8 +79,7 @@ SolveReport DirectPoisson<T>::solve(const StencilOperator<T>& op, Field<T>& u,
 
   SolveReport report;
   report.solver = name();
-  const double bnorm = rhs_norm(op, u);
-  report.rhs_norm = bnorm;
+  const double scale = residual_scale(op, u, report);
 
   // Buneman reduces rows along y when ny - 2 = 2^k - 1, else along x (transposed).
   bool transpose = false;
@@ -153,7 +153,6 @@ SolveReport DirectPoisson<T>::solve(const StencilOperator<T>& op, Field<T>& u,
   });
   synchronize(op.device);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const double scale = bnorm > 0 ? bnorm : 1.0;
   report.relative_residual = residual_norm(op, u) / scale;
   report.iterations = 1;
   report.converged = std::isfinite(report.relative_residual);

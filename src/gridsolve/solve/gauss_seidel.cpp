@@ -4,6 +4,7 @@
 
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/solve/convergence_monitor.hpp"
+#include "gridsolve/solve/solve_steps.hpp"
 
 namespace gridsolve {
 
@@ -20,9 +21,7 @@ SolveReport GaussSeidel<T>::solve(const StencilOperator<T>& op, Field<T>& u,
   // Lexicographic order has no cheap optimum; omega defaults to plain Gauss-Seidel.
   const T omega = T(options.omega > 0 ? options.omega : 1.0);
   report.omega = double(omega);
-  const double bnorm = rhs_norm(op, u);
-  report.rhs_norm = bnorm;
-  const double scale = bnorm > 0 ? bnorm : 1.0;
+  const double scale = residual_scale(op, u, report);
   const StencilView<T> a = op.view();
   const FieldView<T> v = u.view();
   const Box& b = op.active;
@@ -43,9 +42,7 @@ SolveReport GaussSeidel<T>::solve(const StencilOperator<T>& op, Field<T>& u,
     const double watched = options.rule == StopRule::update ? update : residual_norm(op, u) / scale;
     if (monitor.check(it, watched)) break;
   }
-  fix_constant(op, u);
-  report.relative_residual = residual_norm(op, u) / scale;
-  report.seconds = monitor.seconds();
+  finish_solve(op, u, scale, monitor, report);
   return report;
 }
 

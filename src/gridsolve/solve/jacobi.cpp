@@ -10,6 +10,7 @@
 
 #include "gridsolve/exec/parallel_for.hpp"
 #include "gridsolve/solve/convergence_monitor.hpp"
+#include "gridsolve/solve/solve_steps.hpp"
 #include "gridsolve/solve/jacobi_rows_x86.hpp"
 #if GRIDSOLVE_HAVE_CUDA
 #include "gridsolve/solve/cuda/tuned_kernels.hpp"
@@ -150,9 +151,7 @@ SolveReport Jacobi<T>::solve(const StencilOperator<T>& op, Field<T>& u,
   ConvergenceMonitor monitor(options, report);
   if (options.check_every == 0) monitor.set_every(options.rule == StopRule::update ? 10 : 20);
   const T w = T(options.weight);
-  const double bnorm = rhs_norm(op, u);
-  report.rhs_norm = bnorm;
-  const double scale = bnorm > 0 ? bnorm : 1.0;
+  const double scale = residual_scale(op, u, report);
 
 #if GRIDSOLVE_HAVE_CUDA
   const bool tuned = options.tuned && tuned::jacobi_applies(op);
@@ -195,10 +194,7 @@ SolveReport Jacobi<T>::solve(const StencilOperator<T>& op, Field<T>& u,
     if (monitor.check(it, watched)) break;
   }
   if (cur != &u) u.copy_from(*cur);
-  fix_constant(op, u);
-  synchronize(op.device);
-  report.relative_residual = residual_norm(op, u) / scale;
-  report.seconds = monitor.seconds();
+  finish_solve(op, u, scale, monitor, report);
   return report;
 }
 

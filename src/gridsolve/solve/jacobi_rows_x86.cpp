@@ -27,8 +27,8 @@ int scalar_until_aligned(T* o, const T* c, const T* s, const T* n, int i, int la
 }  // namespace
 
 __attribute__((target("avx2"))) int jacobi_row_avx2(double* o, const double* c, const double* s,
-                                                   const double* n, int i, int last, double keep,
-                                                   double c0, double cx, double cy) {
+                                                    const double* n, int i, int last, double keep,
+                                                    double c0, double cx, double cy) {
   i = scalar_until_aligned(o, c, s, n, i, last, keep, c0, cx, cy);
   const __m256d k = _mm256_set1_pd(keep), b = _mm256_set1_pd(c0), x = _mm256_set1_pd(cx),
                 y = _mm256_set1_pd(cy);
@@ -43,8 +43,8 @@ __attribute__((target("avx2"))) int jacobi_row_avx2(double* o, const double* c, 
 }
 
 __attribute__((target("avx2"))) int jacobi_row_avx2(float* o, const float* c, const float* s,
-                                                   const float* n, int i, int last, float keep,
-                                                   float c0, float cx, float cy) {
+                                                    const float* n, int i, int last, float keep,
+                                                    float c0, float cx, float cy) {
   i = scalar_until_aligned(o, c, s, n, i, last, keep, c0, cx, cy);
   const __m256 k = _mm256_set1_ps(keep), b = _mm256_set1_ps(c0), x = _mm256_set1_ps(cx),
                y = _mm256_set1_ps(cy);
@@ -60,7 +60,9 @@ __attribute__((target("avx2"))) int jacobi_row_avx2(float* o, const float* c, co
 
 #else
 
-bool cpu_has_avx2() { return false; }
+bool cpu_has_avx2() {
+  return false;
+}
 int jacobi_row_avx2(double*, const double*, const double*, const double*, int i, int, double,
                     double, double, double) {
   return i;

@@ -4,6 +4,7 @@
 
 #include "gridsolve/exec/parallel_for.hpp"
 #include "gridsolve/solve/convergence_monitor.hpp"
+#include "gridsolve/solve/solve_steps.hpp"
 #if GRIDSOLVE_HAVE_CUDA
 #include "gridsolve/solve/cuda/tuned_kernels.hpp"
 #endif
@@ -66,9 +67,7 @@ SolveReport RedBlackSor<T>::solve(const StencilOperator<T>& op, Field<T>& u,
       options.omega > 0 ? options.omega : (gauss_seidel_ ? 1.0 : optimal_omega(op.jacobi_radius));
   const T omega = T(omega_d);
   report.omega = omega_d;
-  const double bnorm = rhs_norm(op, u);
-  report.rhs_norm = bnorm;
-  const double scale = bnorm > 0 ? bnorm : 1.0;
+  const double scale = residual_scale(op, u, report);
 
 #if GRIDSOLVE_HAVE_CUDA
   if (options.tuned && tuned::coloured_sor_applies(op)) {
@@ -91,10 +90,7 @@ SolveReport RedBlackSor<T>::solve(const StencilOperator<T>& op, Field<T>& u,
       if (monitor.check(it, watched)) break;
     }
     sor.store(u);
-    fix_constant(op, u);
-    synchronize(op.device);
-    report.relative_residual = residual_norm(op, u) / scale;
-    report.seconds = monitor.seconds();
+    finish_solve(op, u, scale, monitor, report);
     return report;
   }
 #endif
@@ -115,10 +111,7 @@ SolveReport RedBlackSor<T>::solve(const StencilOperator<T>& op, Field<T>& u,
     const double watched = options.rule == StopRule::update ? update : residual_norm(op, u) / scale;
     if (monitor.check(it, watched)) break;
   }
-  fix_constant(op, u);
-  synchronize(op.device);
-  report.relative_residual = residual_norm(op, u) / scale;
-  report.seconds = monitor.seconds();
+  finish_solve(op, u, scale, monitor, report);
   return report;
 }
 

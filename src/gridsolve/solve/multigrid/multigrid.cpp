@@ -9,6 +9,7 @@
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
 #include "gridsolve/solve/convergence_monitor.hpp"
+#include "gridsolve/solve/solve_steps.hpp"
 
 namespace gridsolve {
 
@@ -392,41 +393,26 @@ SolveReport MultigridSolver<T>::solve(const StencilOperator<T>& op, Field<T>& u,
   report.solver = name();
   ConvergenceMonitor monitor(options, report);
   if (options.check_every == 0) monitor.set_every(1);
-  const double bnorm = rhs_norm(op, u);
-  report.rhs_norm = bnorm;
-  const double scale = bnorm > 0 ? bnorm : 1.0;
+  const double scale = residual_scale(op, u, report);
   MultigridHierarchy<T> mg(op, options_);
   report.kernel = mg.describe();
   double previous = residual_norm(op, u) / scale;
-  const double initial = previous;
   if (options_.full_multigrid) {
     mg.full_multigrid(u);
     report.kernel += ", full multigrid start";
   }
-  int counted = 0;
   for (int it = 1;; ++it) {
     if (it > 1 || !options_.full_multigrid) mg.cycle(u);
     if (!monitor.due(it)) continue;
     const double res = residual_norm(op, u) / scale;
     if (previous > 0 && it > 1) {
       report.cycle_factors.push_back(res / previous);
-      ++counted;
     }
     previous = res;
     if (monitor.check(it, res)) break;
   }
-  if (counted > 0 && initial > 0 && report.history.size() > 1) {
-    // Geometric mean over the cycles after the first (the first also absorbs the
-    // start-up transient).
-    const double first = report.history.front().second, final = report.history.back().second;
-    const int span = report.history.back().first - report.history.front().first;
-    report.convergence_factor =
-        span > 0 && first > 0 && final > 0 ? std::pow(final / first, 1.0 / span) : 0;
-  }
-  fix_constant(op, u);
-  synchronize(op.device);
-  report.relative_residual = residual_norm(op, u) / scale;
-  report.seconds = monitor.seconds();
+  report.convergence_factor = mean_reduction(report);
+  finish_solve(op, u, scale, monitor, report);
   return report;
 }
 
