@@ -202,30 +202,17 @@ void launch(const HalfArgs<T>& a) {
 
 template <class T, int DIMS>
 void dispatch(const HalfArgs<T>& a, bool general) {
-  const bool mask = a.mask != nullptr, rhs = a.rhs != nullptr, measure = a.max_update != nullptr;
-  if (general) {
-    if (measure) return launch<T, DIMS, false, true, true, true>(a);
-    return launch<T, DIMS, false, true, false, true>(a);
+  const bool measure = a.max_update != nullptr;
+  if (general) {  // the mask is folded into the coefficients; b is always a field
+    detail::with_flags([&](auto m) { launch<T, DIMS, false, true, decltype(m)::value, true>(a); },
+                       measure);
+    return;
   }
-  const int key = (mask ? 4 : 0) | (rhs ? 2 : 0) | (measure ? 1 : 0);
-  switch (key) {
-    case 0:
-      return launch<T, DIMS, false, false, false>(a);
-    case 1:
-      return launch<T, DIMS, false, false, true>(a);
-    case 2:
-      return launch<T, DIMS, false, true, false>(a);
-    case 3:
-      return launch<T, DIMS, false, true, true>(a);
-    case 4:
-      return launch<T, DIMS, true, false, false>(a);
-    case 5:
-      return launch<T, DIMS, true, false, true>(a);
-    case 6:
-      return launch<T, DIMS, true, true, false>(a);
-    default:
-      return launch<T, DIMS, true, true, true>(a);
-  }
+  detail::with_flags(
+      [&](auto mask, auto rhs, auto m) {
+        launch<T, DIMS, decltype(mask)::value, decltype(rhs)::value, decltype(m)::value>(a);
+      },
+      a.mask != nullptr, a.rhs != nullptr, measure);
 }
 
 }  // namespace

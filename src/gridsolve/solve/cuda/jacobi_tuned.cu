@@ -166,26 +166,11 @@ void launch(const SweepArgs<T>& a) {
 
 template <class T, int DIMS>
 void dispatch(const SweepArgs<T>& a) {
-  const bool mask = a.mask != nullptr, rhs = a.rhs != nullptr, measure = a.max_update != nullptr;
-  const int key = (mask ? 4 : 0) | (rhs ? 2 : 0) | (measure ? 1 : 0);
-  switch (key) {
-    case 0:
-      return launch<T, DIMS, false, false, false>(a);
-    case 1:
-      return launch<T, DIMS, false, false, true>(a);
-    case 2:
-      return launch<T, DIMS, false, true, false>(a);
-    case 3:
-      return launch<T, DIMS, false, true, true>(a);
-    case 4:
-      return launch<T, DIMS, true, false, false>(a);
-    case 5:
-      return launch<T, DIMS, true, false, true>(a);
-    case 6:
-      return launch<T, DIMS, true, true, false>(a);
-    default:
-      return launch<T, DIMS, true, true, true>(a);
-  }
+  detail::with_flags(
+      [&](auto mask, auto rhs, auto measure) {
+        launch<T, DIMS, decltype(mask)::value, decltype(rhs)::value, decltype(measure)::value>(a);
+      },
+      a.mask != nullptr, a.rhs != nullptr, a.max_update != nullptr);
 }
 
 bool aligned(const void* p, std::size_t bytes) {

@@ -4,9 +4,24 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 #include <cub/block/block_reduce.cuh>
 
 namespace gridsolve::tuned::detail {
+
+// Turns run-time flags into compile-time ones: calls f(std::bool_constant<...>...) for
+// the values given, so each combination gets its own kernel without a hand-written switch.
+template <class F>
+void with_flags(F&& f) {
+  f();
+}
+template <class F, class... Rest>
+void with_flags(F&& f, bool first, Rest... rest) {
+  if (first)
+    with_flags([&](auto... tail) { f(std::true_type{}, tail...); }, rest...);
+  else
+    with_flags([&](auto... tail) { f(std::false_type{}, tail...); }, rest...);
+}
 
 // Threads per block: one warp wide in x, four warps (along x in 2D, along y in 3D).
 constexpr int warp = 32;
