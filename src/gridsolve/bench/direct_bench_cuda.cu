@@ -104,9 +104,10 @@ std::vector<BenchRow> tridiag_bench_cuda(int rows, int systems, int long_rows, i
   const std::string shape = fmt::format("{} x {}", systems, rows);
   using tridiag::Layout;
   using tridiag::Method;
-  auto ours = [&](Layout layout, Method m) {
+  auto ours = [&](Layout layout, Method m, int count) {
     const tridiag::Batch<double> bt{da.data(), db.data(), dc.data(), dx.data(),
-                                    rows,      systems,   layout};
+                                    rows,      count,     layout};
+    const std::size_t unknowns = std::size_t(rows) * count;
     tridiag::solve(Device::cuda, bt, {m, true});  // checks the pivots once
     const double ms = time_ms(
         repeats,
@@ -114,17 +115,25 @@ std::vector<BenchRow> tridiag_bench_cuda(int rows, int systems, int long_rows, i
           tridiag::solve(Device::cuda, bt, {m, false});
         },
         reset);
-    out.push_back(
-        row(fmt::format("ours {}, {} {}", tridiag::to_string(m), shape, tridiag::to_string(layout)),
-            "fp64", ms, double(size), bytes, copy, "5 words/unknown"));
+    out.push_back(row(fmt::format("ours {}, {} x {} {}", tridiag::to_string(m), count, rows,
+                                  tridiag::to_string(layout)),
+                      "fp64", ms, double(unknowns), 40.0 * unknowns, copy, "5 words/unknown"));
   };
   // The pipelined Thomas in both layouts (`auto` takes it for interleaved batches), and
   // the one-block-per-system CR-PCR where a system fits in shared memory.
-  ours(Layout::strided, Method::thomas);
-  ours(Layout::interleaved, Method::thomas);
-  if (rows <= 4096) ours(Layout::strided, Method::cr_pcr);
+  ours(Layout::strided, Method::thomas, systems);
+  ours(Layout::interleaved, Method::thomas, systems);
+  if (rows <= 4096) ours(Layout::strided, Method::cr_pcr, systems);
   // The strided batch as one block-diagonal system by partitions (what `auto` picks).
-  ours(Layout::strided, Method::partitioned);
+  ours(Layout::strided, Method::partitioned, systems);
+  // Interleaved systems kept on chip, a partition per thread: what `auto` picks for
+  // batches of up to 2^23 unknowns, so also shown on a quarter of the batch, where the
+  // pipelined Thomas has fewer lines in flight.
+  if (rows <= 8192) {
+    ours(Layout::interleaved, Method::partitioned, systems);
+    ours(Layout::interleaved, Method::thomas, std::max(1, systems / 4));
+    ours(Layout::interleaved, Method::partitioned, std::max(1, systems / 4));
+  }
 
   cusparseHandle_t h;
   check_sparse(cusparseCreate(&h), "create");
@@ -143,6 +152,38 @@ std::vector<BenchRow> tridiag_bench_cuda(int rows, int systems, int long_rows, i
       reset);
   out.push_back(row(fmt::format("cuSPARSE gtsv2StridedBatch, {} strided", shape), "fp64", sp,
                     double(size), bytes, copy, "5 words/unknown"));
+
+  // cuSPARSE's interleaved batch (algorithm 0, Thomas), on its own copies of the
+  // coefficients with its out-of-range entries zeroed (restored before every call, in
+  // case it overwrites them), against ours in the same layout.
+  {
+    std::vector<double> ia = a, ic = c;
+    for (std::size_t s = 0; s < std::size_t(systems); ++s)
+      ia[s] = 0, ic[std::size_t(rows - 1) * systems + s] = 0;
+    Buffer<double> oa = upload(ia), oc = upload(ic), wa(Device::cuda, size),
+                   wb(Device::cuda, size), wc(Device::cuda, size);
+    auto reset_all = [&] {
+      reset();
+      cudaMemcpyAsync(wa.data(), oa.data(), size * 8, cudaMemcpyDeviceToDevice);
+      cudaMemcpyAsync(wb.data(), db.data(), size * 8, cudaMemcpyDeviceToDevice);
+      cudaMemcpyAsync(wc.data(), oc.data(), size * 8, cudaMemcpyDeviceToDevice);
+    };
+    std::size_t ibuf = 0;
+    check_sparse(cusparseDgtsvInterleavedBatch_bufferSizeExt(h, 0, rows, wa.data(), wb.data(),
+                                                             wc.data(), dx.data(), systems, &ibuf),
+                 "gtsvInterleavedBatch buffer size");
+    Buffer<char> iwork(Device::cuda, std::max<std::size_t>(ibuf, 1));
+    const double ip = time_ms(
+        repeats,
+        [&] {
+          check_sparse(cusparseDgtsvInterleavedBatch(h, 0, rows, wa.data(), wb.data(), wc.data(),
+                                                     dx.data(), systems, iwork.data()),
+                       "gtsvInterleavedBatch");
+        },
+        reset_all);
+    out.push_back(row(fmt::format("cuSPARSE gtsvInterleavedBatch (Thomas), {} interleaved", shape),
+                      "fp64", ip, double(size), bytes, copy, "5 words/unknown"));
+  }
 
   // One long system.
   std::vector<double> la, lb, lc, ld;

@@ -55,7 +55,7 @@ int direct_bench_command(const BenchSettings& s) {
       if (r.name.find(part) != std::string::npos) return &r;
     return nullptr;
   };
-  auto ratio = [&](const char* ours, const char* peer) {
+  auto ratio = [&](const std::string& ours, const std::string& peer) {
     const BenchRow *a = find(ours), *b = find(peer);
     if (a && b) fmt::print("  {} vs {}: {:.2f}x faster\n", a->name, b->name, b->ms / a->ms);
   };
@@ -64,6 +64,8 @@ int direct_bench_command(const BenchSettings& s) {
     ratio("ours thomas", "gtsv2StridedBatch");
     ratio("ours partitioned", "gtsv2StridedBatch");  // the first partitioned row is the batch
     ratio("ours partitioned, one system", "gtsv2_nopivot");
+    for (const char* m : {"thomas", "partitioned"})
+      ratio(fmt::format("ours {}, {} x {} interleaved", m, n, n), "gtsvInterleavedBatch");
   } else {
     ratio("ours fft", "cuFFT");
     ratio("ours buneman", "cuFFT");

@@ -50,6 +50,10 @@ void add_design_options(CLI::App* a, MagnetArguments& m) {
                 "mg, 1e-3 otherwise)");
   a->add_option("--max-iter", m.max_iter, "iteration cap");
   a->add_option("--omega", m.omega, "SOR factor (default: the source's estimate)");
+  a->add_option("--residual", m.residual,
+                "volume | diagonal: the residual the stopping rule measures, of the "
+                "finite-volume rows (default) or of the rows divided by their diagonal, as the "
+                "source's finite-difference code does (stationary solvers only)");
   a->add_option("--out", m.out, "output folder (default magnet-out)");
   a->add_flag("-q,--quiet", m.quiet, "print nothing but errors");
 }
@@ -82,6 +86,7 @@ MagnetConfig resolve(const MagnetArguments& m) {
   take("--tol", c.tolerance, m.tol);
   take("--max-iter", c.max_iterations, m.max_iter);
   take("--omega", c.omega, m.omega);
+  take("--residual", c.residual, m.residual);
   take("--out", c.out, m.out);
   if (m.study) {
     if (m.study->count("--spacings")) c.study_spacings = m.spacings;
@@ -103,6 +108,8 @@ MagnetSolveSettings solve_settings(const MagnetConfig& c, bool quiet) {
   s.options.tolerance = c.tolerance > 0 ? c.tolerance : default_tolerance(s.precision, s.solver);
   s.options.max_iterations = c.max_iterations;
   s.options.omega = c.omega;
+  s.residual = c.residual;
+  check_residual_measure(s.residual, s.solver);
   s.options.validate();
   if (!quiet)
     s.options.on_progress = [](const ProgressInfo& p) {

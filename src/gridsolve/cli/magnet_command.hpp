@@ -15,7 +15,7 @@ struct MagnetArguments {
   double r0 = 0, z0 = 0, r1 = 0, z1 = 0, h = 0, dr = 0, dz = 0, B = 0, tol = 0, omega = 0;
   double axis_span = 0, sphere_radius = 0, box_spacing = 0;
   int wires = 0, max_iter = 0;
-  std::string solver, device, precision, out;
+  std::string solver, device, precision, out, residual;
   std::vector<double> spacings, boxes;
   bool quiet = false, no_plots = false;
   CLI::App* magnet = nullptr;

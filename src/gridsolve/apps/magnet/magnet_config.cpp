@@ -135,13 +135,14 @@ MagnetConfig parse_magnet_config(std::string_view toml_text, const std::string& 
   }
   if (const toml::table* s = rd.section(root, "solver")) {
     rd.only_keys(*s, "solver",
-                 {"name", "device", "precision", "tolerance", "max_iterations", "omega"});
+                 {"name", "device", "precision", "tolerance", "max_iterations", "omega", "residual"});
     rd.text(s, "solver", "name", c.solver);
     rd.text(s, "solver", "device", c.device);
     rd.text(s, "solver", "precision", c.precision);
     rd.number(s, "solver", "tolerance", c.tolerance);
     rd.integer(s, "solver", "max_iterations", c.max_iterations);
     rd.number(s, "solver", "omega", c.omega);
+    rd.text(s, "solver", "residual", c.residual);
   }
   if (const toml::table* s = rd.section(root, "study")) {
     rd.only_keys(*s, "study", {"spacings", "boxes", "box_spacing"});

@@ -18,6 +18,7 @@ struct MagnetConfig {
   double tolerance = 0;  // relative residual; 0: default_tolerance()
   int max_iterations = 1000000;
   double omega = 0;  // SOR factor; 0: the source's estimate
+  std::string residual = "volume";  // volume | diagonal (see MagnetSolveSettings)
   std::string out = "magnet-out";
   std::vector<double> study_spacings{0.025, 0.0125, 0.00625};
   std::vector<double> study_boxes{1.0, 2.0, 3.0, 4.0};  // r1 = z1 for each step

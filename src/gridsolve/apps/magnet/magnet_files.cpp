@@ -39,7 +39,9 @@ nlohmann::json summary_json(const MagnetResult& r) {
   j["solve"]["device"] = r.field.device;
   j["solve"]["precision"] = r.field.precision;
   j["solve"]["assembly_seconds"] = r.field.assembly_seconds;
-  j["solve"]["rule"] = "relative residual ||b - Au|| / ||b||";
+  j["solve"]["rule"] = r.field.residual == "diagonal"
+                          ? "relative residual ||D^-1 (b - Au)|| / ||D^-1 b||, D = diag(A)"
+                          : "relative residual ||b - Au|| / ||b||";
   j["post_processing_seconds"] = r.post_seconds;
   j["total_current"] = r.jump.total_current;
   j["wire_current"] = r.quality.wire_current;

@@ -10,6 +10,7 @@
 #include "gridsolve/apps/magnet/magnet_problem.hpp"
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/problem/assemble_axisymmetric.hpp"
+#include "gridsolve/problem/row_scaling.hpp"
 #include "gridsolve/solve/solver.hpp"
 
 namespace gridsolve::magnet {
@@ -49,7 +50,10 @@ MagnetField solve_typed(const MagnetDesign& d, const MagnetSolveSettings& s) {
   out.unknowns = disc.op.unknowns;
   out.device = to_string(s.device);
   out.precision = sizeof(T) == 8 ? "double" : "float";
-  auto solver = make_solver<T>(s.solver.empty() ? default_magnet_solver() : s.solver);
+  out.residual = s.residual;
+  const std::string name = s.solver.empty() ? default_magnet_solver() : s.solver;
+  if (s.residual == "diagonal") divide_rows_by_diagonal(disc.op);
+  auto solver = make_solver<T>(name);
   out.report = solver->solve(disc.op, disc.u, s.options);
 
   const std::vector<T> u = disc.u.to_vector();
@@ -65,8 +69,20 @@ MagnetField solve_typed(const MagnetDesign& d, const MagnetSolveSettings& s) {
 
 }  // namespace
 
+void check_residual_measure(const std::string& residual, const std::string& solver) {
+  require(residual == "volume" || residual == "diagonal",
+          fmt::format("residual must be volume or diagonal, got '{}'", residual));
+  const bool stationary = solver == "sor" || solver == "rb-gs" || solver == "gauss-seidel" ||
+                          solver == "jacobi";
+  require(residual == "volume" || stationary,
+          fmt::format("residual = diagonal divides the rows by their diagonal, which leaves them "
+                      "unsymmetric: it is for jacobi, gauss-seidel, sor and rb-gs, not {}",
+                      solver));
+}
+
 MagnetField solve_magnet(const MagnetDesign& d, const MagnetSolveSettings& s) {
   d.validate();
+  check_residual_measure(s.residual, s.solver.empty() ? default_magnet_solver() : s.solver);
   if (s.precision == "double" || s.precision == "fp64") return solve_typed<double>(d, s);
   if (s.precision == "float" || s.precision == "fp32" || s.precision == "single")
     return solve_typed<float>(d, s);

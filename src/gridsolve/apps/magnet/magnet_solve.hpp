@@ -16,6 +16,11 @@ struct MagnetSolveSettings {
   Device device = Device::cpu;
   std::string precision = "double";  // double | float
   SolveOptions options = source_stop_rule();
+  // "volume": the residual of the finite-volume rows (each weighted by its cell's r dr dz);
+  // "diagonal": of the rows divided by their diagonal, the measure of the source's
+  // finite-difference code. Same iterates; only the stopping point moves. "diagonal" is
+  // for the stationary solvers (jacobi, gauss-seidel, sor, rb-gs) only.
+  std::string residual = "volume";
 
   // The source's rule: ||b - A u|| / ||b|| < 0.5e-6 from a zero start.
   static SolveOptions source_stop_rule();
@@ -39,11 +44,16 @@ struct MagnetField {
   std::int64_t unknowns = 0;
   double assembly_seconds = 0;
   std::string device, precision;
+  std::string residual = "volume";  // the measure the stopping rule watched
 
   double at(int i, int j) const {
     return phi[std::size_t(i) + std::size_t(grid.n[0]) * std::size_t(j)];
   }
 };
+
+// Throws Error unless `residual` is volume or diagonal, and diagonal comes with a
+// stationary solver.
+void check_residual_measure(const std::string& residual, const std::string& solver);
 
 MagnetField solve_magnet(const MagnetDesign& d, const MagnetSolveSettings& s);
 

@@ -12,6 +12,7 @@
 #include "gridsolve/exec/cuda_check.hpp"
 #include "gridsolve/exec/memory.hpp"
 #include "gridsolve/solve/tridiag/cyclic_reduction.hpp"
+#include "gridsolve/solve/tridiag/interleaved_partitions.cuh"
 #include "gridsolve/solve/tridiag/shifted_lines.hpp"
 #include "gridsolve/solve/tridiag/thomas.hpp"
 #include "gridsolve/solve/tridiag/tridiagonal_cpu.hpp"
@@ -640,8 +641,15 @@ std::int64_t solve_cuda(const Batch<T>& bt, Method method, bool check) {
       break;
     }
     case Method::partitioned: {
-      require(bt.layout == Layout::strided || bt.count == 1,
-              "the partitioned method takes strided batches (or one system)");
+      if (bt.layout == Layout::interleaved && bt.count > 1) {
+        require(bt.n <= interleaved::max_rows,
+                fmt::format("the partitioned method keeps an interleaved system on chip: at "
+                            "most {} rows, got {}; use thomas",
+                            interleaved::max_rows, bt.n));
+        interleaved::solve_on_chip(bt, flag);
+        cuda::check_launch("interleaved partitioned tridiagonal kernel");
+        break;
+      }
       const std::int64_t total = std::int64_t(bt.n) * bt.count;
       if (bt.n < kPartRows || total <= kDirectRows) {
         // Systems shorter than a partition, or all of them together within one block:

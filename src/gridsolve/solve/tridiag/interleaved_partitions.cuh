@@ -1,0 +1,203 @@
+// Interleaved batches solved on chip: a block takes a few whole systems, each split into
+// partitions of M rows, one thread per partition; rows stay in registers from the load to
+// the store, so the solve moves a, b, c, d in and x out and nothing else.
+//
+// Each thread eliminates its partition so that every interior unknown is expressed by
+// the partition's first and last, x_k = D_k - A_k x_0 - C_k x_{M-1} (a downward and an
+// upward sweep over registers), and keeps D, A, C. The partitions' first and last rows
+// then form a tridiagonal system of 2 P unknowns per system with a unit diagonal; it is
+// solved in shared memory by parallel cyclic reduction, each thread owning its two rows,
+// after which each thread knows its x_0 and x_{M-1} and finishes its interior.
+//
+// Threads are numbered system fastest, so a warp's loads of one row are runs of S
+// adjacent systems: whole 32-byte sectors once S * sizeof(T) >= 32. A system must fit in
+// a block (P <= max threads); S is as many systems as then fit, up to 32.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "gridsolve/solve/tridiag/thomas.hpp"
+#include "gridsolve/solve/tridiag/tridiagonal.hpp"
+
+namespace gridsolve::tridiag::interleaved {
+
+using FailFlag = unsigned long long;
+
+// Systems per block for partitions of m rows: the largest power of two (at most 32)
+// whose partitions all fit in max_threads; 0 when one system does not.
+inline int systems_per_block(int n, int m, int max_threads) {
+  const int parts = (n + m - 1) / m;
+  if (parts > max_threads) return 0;
+  int s = 1;
+  while (s < 32 && 2 * s * parts <= max_threads) s *= 2;
+  return s;
+}
+
+template <class T>
+__device__ inline T inverse(T v) {
+  if constexpr (sizeof(T) == 8)
+    return __drcp_rn(v);
+  else
+    return __frcp_rn(v);
+}
+
+// Shared memory: 4 arrays (a, b, c, d of the reduced rows) of 2 P S elements.
+template <class T, int M, int MaxThreads>
+__global__ void __launch_bounds__(MaxThreads)
+    partitions_kernel(Batch<T> bt, int parts, int systems, FailFlag* flag) {
+  static_assert(M >= 3, "the first row's elimination needs an interior row");
+  extern __shared__ unsigned char smem_raw[];
+  T* ra = reinterpret_cast<T*>(smem_raw);
+  const int rows = 2 * parts;  // reduced rows per system
+  T* rb = ra + rows * systems;
+  T* rc = rb + rows * systems;
+  T* rd = rc + rows * systems;
+
+  const int tid = int(threadIdx.x);
+  const int sl = tid % systems, p = tid / systems;
+  const std::int64_t count = bt.count, s = std::int64_t(blockIdx.x) * systems + sl;
+  const int n = bt.n, i0 = p * M;
+  const bool live = s < count;
+  std::int64_t bad = -1;  // first failed row of this thread, as s * n + i
+  auto check = [&](T pivot, T scale, int i) {
+    if (bad < 0 && live && !pivot_ok(pivot, scale)) bad = s * n + i;
+  };
+
+  // Load: rows past n, and every row of a system past the batch, are identity rows
+  // (decoupled: the last real row's c is taken as 0).
+  T A[M], C[M], D[M], B[M];
+#pragma unroll
+  for (int k = 0; k < M; ++k) {
+    const int i = i0 + k;
+    const bool real = live && i < n;
+    const std::int64_t o = std::int64_t(i) * count + s;
+    A[k] = real && i > 0 ? bt.a[o] : T(0);
+    B[k] = real ? bt.b[o] : T(1);
+    C[k] = real && i + 1 < n ? bt.c[o] : T(0);
+    D[k] = real ? bt.d[o] : T(0);
+  }
+
+  // Downward: rows 0 and 1 normalized; row k >= 2 loses x_{k-1} and gains a coupling
+  // to x_0: A_k x_0 + x_k + C_k x_{k+1} = D_k.
+#pragma unroll
+  for (int k = 0; k < 2; ++k) {
+    check(B[k], abs_of(B[k]), i0 + k);
+    const T r = inverse(B[k]);
+    A[k] *= r, C[k] *= r, D[k] *= r;
+  }
+#pragma unroll
+  for (int k = 2; k < M; ++k) {
+    const T t = A[k] * C[k - 1];
+    const T den = B[k] - t;
+    check(den, abs_of(B[k]) + abs_of(t), i0 + k);
+    const T r = inverse(den);
+    D[k] = (D[k] - A[k] * D[k - 1]) * r;
+    A[k] = -A[k] * A[k - 1] * r;
+    C[k] *= r;
+  }
+  // Upward over the interior: row k (1 <= k <= M-2) becomes A_k x_0 + x_k + C_k x_{M-1} = D_k.
+#pragma unroll
+  for (int k = M - 3; k >= 1; --k) {
+    D[k] -= C[k] * D[k + 1];
+    A[k] -= C[k] * A[k + 1];
+    C[k] = -C[k] * C[k + 1];
+  }
+  // Row 0 loses x_1 through row 1: A_0 x_{-1} + x_0 + C_0 x_{M-1} = D_0 after scaling.
+  {
+    const T t = C[0] * A[1];
+    const T den = T(1) - t;
+    check(den, T(1) + abs_of(t), i0);
+    const T r = inverse(den);
+    D[0] = (D[0] - C[0] * D[1]) * r;
+    A[0] *= r;
+    C[0] = -C[0] * C[1] * r;
+  }
+
+  // Reduced system: row 2p is this partition's first row (coupled to the previous
+  // partition's last unknown and to this one's last), row 2p + 1 its last (coupled to
+  // this one's first and the next one's first). Rows of a system are S apart.
+  T ea[2] = {A[0], A[M - 1]}, eb[2] = {T(1), T(1)}, ec[2] = {C[0], C[M - 1]},
+    ed[2] = {D[0], D[M - 1]};
+  auto at = [&](int j) { return j * systems + sl; };
+  for (int step = 1; step < rows; step *= 2) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int j = 2 * p + h;
+      ra[at(j)] = ea[h], rb[at(j)] = eb[h], rc[at(j)] = ec[h], rd[at(j)] = ed[h];
+    }
+    __syncthreads();
+    T na[2], nb[2], nc[2], nd[2];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int j = 2 * p + h;
+      T k1 = 0, k2 = 0, am = 0, cm = 0, dm = 0, ap = 0, cp = 0, dp = 0;
+      if (j - step >= 0) {
+        const int q = at(j - step);
+        k1 = ea[h] / rb[q];
+        am = ra[q], cm = rc[q], dm = rd[q];
+      }
+      if (j + step < rows) {
+        const int q = at(j + step);
+        k2 = ec[h] / rb[q];
+        ap = ra[q], cp = rc[q], dp = rd[q];
+      }
+      const T t1 = k1 * cm, t2 = k2 * ap;
+      nb[h] = eb[h] - t1 - t2;
+      check(nb[h], abs_of(eb[h]) + abs_of(t1) + abs_of(t2), i0 + (h ? M - 1 : 0));
+      na[h] = -k1 * am;
+      nc[h] = -k2 * cp;
+      nd[h] = ed[h] - k1 * dm - k2 * dp;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int h = 0; h < 2; ++h) ea[h] = na[h], eb[h] = nb[h], ec[h] = nc[h], ed[h] = nd[h];
+  }
+  const T x0 = ed[0] / eb[0], xl = ed[1] / eb[1];
+
+  if (bad >= 0) atomicMin(flag, FailFlag(bad));
+  if (!live) return;
+#pragma unroll
+  for (int k = 0; k < M; ++k) {
+    const int i = i0 + k;
+    if (i >= n) break;
+    const T x = k == 0 ? x0 : k == M - 1 ? xl : D[k] - A[k] * x0 - C[k] * xl;
+    bt.d[std::int64_t(i) * count + s] = x;
+  }
+}
+
+// Longest system the on-chip solve takes: 256 partitions of 32 rows.
+constexpr int max_rows = 256 * 32;
+
+template <class T, int M, int MaxThreads>
+bool launch_partitions(const Batch<T>& bt, FailFlag* flag) {
+  const int systems = systems_per_block(bt.n, M, MaxThreads);
+  if (systems == 0) return false;
+  const int parts = (bt.n + M - 1) / M;
+  const std::size_t smem = 4 * std::size_t(2 * parts) * systems * sizeof(T);
+  static const bool configured = [] {
+    cudaFuncSetAttribute(partitions_kernel<T, M, MaxThreads>,
+                         cudaFuncAttributeMaxDynamicSharedMemorySize, 96 * 1024);
+    return true;
+  }();
+  (void)configured;
+  const std::int64_t blocks = (bt.count + systems - 1) / systems;
+  partitions_kernel<T, M, MaxThreads>
+      <<<unsigned(blocks), unsigned(systems * parts), smem>>>(bt, parts, systems, flag);
+  return true;
+}
+
+// The partition length by system length, as measured on an H200 in fp64: short
+// partitions keep short systems' blocks full of threads; from a few hundred rows on,
+// longer partitions (fewer reduced rows, fewer reduction steps) win.
+template <class T>
+void solve_on_chip(const Batch<T>& bt, FailFlag* flag) {
+  if (bt.n <= 16)
+    launch_partitions<T, 8, 512>(bt, flag);
+  else if (bt.n <= 256)
+    launch_partitions<T, 16, 256>(bt, flag);
+  else
+    launch_partitions<T, 32, 256>(bt, flag);
+}
+
+}  // namespace gridsolve::tridiag::interleaved
