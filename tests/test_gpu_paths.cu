@@ -15,7 +15,10 @@
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/device.hpp"
 #include "gridsolve/exec/field.hpp"
+#include "gridsolve/apps/magnet/magnet_problem.hpp"
 #include "gridsolve/problem/assemble.hpp"
+#include "gridsolve/problem/assemble_axisymmetric.hpp"
+#include "gridsolve/problem/row_scaling.hpp"
 #include "gridsolve/problem/model_problems.hpp"
 #include "gridsolve/solve/cuda/tuned_kernels.hpp"
 #include "gridsolve/solve/jacobi.hpp"
@@ -488,6 +491,94 @@ TEST_P(GeneralColouredSor, MatchesGenericRedBlack) {
 
 INSTANTIATE_TEST_SUITE_P(Cases, GeneralColouredSor,
                          ::testing::Range(0, int(general_cases().size())));
+
+// The fused red-black SOR on cpu_op from u against the generic red-black iteration:
+// copies, residual norms, odd and even iteration counts (the two arrays take turns).
+template <class T>
+void check_fused_sor_from(const StencilOperator<T>& cpu_op, const Field<T>& u,
+                          double min_coverage, double max_coverage) {
+  const StencilOperator<T> op = cpu_op.copy_to(Device::cuda);
+  ASSERT_TRUE(tuned::fused_sor_applies(op));
+  const T omega = T(1.37);
+  const double tol = rounding_tolerance<T>();
+  tuned::FusedSor<T> sor(op, u);
+  EXPECT_GE(sor.coverage(), min_coverage);
+  EXPECT_LE(sor.coverage(), max_coverage);
+  EXPECT_NEAR(sor.residual_norm(), residual_norm(op, u),
+              tol * 100 * std::max(1.0, residual_norm(op, u)))
+      << "residual norm before iterating";
+  Field<T> generic = u.copy_to(Device::cuda), stored = u.copy_to(Device::cuda);
+  for (int count : {1, 2, 3}) {
+    sor.iterate(omega, count);
+    for (int it = 0; it < count; ++it) red_black_iteration_generic(op, generic, omega);
+    sor.store(stored);
+    EXPECT_LE(relative_difference(stored, generic), 8 * tol) << "after " << count << " more";
+  }
+  EXPECT_EQ(changed_known_nodes(cpu_op, u, stored), 0) << "known nodes must keep their values";
+  const double cpu_norm = residual_norm(cpu_op, stored.copy_to(Device::cpu));
+  EXPECT_GT(cpu_norm, 0.0);
+  EXPECT_NEAR(sor.residual_norm(), cpu_norm, 100 * tol * std::max(1.0, cpu_norm));
+}
+
+// Every row its own (randomized coefficients): the stored-row path everywhere.
+class FusedSorGeneral : public ::testing::TestWithParam<int> {};
+
+TEST_P(FusedSorGeneral, MatchesGenericRedBlack) {
+  SKIP_WITHOUT_GPU();
+  const GeneralCase c = general_cases()[std::size_t(GetParam())];
+  if (c.dims != 2) GTEST_SKIP() << "2D kernel";
+  auto run = [&](auto zero, std::uint64_t seed) {
+    using T = decltype(zero);
+    SCOPED_TRACE(describe(c.model, c.dims, c.n) + " " + precision_name<T>());
+    Discretization<T> cpu = assemble<T>(model_spec(c.model, c.dims, c.n), Device::cpu);
+    randomize_coefficients(cpu.op, seed);
+    randomize_unknowns(cpu.op, cpu.u, seed + 1);
+    check_fused_sor_from(cpu.op, cpu.u.copy_to(Device::cuda), 0.0, 0.2);
+  };
+  run(0.0, 700 + GetParam());
+  run(0.0f, 800 + GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, FusedSorGeneral, ::testing::Range(0, int(general_cases().size())));
+
+// The magnet's axisymmetric operator (rows repeat along z away from the boundaries and
+// the coil), as assembled and divided by its diagonal, over several tiles each way.
+TEST(FusedSor, AxisymmetricMagnetOperator) {
+  SKIP_WITHOUT_GPU();
+  for (const double h : {0.025, 0.0125}) {
+    magnet::MagnetDesign d;
+    d.r1 = 1.5, d.z1 = 1.0, d.dr = h, d.dz = h;
+    const ProblemSpec spec = magnet::make_magnet_problem(d);
+    for (const bool scaled : {false, true}) {
+      SCOPED_TRACE("h = " + std::to_string(h) + (scaled ? ", rows / diagonal" : ""));
+      Discretization<double> cpu =
+          assemble_axisymmetric<double>(spec, Device::cpu, magnet::magnet_cut_flux(d));
+      if (scaled) divide_rows_by_diagonal(cpu.op);
+      randomize_unknowns(cpu.op, cpu.u, 42);
+      check_fused_sor_from(cpu.op, cpu.u.copy_to(Device::cuda), 0.75, 1.0);
+    }
+  }
+}
+
+TEST(FusedSor, SolveMatchesTheCpu) {
+  SKIP_WITHOUT_GPU();
+  magnet::MagnetDesign d;
+  d.r1 = d.z1 = 1.0, d.dr = d.dz = 0.01;
+  const ProblemSpec spec = magnet::make_magnet_problem(d);
+  Discretization<double> gpu =
+      assemble_axisymmetric<double>(spec, Device::cuda, magnet::magnet_cut_flux(d));
+  Discretization<double> cpu =
+      assemble_axisymmetric<double>(spec, Device::cpu, magnet::magnet_cut_flux(d));
+  SolveOptions o;
+  o.tolerance = 1e-10;
+  const SolveReport fused = make_solver<double>("sor")->solve(gpu.op, gpu.u, o);
+  const SolveReport generic = make_solver<double>("sor")->solve(cpu.op, cpu.u, o);
+  EXPECT_EQ(fused.kernel, "tuned (fused red-black, column rows)");
+  ASSERT_TRUE(fused.converged && generic.converged);
+  // The same iteration: the same count, up to one check interval.
+  EXPECT_LE(std::abs(fused.iterations - generic.iterations), 20);
+  EXPECT_LT(relative_difference(gpu.u.copy_to(Device::cpu), cpu.u), 1e-8);
+}
 
 // Whole solves: the GPU (tuned kernels where they apply) reaches the CPU's solution.
 template <class T>

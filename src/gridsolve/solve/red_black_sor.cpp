@@ -70,9 +70,8 @@ SolveReport RedBlackSor<T>::solve(const StencilOperator<T>& op, Field<T>& u,
   const double scale = residual_scale(op, u, report);
 
 #if GRIDSOLVE_HAVE_CUDA
-  if (options.tuned && tuned::coloured_sor_applies(op)) {
-    report.kernel = "tuned (colour-reordered)";
-    tuned::ColouredSor<T> sor(op, u);
+  // Iterates a tuned kernel between convergence checks.
+  auto run_tuned = [&](auto& sor, auto&& measuring_iteration) {
     int it = 0;
     while (true) {
       const int next_check = ((it / monitor.every()) + 1) * monitor.every();
@@ -80,7 +79,7 @@ SolveReport RedBlackSor<T>::solve(const StencilOperator<T>& op, Field<T>& u,
       double update = 0;
       if (stop_at - it > 1) sor.iterate(omega, stop_at - it - 1);
       if (options.rule == StopRule::update)
-        update = sor.iterate_measuring_update(omega);
+        update = measuring_iteration();
       else
         sor.iterate(omega, 1);
       it = stop_at;
@@ -91,6 +90,23 @@ SolveReport RedBlackSor<T>::solve(const StencilOperator<T>& op, Field<T>& u,
     }
     sor.store(u);
     finish_solve(op, u, scale, monitor, report);
+  };
+  // Per-node 2D operators whose rows mostly repeat along y (axisymmetric ones among
+  // them): both half-sweeps in one pass, without streaming coefficients. Below three
+  // quarters of the nodes on their column's row, the stored rows cost more than the
+  // colour-reordered kernel's streams.
+  if (options.tuned && options.rule == StopRule::residual && tuned::fused_sor_applies(op)) {
+    tuned::FusedSor<T> sor(op, u);
+    if (sor.coverage() >= 0.75) {
+      report.kernel = "tuned (fused red-black, column rows)";
+      run_tuned(sor, [] { return 0.0; });
+      return report;
+    }
+  }
+  if (options.tuned && tuned::coloured_sor_applies(op)) {
+    report.kernel = "tuned (colour-reordered)";
+    tuned::ColouredSor<T> sor(op, u);
+    run_tuned(sor, [&] { return sor.iterate_measuring_update(omega); });
     return report;
   }
 #endif
