@@ -47,65 +47,125 @@ struct FusedArgs {
   T omega;
 };
 
-// A tile of TX x TY nodes; threads in a block of 256.
-constexpr int kThreads = 256;
+template <class T>
+struct Pair;
+template <>
+struct Pair<double> {
+  using type = double2;
+};
+template <>
+struct Pair<float> {
+  using type = float2;
+};
 
-template <class T, int TX, int TY>
-__global__ void __launch_bounds__(kThreads) fused_iteration(FusedArgs<T> a, int i_origin) {
-  constexpr int W = TX + 4, H = TY + 4;  // the tile with its two-node halo
-  constexpr int W1 = TX + 2, H1 = TY + 2;
-  __shared__ T s[H][W];
-  __shared__ std::uint8_t kd[H1][W1];
-  const int tid = int(threadIdx.x);
-  const int i0 = i_origin + int(blockIdx.x) * TX, j0 = a.active.lo[1] + int(blockIdx.y) * TY;
+// A block takes a tile of kTileCols x TY nodes. Shared memory holds the tile with its
+// two-node halo split by colour: pair p of tile row r (tile columns 2p and 2p + 1, one
+// node of each colour) sits at [r][p] of the red and of the black array, so that the
+// nodes a half-sweep updates, and the neighbours they read, are consecutive. Lane p of
+// every warp owns pair p (one aligned 2-element load per row; the pair's two column rows
+// stay in its registers) and the warps share the rows.
+constexpr int kWarps = 8;
+constexpr int kPairs = 32;                 // pairs per tile row, halo included
+constexpr int kTileCols = 2 * kPairs - 4;  // 60
+
+template <class T, int TY>
+__global__ void __launch_bounds__(32 * kWarps) fused_iteration(FusedArgs<T> a, int i_origin) {
+  using P2 = typename Pair<T>::type;
+  constexpr int H = TY + 4;
+  __shared__ T red[H][kPairs], black[H][kPairs];
+  __shared__ std::uint8_t kred[H][kPairs], kblack[H][kPairs];
+  const int p = int(threadIdx.x) & 31, w = int(threadIdx.x) >> 5;
+  const int i0 = i_origin + int(blockIdx.x) * kTileCols, j0 = a.active.lo[1] + int(blockIdx.y) * TY;
   const int n0 = a.n0, n1 = a.n1;
+  const Box& box = a.active;
+  const int i = i0 - 2 + 2 * p;  // the lane's pair: columns i, i + 1 (i even)
+  // Tile row r holds grid row j0 - 2 + r; column i + q of it is red when i + q + j is
+  // even, i.e. q = j & 1.
+  const bool pair_stored = i >= 0 && i + 1 <= n0;  // else one of them is a ghost or beyond
+  const bool pair_active = i >= box.lo[0] && i + 1 <= box.hi[0];
+  T col[2][4];
+#pragma unroll
+  for (int q = 0; q < 2; ++q)
+#pragma unroll
+    for (int f = 0; f < 4; ++f) col[q][f] = a.col[f][min(max(i + q, -1), n0) + 1];
 
-  for (int q = tid; q < H * W; q += kThreads) {
-    const int r = q / W, c = q % W, i = i0 - 2 + c, j = j0 - 2 + r;
-    s[r][c] = i >= -1 && i <= n0 && j >= -1 && j <= n1 ? a.in(i, j, 0) : T(0);
-  }
-  for (int q = tid; q < H1 * W1; q += kThreads) {
-    const int r = q / W1, c = q % W1, i = i0 - 1 + c, j = j0 - 1 + r;
-    kd[r][c] = a.active.contains(i, j, 0) ? a.kind(i, j, 0) : std::uint8_t(fixed);
+  for (int r = w; r < H; r += kWarps) {
+    const int j = j0 - 2 + r;
+    T v0 = 0, v1 = 0;
+    unsigned k0 = fixed, k1 = fixed;
+    if (j >= -1 && j <= n1) {
+      if (pair_stored) {
+        const P2 v = *reinterpret_cast<const P2*>(&a.in(i, j, 0));
+        v0 = v.x, v1 = v.y;
+      } else {
+        if (i >= -1 && i <= n0) v0 = a.in(i, j, 0);
+        if (i + 1 >= -1 && i + 1 <= n0) v1 = a.in(i + 1, j, 0);
+      }
+      if (j >= box.lo[1] && j <= box.hi[1]) {
+        if (pair_active) {
+          const unsigned short kk = *reinterpret_cast<const unsigned short*>(&a.kind(i, j, 0));
+          k0 = kk & 0xff, k1 = kk >> 8;
+        } else {
+          if (i >= box.lo[0] && i <= box.hi[0]) k0 = a.kind(i, j, 0);
+          if (i + 1 >= box.lo[0] && i + 1 <= box.hi[0]) k1 = a.kind(i + 1, j, 0);
+        }
+      }
+    }
+    const bool first_red = (j & 1) == 0;
+    red[r][p] = first_red ? v0 : v1;
+    black[r][p] = first_red ? v1 : v0;
+    kred[r][p] = std::uint8_t(first_red ? k0 : k1);
+    kblack[r][p] = std::uint8_t(first_red ? k1 : k0);
   }
   __syncthreads();
 
-  // Updates node (i, j) held at s[r][c] (kd[r - 1][c - 1]) from its neighbours in s.
-  auto update = [&](int r, int c, int i, int j) {
-    const std::uint8_t k = kd[r - 1][c - 1];
+  // Node q of the lane's pair in tile row r, colour array `own`, from the other colour:
+  // west and east across the pair boundary, south and north in the rows around.
+  auto update = [&](T (*own)[kPairs], const T (*other)[kPairs], std::uint8_t k, int r, int q) {
     if (k == fixed) return;
-    const T old = s[r][c];
-    const T uw = s[r][c - 1], ue = s[r][c + 1], us = s[r - 1][c], un = s[r + 1][c];
+    const T old = own[r][p];
+    const T uw = other[r][q == 0 ? p - 1 : p], ue = other[r][q == 0 ? p : p + 1];
+    const T us = other[r - 1][p], un = other[r + 1][p];
     T sum;
     if (k == regular) {
-      sum = a.col[0][i + 1] * uw + a.col[1][i + 1] * ue + a.col[2][i + 1] * us +
-            a.col[3][i + 1] * un;
+      sum = q == 0 ? col[0][0] * uw + col[0][1] * ue + col[0][2] * us + col[0][3] * un
+                   : col[1][0] * uw + col[1][1] * ue + col[1][2] * us + col[1][3] * un;
     } else {
-      sum = a.b(i, j, 0) + (a.nb[0](i, j, 0) * uw + a.nb[1](i, j, 0) * ue +
-                            a.nb[2](i, j, 0) * us + a.nb[3](i, j, 0) * un);
+      const int ii = i + q, j = j0 - 2 + r;
+      sum = a.b(ii, j, 0) + (a.nb[0](ii, j, 0) * uw + a.nb[1](ii, j, 0) * ue +
+                             a.nb[2](ii, j, 0) * us + a.nb[3](ii, j, 0) * un);
     }
-    s[r][c] = old + a.omega * (sum - old);
+    own[r][p] = old + a.omega * (sum - old);
   };
 
-  // Red (i + j even) over the tile and a one-node ring: rows r = 1 .. H1, W1 / 2 per row.
-  for (int q = tid; q < H1 * (W1 / 2); q += kThreads) {
-    const int rr = q / (W1 / 2), m = q % (W1 / 2);
-    const int j = j0 - 1 + rr, ifirst = i0 - 1 + ((i0 - 1 + j) & 1);
-    const int i = ifirst + 2 * m;
-    update(rr + 1, i - i0 + 2, i, j);
+  // Red over the tile and a one-node ring: tile rows 1 .. TY + 2, tile columns 1 .. 62.
+  for (int r = 1 + w; r <= TY + 2; r += kWarps) {
+    const int q = (j0 - 2 + r) & 1;
+    if ((q == 0 && p >= 1) || (q == 1 && p <= 30)) update(red, black, kred[r][p], r, q);
   }
   __syncthreads();
-  // Black (i + j odd) over the tile.
-  for (int q = tid; q < TY * (TX / 2); q += kThreads) {
-    const int rr = q / (TX / 2), m = q % (TX / 2);
-    const int j = j0 + rr, ifirst = i0 + ((i0 + j + 1) & 1);
-    const int i = ifirst + 2 * m;
-    update(rr + 2, i - i0 + 2, i, j);
+  // Black over the tile: rows 2 .. TY + 1, columns 2 .. 61 (pairs 1 .. 30).
+  for (int r = 2 + w; r <= TY + 1; r += kWarps) {
+    const int q = ((j0 - 2 + r) & 1) ^ 1;
+    if (p >= 1 && p <= 30) update(black, red, kblack[r][p], r, q);
   }
   __syncthreads();
-  for (int q = tid; q < TY * TX; q += kThreads) {
-    const int r = q / TX, c = q % TX, i = i0 + c, j = j0 + r;
-    if (a.active.contains(i, j, 0)) a.out(i, j, 0) = s[r + 2][c + 2];
+  if (p >= 1 && p <= 30) {
+    const bool in0 = i >= box.lo[0] && i <= box.hi[0], in1 = i + 1 >= box.lo[0] && i + 1 <= box.hi[0];
+    for (int r = 2 + w; r <= TY + 1; r += kWarps) {
+      const int j = j0 - 2 + r;
+      if (j > box.hi[1]) break;
+      const bool first_red = (j & 1) == 0;
+      const T v0 = first_red ? red[r][p] : black[r][p], v1 = first_red ? black[r][p] : red[r][p];
+      if (in0 && in1) {
+        P2 v;
+        v.x = v0, v.y = v1;
+        *reinterpret_cast<P2*>(&a.out(i, j, 0)) = v;
+      } else {
+        if (in0) a.out(i, j, 0) = v0;
+        if (in1) a.out(i + 1, j, 0) = v1;
+      }
+    }
   }
 }
 
@@ -194,7 +254,7 @@ double fused_residual_norm(const Box& active, FieldView<const T> u, FusedData<T>
 
 namespace {
 using namespace detail;
-constexpr int kTileX = 64, kTileY = 32;
+constexpr int kTileRows = 32;
 }  // namespace
 
 template <class T>
@@ -272,15 +332,15 @@ void FusedSor<T>::iterate(T omega, int count) {
   a.active = s.active;
   a.n0 = s.n0, a.n1 = s.n1;
   a.omega = omega;
-  // Tiles start on 128-byte boundaries of the rows.
+  // Tiles start on 128-byte boundaries of the rows (and so on even columns).
   const int align = int(128 / sizeof(T));
   const int i_origin = s.active.lo[0] >= 0 ? s.active.lo[0] / align * align : -align;
-  const dim3 grid(unsigned((s.active.hi[0] + 1 - i_origin + kTileX - 1) / kTileX),
-                  unsigned((s.active.hi[1] - s.active.lo[1] + kTileY) / kTileY));
+  const dim3 grid(unsigned((s.active.hi[0] + 1 - i_origin + kTileCols - 1) / kTileCols),
+                  unsigned((s.active.hi[1] - s.active.lo[1] + kTileRows) / kTileRows));
   for (int it = 0; it < count; ++it) {
     a.in = s.u[s.cur].cview();
     a.out = s.u[1 - s.cur].view();
-    fused_iteration<T, kTileX, kTileY><<<grid, kThreads>>>(a, i_origin);
+    fused_iteration<T, kTileRows><<<grid, 32 * kWarps>>>(a, i_origin);
     s.cur = 1 - s.cur;
   }
   cuda::check_launch("fused SOR iteration");
