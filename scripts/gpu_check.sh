@@ -84,7 +84,8 @@ if [ "$check" != tests ]; then
   run_logged heat_2048_jacobi 120 --allow 3 "$cli" heat --n 2048 --device cuda
   run_logged heat_2048_sor 120 "$cli" heat --n 2048 --device cuda --solver sor
   run_logged magnet_default 120 "$cli" magnet --device cuda --no-plots --out "$out/magnet_default"
-  run_logged magnet_4001_sor 150 "$cli" magnet --device cuda --r1 4 --z1 4 --h 0.001 --solver sor --no-plots --out "$out/m4001sor"
+  run_logged magnet_4001_sor 150 "$cli" magnet --device cuda --r1 4 --z1 4 --h 0.001 --solver sor --residual diagonal --no-plots --out "$out/m4001sor"
+  run_logged magnet_4001_sor_volume 150 "$cli" magnet --device cuda --r1 4 --z1 4 --h 0.001 --solver sor --no-plots --out "$out/m4001sorv"
   run_logged magnet_4001_mgcg 120 "$cli" magnet --device cuda --r1 4 --z1 4 --h 0.001 --no-plots --out "$out/m4001mg"
   run_logged magnet_14001_mgcg 180 "$cli" magnet --device cuda --r1 7 --z1 7 --h 0.0005 --no-plots --out "$out/m14001mg"
   if python3 -c "import cupy" 2>/dev/null; then
