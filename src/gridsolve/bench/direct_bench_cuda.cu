@@ -126,13 +126,20 @@ std::vector<BenchRow> tridiag_bench_cuda(int rows, int systems, int long_rows, i
   if (rows <= 4096) ours(Layout::strided, Method::cr_pcr, systems);
   // The strided batch as one block-diagonal system by partitions (what `auto` picks).
   ours(Layout::strided, Method::partitioned, systems);
-  // Interleaved systems kept on chip, a partition per thread: what `auto` picks for
-  // batches of up to 2^23 unknowns, so also shown on a quarter of the batch, where the
-  // pipelined Thomas has fewer lines in flight.
-  if (rows <= 8192) {
-    ours(Layout::interleaved, Method::partitioned, systems);
-    ours(Layout::interleaved, Method::thomas, std::max(1, systems / 4));
-    ours(Layout::interleaved, Method::partitioned, std::max(1, systems / 4));
+  // Interleaved systems by partitions (what `auto` picks): two passes at this size; and
+  // short systems, kept on chip, on the same number of unknowns.
+  ours(Layout::interleaved, Method::partitioned, systems);
+  if (rows >= 16 && std::size_t(rows) * systems % 256 == 0) {
+    const int short_rows = 256, many = int(std::size_t(rows) * systems / 256);
+    const tridiag::Batch<double> bt{da.data(), db.data(), dc.data(), dx.data(),
+                                    short_rows, many,      Layout::interleaved};
+    for (Method m : {Method::thomas, Method::partitioned}) {
+      const double ms = time_ms(
+          repeats, [&] { tridiag::solve(Device::cuda, bt, {m, false}); }, reset);
+      out.push_back(row(fmt::format("ours {}, {} x {} interleaved", tridiag::to_string(m), many,
+                                    short_rows),
+                        "fp64", ms, double(size), bytes, copy, "5 words/unknown"));
+    }
   }
 
   cusparseHandle_t h;

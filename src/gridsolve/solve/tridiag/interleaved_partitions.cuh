@@ -42,31 +42,22 @@ __device__ inline T inverse(T v) {
     return __frcp_rn(v);
 }
 
-// Shared memory: 4 arrays (a, b, c, d of the reduced rows) of 2 P S elements.
-template <class T, int M, int MaxThreads>
-__global__ void __launch_bounds__(MaxThreads)
-    partitions_kernel(Batch<T> bt, int parts, int systems, FailFlag* flag) {
+// Loads partition rows i0 .. i0 + M - 1 of system s and eliminates them so that
+// x_k = D_k - A_k x_0 - C_k x_{M-1} for the interior rows, while row 0 reads
+// A_0 x_{-1} + x_0 + C_0 x_{M-1} = D_0 and row M - 1 reads A x_0 + x_{M-1} + C x_M = D
+// (the partition's two rows of the reduced system). Rows past n, and all rows of a system
+// past the batch (live false), are identity rows; the last real row's c is taken as 0.
+// Failed pivots are recorded in `bad` (as s * n + i, the first one) when `bad` is given.
+template <class T, int M>
+__device__ void eliminate_partition(const Batch<T>& bt, std::int64_t s, int i0, bool live,
+                                    T (&A)[M], T (&C)[M], T (&D)[M], std::int64_t* bad) {
   static_assert(M >= 3, "the first row's elimination needs an interior row");
-  extern __shared__ unsigned char smem_raw[];
-  T* ra = reinterpret_cast<T*>(smem_raw);
-  const int rows = 2 * parts;  // reduced rows per system
-  T* rb = ra + rows * systems;
-  T* rc = rb + rows * systems;
-  T* rd = rc + rows * systems;
-
-  const int tid = int(threadIdx.x);
-  const int sl = tid % systems, p = tid / systems;
-  const std::int64_t count = bt.count, s = std::int64_t(blockIdx.x) * systems + sl;
-  const int n = bt.n, i0 = p * M;
-  const bool live = s < count;
-  std::int64_t bad = -1;  // first failed row of this thread, as s * n + i
+  const std::int64_t count = bt.count;
+  const int n = bt.n;
   auto check = [&](T pivot, T scale, int i) {
-    if (bad < 0 && live && !pivot_ok(pivot, scale)) bad = s * n + i;
+    if (bad && *bad < 0 && live && !pivot_ok(pivot, scale)) *bad = s * n + i;
   };
-
-  // Load: rows past n, and every row of a system past the batch, are identity rows
-  // (decoupled: the last real row's c is taken as 0).
-  T A[M], C[M], D[M], B[M];
+  T B[M];
 #pragma unroll
   for (int k = 0; k < M; ++k) {
     const int i = i0 + k;
@@ -77,7 +68,6 @@ __global__ void __launch_bounds__(MaxThreads)
     C[k] = real && i + 1 < n ? bt.c[o] : T(0);
     D[k] = real ? bt.d[o] : T(0);
   }
-
   // Downward: rows 0 and 1 normalized; row k >= 2 loses x_{k-1} and gains a coupling
   // to x_0: A_k x_0 + x_k + C_k x_{k+1} = D_k.
 #pragma unroll
@@ -104,15 +94,50 @@ __global__ void __launch_bounds__(MaxThreads)
     C[k] = -C[k] * C[k + 1];
   }
   // Row 0 loses x_1 through row 1: A_0 x_{-1} + x_0 + C_0 x_{M-1} = D_0 after scaling.
-  {
-    const T t = C[0] * A[1];
-    const T den = T(1) - t;
-    check(den, T(1) + abs_of(t), i0);
-    const T r = inverse(den);
-    D[0] = (D[0] - C[0] * D[1]) * r;
-    A[0] *= r;
-    C[0] = -C[0] * C[1] * r;
+  const T t = C[0] * A[1];
+  const T den = T(1) - t;
+  check(den, T(1) + abs_of(t), i0);
+  const T r = inverse(den);
+  D[0] = (D[0] - C[0] * D[1]) * r;
+  A[0] *= r;
+  C[0] = -C[0] * C[1] * r;
+}
+
+// With x_0 and x_{M-1} of the partition known, stores all its real rows.
+template <class T, int M>
+__device__ void finish_partition(const Batch<T>& bt, std::int64_t s, int i0, const T (&A)[M],
+                                 const T (&C)[M], const T (&D)[M], T x0, T xl) {
+#pragma unroll
+  for (int k = 0; k < M; ++k) {
+    const int i = i0 + k;
+    if (i >= bt.n) break;
+    const T x = k == 0 ? x0 : k == M - 1 ? xl : D[k] - A[k] * x0 - C[k] * xl;
+    bt.d[std::int64_t(i) * bt.count + s] = x;
   }
+}
+
+// Shared memory: 4 arrays (a, b, c, d of the reduced rows) of 2 P S elements.
+template <class T, int M, int MaxThreads>
+__global__ void __launch_bounds__(MaxThreads)
+    partitions_kernel(Batch<T> bt, int parts, int systems, FailFlag* flag) {
+  extern __shared__ unsigned char smem_raw[];
+  T* ra = reinterpret_cast<T*>(smem_raw);
+  const int rows = 2 * parts;  // reduced rows per system
+  T* rb = ra + rows * systems;
+  T* rc = rb + rows * systems;
+  T* rd = rc + rows * systems;
+
+  const int tid = int(threadIdx.x);
+  const int sl = tid % systems, p = tid / systems;
+  const std::int64_t count = bt.count, s = std::int64_t(blockIdx.x) * systems + sl;
+  const int n = bt.n, i0 = p * M;
+  const bool live = s < count;
+  std::int64_t bad = -1;  // first failed row of this thread, as s * n + i
+  auto check = [&](T pivot, T scale, int i) {
+    if (bad < 0 && live && !pivot_ok(pivot, scale)) bad = s * n + i;
+  };
+  T A[M], C[M], D[M];
+  eliminate_partition<T, M>(bt, s, i0, live, A, C, D, &bad);
 
   // Reduced system: row 2p is this partition's first row (coupled to the previous
   // partition's last unknown and to this one's last), row 2p + 1 its last (coupled to
@@ -156,18 +181,52 @@ __global__ void __launch_bounds__(MaxThreads)
   const T x0 = ed[0] / eb[0], xl = ed[1] / eb[1];
 
   if (bad >= 0) atomicMin(flag, FailFlag(bad));
-  if (!live) return;
-#pragma unroll
-  for (int k = 0; k < M; ++k) {
-    const int i = i0 + k;
-    if (i >= n) break;
-    const T x = k == 0 ? x0 : k == M - 1 ? xl : D[k] - A[k] * x0 - C[k] * xl;
-    bt.d[std::int64_t(i) * count + s] = x;
-  }
+  if (live) finish_partition<T, M>(bt, s, i0, A, C, D, x0, xl);
+}
+
+// Two passes for batches too large to keep on chip, or systems too long: a thread per
+// partition of M rows, threads numbered system fastest (a warp's loads of a row are 32
+// adjacent systems, 256 contiguous bytes in double). The reduce pass eliminates each
+// partition and writes its two reduced rows, an interleaved batch of 2 P rows per system
+// (unit diagonal); that batch is solved by any method; the finish pass reloads the
+// partition, repeats the elimination in registers (cheaper than writing and rereading
+// three words per row) and stores x. Traffic: 4 + 4 + 1 words per unknown and 10 / M for
+// the reduced rows.
+template <class T, int M>
+__global__ void __launch_bounds__(256)
+    reduce_partitions_kernel(Batch<T> bt, int parts, T* ra, T* rb, T* rc, T* rd, FailFlag* flag) {
+  const std::int64_t t = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::int64_t count = bt.count, s = t % count, p = t / count;
+  if (p >= parts) return;
+  std::int64_t bad = -1;
+  T A[M], C[M], D[M];
+  eliminate_partition<T, M>(bt, s, int(p) * M, true, A, C, D, &bad);
+  if (bad >= 0) atomicMin(flag, FailFlag(bad));
+  const std::int64_t first = (2 * p) * count + s, last = first + count;
+  ra[first] = A[0], rb[first] = T(1), rc[first] = C[0], rd[first] = D[0];
+  ra[last] = A[M - 1], rb[last] = T(1), rc[last] = C[M - 1], rd[last] = D[M - 1];
+}
+
+template <class T, int M>
+__global__ void __launch_bounds__(256) finish_partitions_kernel(Batch<T> bt, int parts, const T* rx) {
+  const std::int64_t t = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::int64_t count = bt.count, s = t % count, p = t / count;
+  if (p >= parts) return;
+  T A[M], C[M], D[M];
+  eliminate_partition<T, M>(bt, s, int(p) * M, true, A, C, D, nullptr);
+  const std::int64_t first = (2 * p) * count + s;
+  finish_partition<T, M>(bt, s, int(p) * M, A, C, D, rx[first], rx[first + count]);
 }
 
 // Longest system the on-chip solve takes: 256 partitions of 32 rows.
 constexpr int max_rows = 256 * 32;
+// When to keep systems on chip rather than make two passes, from measurements on an H200
+// in fp64 (ps per unknown, one pass against two): on chip wins for short systems at any
+// batch size (64 rows: 13 against 20; 256 rows: 19 against 20) and loses for longer ones
+// in large batches (1000 rows: 29 against 21; 4096 rows: 38 against 21); small batches
+// stay on chip, where two passes' three launches would dominate.
+constexpr int on_chip_rows = 256;
+constexpr std::int64_t on_chip_unknowns = std::int64_t(1) << 20;
 
 template <class T, int M, int MaxThreads>
 bool launch_partitions(const Batch<T>& bt, FailFlag* flag) {

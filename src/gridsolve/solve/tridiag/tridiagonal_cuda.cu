@@ -38,6 +38,12 @@ __device__ void record(Flag* flag, std::int64_t where) {
   atomicMin(flag, Flag(where));
 }
 
+// A failure in a reduced batch of `rows` rows per system, reported at row 0 of the
+// original system (of n rows).
+__global__ void record_mapped(Flag* flag, const Flag* reduced, int rows, int n) {
+  if (*reduced != no_failure) record(flag, std::int64_t(*reduced / Flag(rows)) * n);
+}
+
 int max_shared_bytes() {
   static const int bytes = [] {
     int dev = 0, v = 0;
@@ -603,6 +609,35 @@ void partitioned(std::int64_t n, std::int64_t sys_n, const T* a, const T* b, con
   cuda::check_launch("partitioned tridiagonal fix-up");
 }
 
+// Interleaved batches by two passes over partitions of M rows (interleaved_partitions.cuh);
+// the reduced batch (2 P rows per system) is solved on chip when it fits, else by the
+// pipelined Thomas. A failed pivot there is reported at row 0 of its system.
+template <class T, int M>
+void interleaved_two_pass(const Batch<T>& bt, Flag* flag) {
+  const int parts = (bt.n + M - 1) / M, rows = 2 * parts;
+  const std::size_t stride = std::size_t(rows) * std::size_t(bt.count);
+  T* ra = static_cast<T*>(scratch(3, 4 * stride * sizeof(T)));
+  T *rb = ra + stride, *rc = rb + stride, *rd = rc + stride;
+  Flag* reduced_flag = static_cast<Flag*>(scratch(4, sizeof(Flag)));
+  cuda::check(cudaMemsetAsync(reduced_flag, 0xff, sizeof(Flag)), "memset");
+  const std::int64_t threads = std::int64_t(parts) * bt.count;
+  const unsigned blocks = unsigned((threads + 255) / 256);
+  interleaved::reduce_partitions_kernel<T, M><<<blocks, 256>>>(bt, parts, ra, rb, rc, rd, flag);
+  cuda::check_launch("interleaved partition reduction");
+  const Batch<T> reduced{ra, rb, rc, rd, rows, bt.count, Layout::interleaved};
+  if (rows <= interleaved::max_rows) {
+    interleaved::solve_on_chip(reduced, reduced_flag);
+  } else {
+    const Geometry g{rows, bt.count, bt.count, 0, bt.count};
+    launch_line_thomas(g, ArrayCoef<T>{{ra, rb, rc, rd}}, rd, reduced_flag);
+  }
+  cuda::check_launch("interleaved reduced systems");
+  interleaved::finish_partitions_kernel<T, M><<<blocks, 256>>>(bt, parts, rd);
+  cuda::check_launch("interleaved partition fix-up");
+  // Map a reduced system's failure to its system: (s * rows + r) -> s * n.
+  record_mapped<<<1, 1>>>(flag, reduced_flag, rows, bt.n);
+}
+
 }  // namespace
 
 int cuda_shared_rows_limit(std::size_t elem_bytes) {
@@ -642,12 +677,17 @@ std::int64_t solve_cuda(const Batch<T>& bt, Method method, bool check) {
     }
     case Method::partitioned: {
       if (bt.layout == Layout::interleaved && bt.count > 1) {
-        require(bt.n <= interleaved::max_rows,
-                fmt::format("the partitioned method keeps an interleaved system on chip: at "
-                            "most {} rows, got {}; use thomas",
-                            interleaved::max_rows, bt.n));
-        interleaved::solve_on_chip(bt, flag);
-        cuda::check_launch("interleaved partitioned tridiagonal kernel");
+        // Short systems (any number), and small batches, whole on chip; the rest by two
+        // passes over partitions of 16 rows (see interleaved_partitions.cuh for the
+        // measurements behind the limits).
+        const std::int64_t unknowns = std::int64_t(bt.n) * bt.count;
+        if (bt.n <= interleaved::on_chip_rows ||
+            (bt.n <= interleaved::max_rows && unknowns <= interleaved::on_chip_unknowns)) {
+          interleaved::solve_on_chip(bt, flag);
+          cuda::check_launch("interleaved partitioned tridiagonal kernel");
+        } else {
+          interleaved_two_pass<T, 16>(bt, flag);
+        }
         break;
       }
       const std::int64_t total = std::int64_t(bt.n) * bt.count;
