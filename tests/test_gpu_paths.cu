@@ -319,6 +319,33 @@ TEST_P(UniformKernels, ColouredSorMatchesGenericRedBlack) {
   check_coloured_sor<float>(c, 400 + GetParam());
 }
 
+template <class T>
+void check_fused_sor_from(const StencilOperator<T>& cpu_op, const Field<T>& u,
+                          double min_coverage, double max_coverage);
+
+// Uniform operators on the fused kernel. With a source term (a constant b or a field)
+// every row is the node's own; without one (b = 0, no field) every row is its column's.
+TEST_P(UniformKernels, FusedSorMatchesGenericRedBlack) {
+  SKIP_WITHOUT_GPU();
+  const UniformCase c = uniform_cases()[std::size_t(GetParam())];
+  if (c.dims != 2) GTEST_SKIP() << "2D kernel";
+  auto run = [&](auto zero, std::uint64_t seed) {
+    using T = decltype(zero);
+    SCOPED_TRACE(c.describe() + " " + precision_name<T>());
+    StencilOperator<T> cpu_op = uniform_operator<T>(c, seed);
+    Field<T> u(cpu_op.grid, Device::cuda);
+    fill_random(u, seed + 5);
+    check_fused_sor_from(cpu_op, u, 0.0, 0.3);
+    if (!c.rhs) {
+      SCOPED_TRACE("b = 0");
+      cpu_op.b_const = T(0);
+      check_fused_sor_from(cpu_op, u, 1.0, 1.0);
+    }
+  };
+  run(0.0, 900 + GetParam());
+  run(0.0f, 950 + GetParam());
+}
+
 INSTANTIATE_TEST_SUITE_P(Cases, UniformKernels, ::testing::Range(0, int(uniform_cases().size())));
 
 // Assembled problems, from the uniform fast path to per-node coefficients with Neumann

@@ -91,10 +91,10 @@ SolveReport RedBlackSor<T>::solve(const StencilOperator<T>& op, Field<T>& u,
     sor.store(u);
     finish_solve(op, u, scale, monitor, report);
   };
-  // Per-node 2D operators whose rows mostly repeat along y (axisymmetric ones among
-  // them): both half-sweeps in one pass, without streaming coefficients. Below three
-  // quarters of the nodes on their column's row, the stored rows cost more than the
-  // colour-reordered kernel's streams.
+  // 2D operators whose rows mostly repeat along y (uniform and axisymmetric ones among
+  // them): several iterations a pass over memory, without streaming coefficients. Below
+  // three quarters of the nodes on their column's row (a source term everywhere, say),
+  // the stored rows cost more than the colour-reordered kernel's streams.
   if (options.tuned && options.rule == StopRule::residual && tuned::fused_sor_applies(op)) {
     tuned::FusedSor<T> sor(op, u);
     if (sor.coverage() >= 0.75) {

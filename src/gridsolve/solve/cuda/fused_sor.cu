@@ -272,7 +272,7 @@ using namespace detail;
 
 template <class T>
 bool fused_sor_applies(const StencilOperator<T>& op) {
-  return op.device == Device::cuda && op.grid.dims == 2 && !op.uniform && !op.active.empty();
+  return op.device == Device::cuda && op.grid.dims == 2 && !op.active.empty();
 }
 
 template <class T>
@@ -298,8 +298,7 @@ struct FusedSor<T>::State {
 template <class T>
 FusedSor<T>::FusedSor(const StencilOperator<T>& op, const Field<T>& u)
     : s_(std::make_unique<State>()) {
-  require(fused_sor_applies(op),
-          "the fused SOR kernel needs a 2D operator with per-node coefficients on the GPU");
+  require(fused_sor_applies(op), "the fused SOR kernel needs a 2D operator on the GPU");
   require(u.device() == Device::cuda, "the fused SOR kernel needs the field on the GPU");
   State& s = *s_;
   s.active = op.active;

@@ -55,10 +55,10 @@ class ColouredSor {
 };
 
 // Red-black SOR with up to three iterations in one pass over memory (out of place, tiles
-// with a halo in shared memory), for 2D operators with per-node coefficients whose rows
-// mostly repeat along y: each column's row is kept once, and only nodes that differ from
-// it (coverage() tells how many match) read a stored row. The same iterates as the other
-// red-black kernels, to rounding, at under a word per node and iteration.
+// with a halo in shared memory), for 2D operators whose rows mostly repeat along y
+// (uniform ones, axisymmetric ones): each column's row is kept once, and only nodes that
+// differ from it (coverage() tells how many match) read a stored row. The same iterates
+// as the other red-black kernels, to rounding, at under a word per node and iteration.
 template <class T>
 bool fused_sor_applies(const StencilOperator<T>& op);
 
