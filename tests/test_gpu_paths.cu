@@ -320,8 +320,8 @@ TEST_P(UniformKernels, ColouredSorMatchesGenericRedBlack) {
 }
 
 template <class T>
-void check_fused_sor_from(const StencilOperator<T>& cpu_op, const Field<T>& u,
-                          double min_coverage, double max_coverage);
+void check_fused_sor_from(const StencilOperator<T>& cpu_op, const Field<T>& u, double min_coverage,
+                          double max_coverage);
 
 // Uniform operators on the fused kernel. With a source term (a constant b or a field)
 // every row is the node's own; without one (b = 0, no field) every row is its column's.
@@ -522,8 +522,8 @@ INSTANTIATE_TEST_SUITE_P(Cases, GeneralColouredSor,
 // The fused red-black SOR on cpu_op from u against the generic red-black iteration:
 // copies, residual norms, odd and even iteration counts (the two arrays take turns).
 template <class T>
-void check_fused_sor_from(const StencilOperator<T>& cpu_op, const Field<T>& u,
-                          double min_coverage, double max_coverage) {
+void check_fused_sor_from(const StencilOperator<T>& cpu_op, const Field<T>& u, double min_coverage,
+                          double max_coverage) {
   const StencilOperator<T> op = cpu_op.copy_to(Device::cuda);
   ASSERT_TRUE(tuned::fused_sor_applies(op));
   const T omega = T(1.37);

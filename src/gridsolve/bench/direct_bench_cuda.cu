@@ -131,14 +131,18 @@ std::vector<BenchRow> tridiag_bench_cuda(int rows, int systems, int long_rows, i
   ours(Layout::interleaved, Method::partitioned, systems);
   if (rows >= 16 && std::size_t(rows) * systems % 256 == 0) {
     const int short_rows = 256, many = int(std::size_t(rows) * systems / 256);
-    const tridiag::Batch<double> bt{da.data(), db.data(), dc.data(), dx.data(),
+    const tridiag::Batch<double> bt{da.data(),  db.data(), dc.data(),          dx.data(),
                                     short_rows, many,      Layout::interleaved};
     for (Method m : {Method::thomas, Method::partitioned}) {
       const double ms = time_ms(
-          repeats, [&] { tridiag::solve(Device::cuda, bt, {m, false}); }, reset);
-      out.push_back(row(fmt::format("ours {}, {} x {} interleaved", tridiag::to_string(m), many,
-                                    short_rows),
-                        "fp64", ms, double(size), bytes, copy, "5 words/unknown"));
+          repeats,
+          [&] {
+            tridiag::solve(Device::cuda, bt, {m, false});
+          },
+          reset);
+      out.push_back(
+          row(fmt::format("ours {}, {} x {} interleaved", tridiag::to_string(m), many, short_rows),
+              "fp64", ms, double(size), bytes, copy, "5 words/unknown"));
     }
   }
 
@@ -167,8 +171,8 @@ std::vector<BenchRow> tridiag_bench_cuda(int rows, int systems, int long_rows, i
     std::vector<double> ia = a, ic = c;
     for (std::size_t s = 0; s < std::size_t(systems); ++s)
       ia[s] = 0, ic[std::size_t(rows - 1) * systems + s] = 0;
-    Buffer<double> oa = upload(ia), oc = upload(ic), wa(Device::cuda, size),
-                   wb(Device::cuda, size), wc(Device::cuda, size);
+    Buffer<double> oa = upload(ia), oc = upload(ic), wa(Device::cuda, size), wb(Device::cuda, size),
+                   wc(Device::cuda, size);
     auto reset_all = [&] {
       reset();
       cudaMemcpyAsync(wa.data(), oa.data(), size * 8, cudaMemcpyDeviceToDevice);

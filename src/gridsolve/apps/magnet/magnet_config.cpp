@@ -134,8 +134,9 @@ MagnetConfig parse_magnet_config(std::string_view toml_text, const std::string& 
     rd.number(m, "magnet", "sphere_radius", d.sphere_radius);
   }
   if (const toml::table* s = rd.section(root, "solver")) {
-    rd.only_keys(*s, "solver",
-                 {"name", "device", "precision", "tolerance", "max_iterations", "omega", "residual"});
+    rd.only_keys(
+        *s, "solver",
+        {"name", "device", "precision", "tolerance", "max_iterations", "omega", "residual"});
     rd.text(s, "solver", "name", c.solver);
     rd.text(s, "solver", "device", c.device);
     rd.text(s, "solver", "precision", c.precision);

@@ -17,7 +17,7 @@ struct MagnetConfig {
   std::string precision = "double";
   double tolerance = 0;  // relative residual; 0: default_tolerance()
   int max_iterations = 1000000;
-  double omega = 0;  // SOR factor; 0: the source's estimate
+  double omega = 0;                 // SOR factor; 0: the source's estimate
   std::string residual = "volume";  // volume | diagonal (see MagnetSolveSettings)
   std::string out = "magnet-out";
   std::vector<double> study_spacings{0.025, 0.0125, 0.00625};

@@ -40,8 +40,8 @@ nlohmann::json summary_json(const MagnetResult& r) {
   j["solve"]["precision"] = r.field.precision;
   j["solve"]["assembly_seconds"] = r.field.assembly_seconds;
   j["solve"]["rule"] = r.field.residual == "diagonal"
-                          ? "relative residual ||D^-1 (b - Au)|| / ||D^-1 b||, D = diag(A)"
-                          : "relative residual ||b - Au|| / ||b||";
+                           ? "relative residual ||D^-1 (b - Au)|| / ||D^-1 b||, D = diag(A)"
+                           : "relative residual ||b - Au|| / ||b||";
   j["post_processing_seconds"] = r.post_seconds;
   j["total_current"] = r.jump.total_current;
   j["wire_current"] = r.quality.wire_current;

@@ -72,8 +72,8 @@ MagnetField solve_typed(const MagnetDesign& d, const MagnetSolveSettings& s) {
 void check_residual_measure(const std::string& residual, const std::string& solver) {
   require(residual == "volume" || residual == "diagonal",
           fmt::format("residual must be volume or diagonal, got '{}'", residual));
-  const bool stationary = solver == "sor" || solver == "rb-gs" || solver == "gauss-seidel" ||
-                          solver == "jacobi";
+  const bool stationary =
+      solver == "sor" || solver == "rb-gs" || solver == "gauss-seidel" || solver == "jacobi";
   require(residual == "volume" || stationary,
           fmt::format("residual = diagonal divides the rows by their diagonal, which leaves them "
                       "unsymmetric: it is for jacobi, gauss-seidel, sor and rb-gs, not {}",

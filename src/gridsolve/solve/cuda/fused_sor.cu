@@ -128,7 +128,7 @@ __global__ void __launch_bounds__(32 * kWarps, 5) fused_iteration(FusedArgs<T> a
   // colour: west and east across the pair boundary, south and north in the rows around.
   // A lane's rows are kWarps apart (an even number), so within a half-sweep its q never
   // changes: it is a compile-time constant here.
-  auto update = [&](T (*own)[kPairs], const T (*other)[kPairs], std::uint8_t k, int r, auto qc) {
+  auto update = [&](T(*own)[kPairs], const T(*other)[kPairs], std::uint8_t k, int r, auto qc) {
     constexpr int q = decltype(qc)::value;
     if (k == fixed) return;
     const T old = own[r][p];
@@ -167,7 +167,8 @@ __global__ void __launch_bounds__(32 * kWarps, 5) fused_iteration(FusedArgs<T> a
   for (int k = 0; k < 2 * STEPS; ++k) sweep(k % 2 == 0, 2 * STEPS - 1 - k);
 
   if (p >= G / 2 && p < G / 2 + TX / 2) {
-    const bool in0 = i >= box.lo[0] && i <= box.hi[0], in1 = i + 1 >= box.lo[0] && i + 1 <= box.hi[0];
+    const bool in0 = i >= box.lo[0] && i <= box.hi[0],
+               in1 = i + 1 >= box.lo[0] && i + 1 <= box.hi[0];
     for (int r = G + w; r < G + TY; r += kWarps) {
       const int j = j0 - G + r;
       if (j > box.hi[1]) break;
@@ -239,7 +240,9 @@ template <class T>
 double count_kind(const Box& active, FieldView<const std::uint8_t> kind, std::uint8_t which) {
   return reduce<double>(
       Device::cuda, active,
-      [=] GRIDSOLVE_HD(int i, int j, int k) -> double { return kind(i, j, k) == which ? 1.0 : 0.0; },
+      [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
+        return kind(i, j, k) == which ? 1.0 : 0.0;
+      },
       SumOp{}, 0.0);
 }
 
@@ -257,8 +260,9 @@ double fused_residual_norm(const Box& active, FieldView<const T> u, FusedData<T>
           r = d.col[4][i + 1] * (d.col[0][i + 1] * uw + d.col[1][i + 1] * ue +
                                  d.col[2][i + 1] * us + d.col[3][i + 1] * un - u(i, j, k));
         else
-          r = d.ap(i, j, k) * (d.b(i, j, k) + (d.nb[0](i, j, k) * uw + d.nb[1](i, j, k) * ue +
-                                               d.nb[2](i, j, k) * us + d.nb[3](i, j, k) * un) -
+          r = d.ap(i, j, k) * (d.b(i, j, k) +
+                               (d.nb[0](i, j, k) * uw + d.nb[1](i, j, k) * ue +
+                                d.nb[2](i, j, k) * us + d.nb[3](i, j, k) * un) -
                                u(i, j, k));
         return double(r) * double(r);
       },

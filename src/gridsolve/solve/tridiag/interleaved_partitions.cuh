@@ -208,7 +208,8 @@ __global__ void __launch_bounds__(256)
 }
 
 template <class T, int M>
-__global__ void __launch_bounds__(256) finish_partitions_kernel(Batch<T> bt, int parts, const T* rx) {
+__global__ void __launch_bounds__(256)
+    finish_partitions_kernel(Batch<T> bt, int parts, const T* rx) {
   const std::int64_t t = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::int64_t count = bt.count, s = t % count, p = t / count;
   if (p >= parts) return;
