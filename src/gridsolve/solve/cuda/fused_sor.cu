@@ -17,6 +17,7 @@
 // Three iterations a pass move about (1 + 1 + 1/8) / 3 = 0.7 words per node and iteration.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
@@ -37,8 +38,10 @@ struct FusedArgs {
   FieldView<const T> in;
   FieldView<T> out;
   FieldView<const std::uint8_t> kind;
-  // Nodes marked own_row: a_nb / a_P toward w, e, s, n, and b_P / a_P.
-  FieldView<const T> nb[4], b;
+  // Nodes marked own_row: their row's index in `rows`, which holds a_nb / a_P toward
+  // w, e, s, n, b_P / a_P and a_P, six values a row.
+  FieldView<const std::int32_t> own;
+  const T* rows;
   // Column templates, indexed by i + 1 (i = -1 .. n0): a_nb / a_P toward w, e, s, n.
   const T* col[4];
   Box active;
@@ -138,9 +141,8 @@ __global__ void __launch_bounds__(32 * kWarps, 5) fused_iteration(FusedArgs<T> a
     if (k == regular) {
       sum = col[q][0] * uw + col[q][1] * ue + col[q][2] * us + col[q][3] * un;
     } else {
-      const int ii = i + q, j = j0 - G + r;
-      sum = a.b(ii, j, 0) + (a.nb[0](ii, j, 0) * uw + a.nb[1](ii, j, 0) * ue +
-                             a.nb[2](ii, j, 0) * us + a.nb[3](ii, j, 0) * un);
+      const T* row = a.rows + 6 * std::int64_t(a.own(i + q, j0 - G + r, 0));
+      sum = row[4] + (row[0] * uw + row[1] * ue + row[2] * us + row[3] * un);
     }
     own[r][p] = old + a.omega * (sum - old);
   };
@@ -189,8 +191,9 @@ __global__ void __launch_bounds__(32 * kWarps, 5) fused_iteration(FusedArgs<T> a
 template <class T>
 struct FusedData {
   FieldView<std::uint8_t> kind;
-  FieldView<T> nb[4], b, ap;
-  T* col[5];  // w, e, s, n, a_P
+  FieldView<std::int32_t> own;  // own_row nodes: index of their row in `rows`
+  T* rows;                      // six values a row: a_nb / a_P (w, e, s, n), b_P / a_P, a_P
+  T* col[5];                    // w, e, s, n, a_P
 };
 
 // Column templates: the row of a free node of the column with a zero right-hand side,
@@ -211,7 +214,8 @@ void make_templates(const StencilView<T>& a, const Box& active, int n1, FusedDat
   });
 }
 
-// Marks every node and stores the rows of those that do not match their column.
+// Marks every node: fixed (not an unknown), regular (its row is its column's, b = 0)
+// or own_row.
 template <class T>
 void classify(const StencilView<T>& a, int n0, int n1, FusedData<T> d) {
   const Box all{{-1, -1, 0}, {n0, n1, 0}};
@@ -220,20 +224,40 @@ void classify(const StencilView<T>& a, int n0, int n1, FusedData<T> d) {
       d.kind(i, j, k) = fixed;
       return;
     }
-    const T p = a.diag(i, j, k), bp = a.b(i, j, k) / p;
-    T nb[4];
-    bool same = p == d.col[4][i + 1] && bp == T(0);
-    for (int f = 0; f < 4; ++f) {
-      nb[f] = a.coefficient(f, i, j, k) / p;
-      same = same && nb[f] == d.col[f][i + 1];
-    }
+    const T p = a.diag(i, j, k);
+    bool same = p == d.col[4][i + 1] && a.b(i, j, k) / p == T(0);
+    for (int f = 0; f < 4; ++f) same = same && a.coefficient(f, i, j, k) / p == d.col[f][i + 1];
     d.kind(i, j, k) = same ? regular : own_row;
-    if (!same) {
-      for (int f = 0; f < 4; ++f) d.nb[f](i, j, k) = nb[f];
-      d.b(i, j, k) = bp;
-      d.ap(i, j, k) = p;
-    }
   });
+}
+
+// Gives every own_row node a slot in d.rows (in no particular order: a counter taken
+// atomically) and stores its row there. A kernel of its own: the atomic has no host
+// counterpart for for_each's loop body.
+template <class T>
+__global__ void store_own_rows_kernel(StencilView<T> a, Box active, FusedData<T> d,
+                                      unsigned long long* counter) {
+  const int i = active.lo[0] + int(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i > active.hi[0]) return;
+  for (int j = active.lo[1] + int(blockIdx.y); j <= active.hi[1]; j += int(gridDim.y)) {
+    if (d.kind(i, j, 0) != own_row) continue;
+    const std::int64_t slot = std::int64_t(atomicAdd(counter, 1ull));
+    d.own(i, j, 0) = std::int32_t(slot);
+    T* row = d.rows + 6 * slot;
+    const T p = a.diag(i, j, 0);
+    for (int f = 0; f < 4; ++f) row[f] = a.coefficient(f, i, j, 0) / p;
+    row[4] = a.b(i, j, 0) / p;
+    row[5] = p;
+  }
+}
+
+template <class T>
+void store_own_rows(const StencilView<T>& a, const Box& active, FusedData<T> d,
+                    unsigned long long* counter) {
+  const int width = active.hi[0] - active.lo[0] + 1, height = active.hi[1] - active.lo[1] + 1;
+  const dim3 grid(unsigned((width + 255) / 256), unsigned(std::min(height, 65535)));
+  store_own_rows_kernel<T><<<grid, 256>>>(a, active, d, counter);
+  cuda::check_launch("fused SOR row store");
 }
 
 template <class T>
@@ -259,11 +283,11 @@ double fused_residual_norm(const Box& active, FieldView<const T> u, FusedData<T>
         if (kind == regular)
           r = d.col[4][i + 1] * (d.col[0][i + 1] * uw + d.col[1][i + 1] * ue +
                                  d.col[2][i + 1] * us + d.col[3][i + 1] * un - u(i, j, k));
-        else
-          r = d.ap(i, j, k) * (d.b(i, j, k) +
-                               (d.nb[0](i, j, k) * uw + d.nb[1](i, j, k) * ue +
-                                d.nb[2](i, j, k) * us + d.nb[3](i, j, k) * un) -
-                               u(i, j, k));
+        else {
+          const T* row = d.rows + 6 * std::int64_t(d.own(i, j, k));
+          r = row[5] *
+              (row[4] + (row[0] * uw + row[1] * ue + row[2] * us + row[3] * un) - u(i, j, k));
+        }
         return double(r) * double(r);
       },
       SumOp{}, 0.0);
@@ -285,15 +309,16 @@ struct FusedSor<T>::State {
   int n0 = 0, n1 = 0, cur = 0;
   Field<T> u[2];
   Field<std::uint8_t> kind;
-  Field<T> nb[4], b, ap;
+  Field<std::int32_t> own;
+  Buffer<T> rows;
   Buffer<T> col[5];
   double coverage = 0;
 
   FusedData<T> data() const {
     FusedData<T> d;
     d.kind = kind.view();
-    for (int f = 0; f < 4; ++f) d.nb[f] = nb[f].view();
-    d.b = b.view(), d.ap = ap.view();
+    d.own = own.view();
+    d.rows = rows.data();
     for (int f = 0; f < 5; ++f) d.col[f] = col[f].data();
     return d;
   }
@@ -309,21 +334,25 @@ FusedSor<T>::FusedSor(const StencilOperator<T>& op, const Field<T>& u)
   s.n0 = op.grid.n[0], s.n1 = op.grid.n[1];
   for (int c = 0; c < 2; ++c) s.u[c] = u.copy_to(Device::cuda);
   s.kind = Field<std::uint8_t>(op.grid, Device::cuda);
-  for (int f = 0; f < 4; ++f) s.nb[f] = Field<T>(op.grid, Device::cuda);
-  s.b = Field<T>(op.grid, Device::cuda);
-  s.ap = Field<T>(op.grid, Device::cuda);
+  s.own = Field<std::int32_t>(op.grid, Device::cuda);
   for (int f = 0; f < 5; ++f) {
     s.col[f] = Buffer<T>(Device::cuda, std::size_t(s.n0) + 2);
     zero_bytes(Device::cuda, s.col[f].data(), (std::size_t(s.n0) + 2) * sizeof(T));
   }
-  const FusedData<T> d = s.data();
   const StencilView<T> a = op.view();
-  make_templates(a, op.active, s.n1, d);
-  classify(a, s.n0, s.n1, d);
+  make_templates(a, op.active, s.n1, s.data());
+  classify(a, s.n0, s.n1, s.data());
   const FieldView<const std::uint8_t> k = s.kind.cview();
   const double regular_nodes = count_kind<T>(op.active, k, regular);
-  const double free_nodes = regular_nodes + count_kind<T>(op.active, k, own_row);
-  s.coverage = free_nodes > 0 ? regular_nodes / free_nodes : 0;
+  const double own_nodes = count_kind<T>(op.active, k, own_row);
+  s.coverage = regular_nodes + own_nodes > 0 ? regular_nodes / (regular_nodes + own_nodes) : 0;
+  // The differing rows, packed: six values each.
+  require(own_nodes < 2147483647.0, "the fused SOR kernel indexes at most 2^31 own rows");
+  s.rows = Buffer<T>(Device::cuda, 6 * std::size_t(own_nodes) + 6);
+  Buffer<unsigned long long> counter(Device::cuda, 1);
+  zero_bytes(Device::cuda, counter.data(), sizeof(unsigned long long));
+  store_own_rows(a, op.active, s.data(), counter.data());
+  synchronize(Device::cuda);
 }
 
 template <class T>
@@ -340,11 +369,9 @@ void FusedSor<T>::iterate(T omega, int count) {
   const FusedData<T> d = s.data();
   FusedArgs<T> a;
   a.kind = s.kind.cview();
-  for (int f = 0; f < 4; ++f) {
-    a.nb[f] = s.nb[f].cview();
-    a.col[f] = d.col[f];
-  }
-  a.b = s.b.cview();
+  a.own = s.own.cview();
+  a.rows = s.rows.data();
+  for (int f = 0; f < 4; ++f) a.col[f] = d.col[f];
   a.active = s.active;
   a.n0 = s.n0, a.n1 = s.n1;
   a.omega = omega;
