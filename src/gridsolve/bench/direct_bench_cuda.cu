@@ -104,10 +104,10 @@ std::vector<BenchRow> tridiag_bench_cuda(int rows, int systems, int long_rows, i
   const std::string shape = fmt::format("{} x {}", systems, rows);
   using tridiag::Layout;
   using tridiag::Method;
-  auto ours = [&](Layout layout, Method m, int count) {
-    const tridiag::Batch<double> bt{da.data(), db.data(), dc.data(), dx.data(),
-                                    rows,      count,     layout};
-    const std::size_t unknowns = std::size_t(rows) * count;
+  // Ours on `count` systems of `n` rows taken from the same arrays.
+  auto ours = [&](Layout layout, Method m, int count, int n) {
+    const tridiag::Batch<double> bt{da.data(), db.data(), dc.data(), dx.data(), n, count, layout};
+    const std::size_t unknowns = std::size_t(n) * count;
     tridiag::solve(Device::cuda, bt, {m, true});  // checks the pivots once
     const double ms = time_ms(
         repeats,
@@ -115,36 +115,23 @@ std::vector<BenchRow> tridiag_bench_cuda(int rows, int systems, int long_rows, i
           tridiag::solve(Device::cuda, bt, {m, false});
         },
         reset);
-    out.push_back(row(fmt::format("ours {}, {} x {} {}", tridiag::to_string(m), count, rows,
+    out.push_back(row(fmt::format("ours {}, {} x {} {}", tridiag::to_string(m), count, n,
                                   tridiag::to_string(layout)),
                       "fp64", ms, double(unknowns), 40.0 * unknowns, copy, "5 words/unknown"));
   };
-  // The pipelined Thomas in both layouts (`auto` takes it for interleaved batches), and
-  // the one-block-per-system CR-PCR where a system fits in shared memory.
-  ours(Layout::strided, Method::thomas, systems);
-  ours(Layout::interleaved, Method::thomas, systems);
-  if (rows <= 4096) ours(Layout::strided, Method::cr_pcr, systems);
+  // The pipelined Thomas in both layouts, and the one-block-per-system CR-PCR where a
+  // system fits in shared memory.
+  ours(Layout::strided, Method::thomas, systems, rows);
+  ours(Layout::interleaved, Method::thomas, systems, rows);
+  if (rows <= 4096) ours(Layout::strided, Method::cr_pcr, systems, rows);
   // The strided batch as one block-diagonal system by partitions (what `auto` picks).
-  ours(Layout::strided, Method::partitioned, systems);
+  ours(Layout::strided, Method::partitioned, systems, rows);
   // Interleaved systems by partitions (what `auto` picks): two passes at this size; and
   // short systems, kept on chip, on the same number of unknowns.
-  ours(Layout::interleaved, Method::partitioned, systems);
-  if (rows >= 16 && std::size_t(rows) * systems % 256 == 0) {
-    const int short_rows = 256, many = int(std::size_t(rows) * systems / 256);
-    const tridiag::Batch<double> bt{da.data(),  db.data(), dc.data(),          dx.data(),
-                                    short_rows, many,      Layout::interleaved};
-    for (Method m : {Method::thomas, Method::partitioned}) {
-      const double ms = time_ms(
-          repeats,
-          [&] {
-            tridiag::solve(Device::cuda, bt, {m, false});
-          },
-          reset);
-      out.push_back(
-          row(fmt::format("ours {}, {} x {} interleaved", tridiag::to_string(m), many, short_rows),
-              "fp64", ms, double(size), bytes, copy, "5 words/unknown"));
-    }
-  }
+  ours(Layout::interleaved, Method::partitioned, systems, rows);
+  if (rows >= 16 && size % 256 == 0)
+    for (Method m : {Method::thomas, Method::partitioned})
+      ours(Layout::interleaved, m, int(size / 256), 256);
 
   cusparseHandle_t h;
   check_sparse(cusparseCreate(&h), "create");

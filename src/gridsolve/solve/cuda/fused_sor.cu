@@ -25,6 +25,7 @@
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/cuda_check.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
+#include "gridsolve/solve/cuda/stencil_tiles.cuh"
 #include "gridsolve/solve/cuda/tuned_kernels.hpp"
 
 namespace gridsolve::tuned {
@@ -49,17 +50,6 @@ struct FusedArgs {
   T omega;
 };
 
-template <class T>
-struct Pair;
-template <>
-struct Pair<double> {
-  using type = double2;
-};
-template <>
-struct Pair<float> {
-  using type = float2;
-};
-
 // A block takes a tile of TY rows and 64 - 4 STEPS columns and makes STEPS iterations
 // on it, which needs a halo of 2 STEPS nodes: the k-th half-sweep (red, black, red, ...)
 // updates the tile and a ring 2 STEPS - 1 - k nodes wide, from values the earlier
@@ -77,7 +67,7 @@ constexpr int tile_cols = 2 * kPairs - 4 * STEPS;
 
 template <class T, int TY, int STEPS>
 __global__ void __launch_bounds__(32 * kWarps, 5) fused_iteration(FusedArgs<T> a, int i_origin) {
-  using P2 = typename Pair<T>::type;
+  using P2 = typename Vector2<T>::type;
   constexpr int G = 2 * STEPS, TX = tile_cols<STEPS>, H = TY + 2 * G;
   static_assert(kWarps % 2 == 0, "a lane's rows must keep their parity");
   __shared__ T red[H][kPairs], black[H][kPairs];

@@ -1,5 +1,5 @@
-// Device helpers shared by the tuned stencil kernels: 16-byte packs, the warp's x halo,
-// and the max-update reduction.
+// Device helpers shared by the tuned stencil kernels: 16-byte packs and pairs, the warp's
+// x halo, and the max-update reduction.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -46,6 +46,18 @@ struct Vector16<double> {
 template <>
 struct Vector16<float> {
   using type = float4;
+};
+
+// Two adjacent elements as one aligned access (a column pair of the fused SOR kernel).
+template <class T>
+struct Vector2;
+template <>
+struct Vector2<double> {
+  using type = double2;
+};
+template <>
+struct Vector2<float> {
+  using type = float2;
 };
 
 template <class T>

@@ -17,6 +17,8 @@
 
 #include <cstdint>
 
+#include "gridsolve/core/error.hpp"
+#include "gridsolve/solve/tridiag/device_reciprocal.cuh"
 #include "gridsolve/solve/tridiag/thomas.hpp"
 #include "gridsolve/solve/tridiag/tridiagonal.hpp"
 
@@ -32,14 +34,6 @@ inline int systems_per_block(int n, int m, int max_threads) {
   int s = 1;
   while (s < 32 && 2 * s * parts <= max_threads) s *= 2;
   return s;
-}
-
-template <class T>
-__device__ inline T inverse(T v) {
-  if constexpr (sizeof(T) == 8)
-    return __drcp_rn(v);
-  else
-    return __frcp_rn(v);
 }
 
 // Loads partition rows i0 .. i0 + M - 1 of system s and eliminates them so that
@@ -73,7 +67,7 @@ __device__ void eliminate_partition(const Batch<T>& bt, std::int64_t s, int i0, 
 #pragma unroll
   for (int k = 0; k < 2; ++k) {
     check(B[k], abs_of(B[k]), i0 + k);
-    const T r = inverse(B[k]);
+    const T r = reciprocal(B[k]);
     A[k] *= r, C[k] *= r, D[k] *= r;
   }
 #pragma unroll
@@ -81,7 +75,7 @@ __device__ void eliminate_partition(const Batch<T>& bt, std::int64_t s, int i0, 
     const T t = A[k] * C[k - 1];
     const T den = B[k] - t;
     check(den, abs_of(B[k]) + abs_of(t), i0 + k);
-    const T r = inverse(den);
+    const T r = reciprocal(den);
     D[k] = (D[k] - A[k] * D[k - 1]) * r;
     A[k] = -A[k] * A[k - 1] * r;
     C[k] *= r;
@@ -97,7 +91,7 @@ __device__ void eliminate_partition(const Batch<T>& bt, std::int64_t s, int i0, 
   const T t = C[0] * A[1];
   const T den = T(1) - t;
   check(den, T(1) + abs_of(t), i0);
-  const T r = inverse(den);
+  const T r = reciprocal(den);
   D[0] = (D[0] - C[0] * D[1]) * r;
   A[0] *= r;
   C[0] = -C[0] * C[1] * r;
@@ -229,22 +223,16 @@ constexpr int max_rows = 256 * 32;
 constexpr int on_chip_rows = 256;
 constexpr std::int64_t on_chip_unknowns = std::int64_t(1) << 20;
 
+// Shared memory stays under the default 48 KB: 4 arrays of 2 P S <= 2 MaxThreads elements.
 template <class T, int M, int MaxThreads>
-bool launch_partitions(const Batch<T>& bt, FailFlag* flag) {
+void launch_partitions(const Batch<T>& bt, FailFlag* flag) {
   const int systems = systems_per_block(bt.n, M, MaxThreads);
-  if (systems == 0) return false;
+  require(systems > 0, "interleaved on-chip tridiagonal solve: a system longer than a block");
   const int parts = (bt.n + M - 1) / M;
   const std::size_t smem = 4 * std::size_t(2 * parts) * systems * sizeof(T);
-  static const bool configured = [] {
-    cudaFuncSetAttribute(partitions_kernel<T, M, MaxThreads>,
-                         cudaFuncAttributeMaxDynamicSharedMemorySize, 96 * 1024);
-    return true;
-  }();
-  (void)configured;
   const std::int64_t blocks = (bt.count + systems - 1) / systems;
   partitions_kernel<T, M, MaxThreads>
       <<<unsigned(blocks), unsigned(systems * parts), smem>>>(bt, parts, systems, flag);
-  return true;
 }
 
 // The partition length by system length, as measured on an H200 in fp64: short

@@ -12,6 +12,7 @@
 #include "gridsolve/exec/cuda_check.hpp"
 #include "gridsolve/exec/memory.hpp"
 #include "gridsolve/solve/tridiag/cyclic_reduction.hpp"
+#include "gridsolve/solve/tridiag/device_reciprocal.cuh"
 #include "gridsolve/solve/tridiag/interleaved_partitions.cuh"
 #include "gridsolve/solve/tridiag/shifted_lines.hpp"
 #include "gridsolve/solve/tridiag/thomas.hpp"
@@ -82,14 +83,6 @@ struct Geometry {
   std::int64_t count, inner, outer, rs;
   __device__ std::int64_t base(std::int64_t s) const { return (s / inner) * outer + s % inner; }
 };
-
-// Correctly rounded reciprocal without the general division's special-case path.
-__device__ inline double reciprocal(double v) {
-  return __drcp_rn(v);
-}
-__device__ inline float reciprocal(float v) {
-  return __frcp_rn(v);
-}
 
 template <class T>
 struct ArrayCoef {
