@@ -93,10 +93,11 @@ TEST(TridiagonalGpu, SingularRowIsReported) {
 
 TEST(TridiagonalGpu, InterleavedPartitionShapes) {
   SKIP_WITHOUT_GPU();
-  // On chip: systems per block 1 to 32, partial last blocks, partial last partitions,
-  // every partition length. Two passes: batches past 2^20 unknowns of systems longer than
-  // 256 rows, partial last partitions, reduced systems on chip and (past 8192 reduced
-  // rows) by Thomas.
+  // On chip in a block: systems per block 1 to 32, partial last blocks, partial last
+  // partitions, every partition length. In a cluster: batches past 2^20 unknowns of
+  // systems of 257 to 8192 rows (4096 in float), partial last system groups, blocks with
+  // rows past n, the longest systems. Two passes: longer systems, partial last
+  // partitions, reduced systems on chip and (past 8192 reduced rows) by Thomas.
   for (const auto& [n, count] : std::vector<std::pair<int, int>>{{1, 5},
                                                                  {4, 1000},
                                                                  {16, 33},
@@ -107,6 +108,9 @@ TEST(TridiagonalGpu, InterleavedPartitionShapes) {
                                                                  {8192, 3},
                                                                  {64, 20000},
                                                                  {1000, 1100},
+                                                                 {300, 4001},
+                                                                 {4096, 257},
+                                                                 {8192, 130},
                                                                  {5001, 300},
                                                                  {10000, 120},
                                                                  {140001, 8}}) {
@@ -114,7 +118,7 @@ TEST(TridiagonalGpu, InterleavedPartitionShapes) {
     DeviceBatch<double> db(rb);
     EXPECT_LT(testing::relative_error(db.solve(rb, Method::partitioned), rb.reference()), 1e-12)
         << n << " x " << count;
-    if (n == 1000) {  // and in float
+    if (n == 1000 || n == 4096) {  // and in float
       testing::RandomBatch<float> rf(n, count, Layout::interleaved, 2000 + n);
       DeviceBatch<float> df(rf);
       EXPECT_LT(testing::relative_error(df.solve(rf, Method::partitioned), rf.reference()), 5e-5);
@@ -124,7 +128,7 @@ TEST(TridiagonalGpu, InterleavedPartitionShapes) {
 
 TEST(TridiagonalGpu, InterleavedPartitionsReportPivots) {
   SKIP_WITHOUT_GPU();
-  for (const auto& [n, count] : std::vector<std::pair<int, int>>{{300, 40}, {1000, 1100}}) {
+  for (const auto& [n, count] : std::vector<std::pair<int, int>>{{300, 40}, {1000, 1100}, {10000, 120}}) {
     testing::RandomBatch<double> rb(n, count, Layout::interleaved, 11);
     const std::size_t k = rb.index(5, 97);
     rb.a[k] = rb.b[k] = rb.c[k] = 0;

@@ -126,12 +126,16 @@ std::vector<BenchRow> tridiag_bench_cuda(int rows, int systems, int long_rows, i
   if (rows <= 4096) ours(Layout::strided, Method::cr_pcr, systems, rows);
   // The strided batch as one block-diagonal system by partitions (what `auto` picks).
   ours(Layout::strided, Method::partitioned, systems, rows);
-  // Interleaved systems by partitions (what `auto` picks): two passes at this size; and
-  // short systems, kept on chip, on the same number of unknowns.
+  // Interleaved systems by partitions (what `auto` picks): on chip in clusters of blocks
+  // at this size; and, on the same number of unknowns, short systems (on chip in a
+  // block), 1024 rows (clusters) and 16384 rows (two passes).
   ours(Layout::interleaved, Method::partitioned, systems, rows);
   if (rows >= 16 && size % 256 == 0)
     for (Method m : {Method::thomas, Method::partitioned})
       ours(Layout::interleaved, m, int(size / 256), 256);
+  for (int long_n : {1024, 16384})
+    if (long_n != rows && size % std::size_t(long_n) == 0 && size / long_n >= 32)
+      ours(Layout::interleaved, Method::partitioned, int(size / long_n), long_n);
 
   cusparseHandle_t h;
   check_sparse(cusparseCreate(&h), "create");

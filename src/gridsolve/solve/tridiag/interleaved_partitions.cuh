@@ -16,6 +16,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/solve/tridiag/device_reciprocal.cuh"
@@ -25,6 +26,15 @@
 namespace gridsolve::tridiag::interleaved {
 
 using FailFlag = unsigned long long;
+
+// A thread's rows kept in shared memory instead of registers: row k at base[k * stride]
+// (stride = the block's threads, so a warp's accesses to one row are adjacent).
+template <class T>
+struct SharedRows {
+  T* base;
+  int stride;
+  __device__ T& operator[](int k) const { return base[k * stride]; }
+};
 
 // Systems per block for partitions of m rows: the largest power of two (at most 32)
 // whose partitions all fit in max_threads; 0 when one system does not.
@@ -42,65 +52,84 @@ inline int systems_per_block(int n, int m, int max_threads) {
 // (the partition's two rows of the reduced system). Rows past n, and all rows of a system
 // past the batch (live false), are identity rows; the last real row's c is taken as 0.
 // Failed pivots are recorded in `bad` (as s * n + i, the first one) when `bad` is given.
-template <class T, int M>
+// A, C, D are M rows of registers (T[M]) or of shared memory (SharedRows).
+template <class T, int M, class Rows>
 __device__ void eliminate_partition(const Batch<T>& bt, std::int64_t s, int i0, bool live,
-                                    T (&A)[M], T (&C)[M], T (&D)[M], std::int64_t* bad) {
+                                    Rows& A, Rows& C, Rows& D, std::int64_t* bad) {
   static_assert(M >= 3, "the first row's elimination needs an interior row");
   const std::int64_t count = bt.count;
   const int n = bt.n;
   auto check = [&](T pivot, T scale, int i) {
     if (bad && *bad < 0 && live && !pivot_ok(pivot, scale)) *bad = s * n + i;
   };
-  T B[M];
-#pragma unroll
-  for (int k = 0; k < M; ++k) {
-    const int i = i0 + k;
-    const bool real = live && i < n;
-    const std::int64_t o = std::int64_t(i) * count + s;
-    A[k] = real && i > 0 ? bt.a[o] : T(0);
-    B[k] = real ? bt.b[o] : T(1);
-    C[k] = real && i + 1 < n ? bt.c[o] : T(0);
-    D[k] = real ? bt.d[o] : T(0);
-  }
+  // Rows are loaded L at a time, all of a chunk's loads issued before its eliminations.
+  // Registers (T[M]) take the whole partition at once. Shared memory takes half (at
+  // most 8 rows): the compiler cannot move loads past stores to shared memory, which it
+  // cannot tell from the inputs, and registers for a whole partition would cost blocks.
+  constexpr int L = std::is_array_v<Rows> ? M : M < 4 ? M : 4;
+  static_assert(M % L == 0, "partitions are whole load chunks");
   // Downward: rows 0 and 1 normalized; row k >= 2 loses x_{k-1} and gains a coupling
-  // to x_0: A_k x_0 + x_k + C_k x_{k+1} = D_k.
+  // to x_0: A_k x_0 + x_k + C_k x_{k+1} = D_k. The previous row stays in registers.
+  T ap = 0, cp = 0, dp = 0;
 #pragma unroll
-  for (int k = 0; k < 2; ++k) {
-    check(B[k], abs_of(B[k]), i0 + k);
-    const T r = reciprocal(B[k]);
-    A[k] *= r, C[k] *= r, D[k] *= r;
-  }
+  for (int k0 = 0; k0 < M; k0 += L) {
+    T qa[L], qb[L], qc[L], qd[L];
 #pragma unroll
-  for (int k = 2; k < M; ++k) {
-    const T t = A[k] * C[k - 1];
-    const T den = B[k] - t;
-    check(den, abs_of(B[k]) + abs_of(t), i0 + k);
-    const T r = reciprocal(den);
-    D[k] = (D[k] - A[k] * D[k - 1]) * r;
-    A[k] = -A[k] * A[k - 1] * r;
-    C[k] *= r;
+    for (int l = 0; l < L; ++l) {
+      const int i = i0 + k0 + l;
+      const bool real = live && i < n;
+      const std::int64_t o = std::int64_t(i) * count + s;
+      qa[l] = real && i > 0 ? bt.a[o] : T(0);
+      qb[l] = real ? bt.b[o] : T(1);
+      qc[l] = real && i + 1 < n ? bt.c[o] : T(0);
+      qd[l] = real ? bt.d[o] : T(0);
+    }
+#pragma unroll
+    for (int l = 0; l < L; ++l) {
+      const int k = k0 + l;
+      T ak = qa[l], ck = qc[l], dk = qd[l];
+      if (k < 2) {
+        check(qb[l], abs_of(qb[l]), i0 + k);
+        const T r = reciprocal(qb[l]);
+        ak *= r, ck *= r, dk *= r;
+      } else {
+        const T t = ak * cp;
+        const T den = qb[l] - t;
+        check(den, abs_of(qb[l]) + abs_of(t), i0 + k);
+        const T r = reciprocal(den);
+        dk = (dk - ak * dp) * r;
+        ak = -ak * ap * r;
+        ck *= r;
+      }
+      A[k] = ak, C[k] = ck, D[k] = dk;
+      ap = ak, cp = ck, dp = dk;
+    }
   }
   // Upward over the interior: row k (1 <= k <= M-2) becomes A_k x_0 + x_k + C_k x_{M-1} = D_k.
+  // Row k + 1 is carried in registers.
+  T an = A[M - 2], cn = C[M - 2], dn = D[M - 2];
 #pragma unroll
   for (int k = M - 3; k >= 1; --k) {
-    D[k] -= C[k] * D[k + 1];
-    A[k] -= C[k] * A[k + 1];
-    C[k] = -C[k] * C[k + 1];
+    const T ck = C[k];
+    dn = D[k] - ck * dn;
+    an = A[k] - ck * an;
+    cn = -ck * cn;
+    A[k] = an, C[k] = cn, D[k] = dn;
   }
   // Row 0 loses x_1 through row 1: A_0 x_{-1} + x_0 + C_0 x_{M-1} = D_0 after scaling.
-  const T t = C[0] * A[1];
+  const T c0 = C[0], t = c0 * an;
   const T den = T(1) - t;
   check(den, T(1) + abs_of(t), i0);
   const T r = reciprocal(den);
-  D[0] = (D[0] - C[0] * D[1]) * r;
+  D[0] = (D[0] - c0 * dn) * r;
   A[0] *= r;
-  C[0] = -C[0] * C[1] * r;
+  C[0] = -c0 * cn * r;
 }
 
 // With x_0 and x_{M-1} of the partition known, stores all its real rows.
-template <class T, int M>
-__device__ void finish_partition(const Batch<T>& bt, std::int64_t s, int i0, const T (&A)[M],
-                                 const T (&C)[M], const T (&D)[M], T x0, T xl) {
+template <class T, int M, class Rows>
+__device__ void finish_partition(const Batch<T>& bt, std::int64_t s, int i0, const Rows& A,
+                                 const Rows& C, const Rows& D, T x0, T xl) {
 #pragma unroll
   for (int k = 0; k < M; ++k) {
     const int i = i0 + k;

@@ -13,6 +13,7 @@
 #include "gridsolve/exec/memory.hpp"
 #include "gridsolve/solve/tridiag/cyclic_reduction.hpp"
 #include "gridsolve/solve/tridiag/device_reciprocal.cuh"
+#include "gridsolve/solve/tridiag/interleaved_clusters.cuh"
 #include "gridsolve/solve/tridiag/interleaved_partitions.cuh"
 #include "gridsolve/solve/tridiag/shifted_lines.hpp"
 #include "gridsolve/solve/tridiag/thomas.hpp"
@@ -670,14 +671,17 @@ std::int64_t solve_cuda(const Batch<T>& bt, Method method, bool check) {
     }
     case Method::partitioned: {
       if (bt.layout == Layout::interleaved && bt.count > 1) {
-        // Short systems (any number), and small batches, whole on chip; the rest by two
-        // passes over partitions of 16 rows (see interleaved_partitions.cuh for the
+        // Short systems (any number), and small batches, whole on chip in a block; longer
+        // systems on chip in a cluster of blocks where the device has clusters; the rest
+        // by two passes over partitions of 16 rows (see interleaved_partitions.cuh for the
         // measurements behind the limits).
         const std::int64_t unknowns = std::int64_t(bt.n) * bt.count;
         if (bt.n <= interleaved::on_chip_rows ||
             (bt.n <= interleaved::max_rows && unknowns <= interleaved::on_chip_unknowns)) {
           interleaved::solve_on_chip(bt, flag);
           cuda::check_launch("interleaved partitioned tridiagonal kernel");
+        } else if (interleaved::clusters_fit<T>(bt.n)) {
+          interleaved::launch_cluster_partitions<T>(bt, flag);
         } else {
           interleaved_two_pass<T, 16>(bt, flag);
         }

@@ -1,0 +1,337 @@
+// Interleaved batches of long systems in one pass, on a cluster of blocks.
+//
+// Reading a, b, c, d once and writing x once (5 words per unknown) needs every system's
+// eliminated rows (3 words each) held on chip until the system's reduced equations are
+// solved. It also needs whole 128-byte lines per load: on an H100 a kernel that only
+// streams this batch's rows reaches 47% of the copy bandwidth reading 32 adjacent bytes
+// per row, 59% with 64 and 89% with 128. So a block takes S = 128 / sizeof(T) adjacent
+// systems; 4096 rows of them hold 1.5 MB (double), more than an SM has, so a cluster of
+// CL = 16 blocks (16 SMs, reading each other's shared memory) takes them, each block a
+// contiguous range of rows: 96 KB per block, two blocks per SM, one loading while the
+// other reduces.
+//
+// Levels, all with the partition form of eliminate_partition (interior unknowns expressed
+// by the first and last of their range, the range's end rows coupled to the neighbours):
+//  1. each thread eliminates its partition of M rows into shared memory; partitions'
+//     first and last rows form a unit-diagonal chain of 2 P rows per system in the block;
+//  2. groups of Q chain rows are eliminated alike in place, a thread per group, and the
+//     groups' end rows (a chain of 4 P / Q rows) by one thread per system;
+//  3. that chain's end rows, two per block, form a chain of 2 CL rows per system across
+//     the cluster; every block gathers it from the others' shared memory and solves it by
+//     parallel cyclic reduction (log2(2 CL) steps) for its own two unknowns;
+//  4. the levels are undone in reverse, a product and two fused multiply-adds per row,
+//     and x is stored.
+#pragma once
+#include <cooperative_groups.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "gridsolve/core/error.hpp"
+#include "gridsolve/exec/cuda_check.hpp"
+#include "gridsolve/solve/tridiag/device_reciprocal.cuh"
+#include "gridsolve/solve/tridiag/interleaved_partitions.cuh"
+#include "gridsolve/solve/tridiag/thomas.hpp"
+#include "gridsolve/solve/tridiag/tridiagonal.hpp"
+
+namespace gridsolve::tridiag::interleaved {
+
+// Chain rows per group in level 2.
+constexpr int cluster_group_rows = 8;
+// Blocks per cluster (more than the portable 8: see above), partitions per block and
+// system at most, and rows per partition.
+constexpr int cluster_blocks = 16;
+constexpr int cluster_max_parts = 16;
+constexpr int cluster_partition_rows = 16;
+
+template <class T>
+constexpr int cluster_systems() {
+  return 128 / int(sizeof(T));  // a whole 128-byte line of adjacent systems per row
+}
+
+// Eliminates a unit-diagonal chain of len >= 3 rows (a x_{k-1} + x_k + c x_{k+1} = d,
+// row k at offset at(k) in shared memory) in place into the partition form. Returns the
+// first row whose pivot failed, or -1.
+template <class T, class Index>
+__device__ int eliminate_chain(T* a, T* c, T* d, Index at, int len) {
+  int bad = -1;
+  T ap = a[at(1)], cp = c[at(1)], dp = d[at(1)];  // row k - 1, from row 1
+  for (int k = 2; k < len; ++k) {
+    const int o = at(k);
+    const T ak = a[o], t = ak * cp, den = T(1) - t;
+    if (bad < 0 && !pivot_ok(den, T(1) + abs_of(t))) bad = k;
+    const T r = reciprocal(den);
+    dp = (d[o] - ak * dp) * r;
+    ap = -ak * ap * r;
+    cp = c[o] * r;
+    a[o] = ap, c[o] = cp, d[o] = dp;
+  }
+  // Row len - 2 already reads x = D - A x_0 - C x_{len-1}; the rows above it follow.
+  T an = a[at(len - 2)], cn = c[at(len - 2)], dn = d[at(len - 2)];  // row k + 1
+  for (int k = len - 3; k >= 1; --k) {
+    const int o = at(k);
+    const T ck = c[o];
+    dn = d[o] - ck * dn;
+    an = a[o] - ck * an;
+    cn = -ck * cn;
+    a[o] = an, c[o] = cn, d[o] = dn;
+  }
+  const int o0 = at(0), o1 = at(1);
+  const T c0 = c[o0], t = c0 * a[o1], den = T(1) - t;
+  if (bad < 0 && !pivot_ok(den, T(1) + abs_of(t))) bad = 0;
+  const T r = reciprocal(den);
+  d[o0] = (d[o0] - c0 * d[o1]) * r;
+  a[o0] *= r;
+  c[o0] = -c0 * c[o1] * r;
+  return bad;
+}
+
+// Shared memory per block: the partitions' rows (a, c, d: M per thread), the level-2
+// chain of 4 P / Q rows per system (a, c, d, x), the cluster's chain (a, c, d).
+template <class T>
+std::size_t cluster_shared_bytes(int parts) {
+  const int systems = cluster_systems<T>(), threads = parts * systems;
+  const int top = 4 * parts / cluster_group_rows;
+  return (std::size_t(3) * cluster_partition_rows * threads + std::size_t(4) * top * systems +
+          std::size_t(3) * 2 * cluster_blocks * systems) *
+         sizeof(T);
+}
+
+
+// One group of S systems by one cluster (the kernel's body, one group per cluster).
+template <class T, int M, int S, int CL, int P>
+__device__ __forceinline__ void solve_cluster_group(const Batch<T>& bt, FailFlag* flag,
+                                                    std::int64_t group) {
+  constexpr int parts = P;
+  namespace cg = cooperative_groups;
+  constexpr int Q = cluster_group_rows, R = 2 * CL;  // R: cluster chain rows per system
+  const cg::cluster_group cluster = cg::this_cluster();
+  const int rank = int(cluster.block_rank());
+
+  extern __shared__ unsigned char smem_raw[];
+  const int threads = S * parts, chain = 2 * parts, groups = chain / Q, top = 2 * groups;
+  T* pa = reinterpret_cast<T*>(smem_raw);
+  T* pc = pa + M * threads;
+  T* pd = pc + M * threads;
+  T* ga = pd + M * threads;
+  T* gc = ga + top * S;
+  T* gd = gc + top * S;
+  T* gx = gd + top * S;
+  T* ca = gx + top * S;
+  T* cc = ca + R * S;
+  T* cd = cc + R * S;
+
+  const int tid = int(threadIdx.x), sl = tid % S, p = tid / S;
+  const std::int64_t count = bt.count;
+  const int n = bt.n;
+  const std::int64_t s = group * S + sl;
+  const bool live = s < count;
+  // Chain row j of this system: the first (j even) or last row of partition j / 2.
+  auto chain_at = [&](int j) { return (j % 2 ? M - 1 : 0) * threads + (j / 2) * S + sl; };
+  std::int64_t bad = -1;  // as s * n + i
+  // Notes a failed pivot at chain row j of a block, as the system row behind it.
+  auto note = [&](int block, int j) {
+    const int i = ((block * parts + j / 2) * M) + (j % 2 ? M - 1 : 0);
+    if (bad < 0 && live) bad = s * n + (i < n ? i : n - 1);
+  };
+
+  // Level 1: each partition eliminated into shared memory.
+  SharedRows<T> A{pa + tid, threads}, C{pc + tid, threads}, D{pd + tid, threads};
+  eliminate_partition<T, M>(bt, s, (rank * parts + p) * M, live, A, C, D, &bad);
+  __syncthreads();
+
+  // Level 2: groups of Q chain rows in place, then the groups' end rows by one thread per
+  // system.
+  if (p < groups) {
+    const int j0 = p * Q;
+    const int b = eliminate_chain(pa, pc, pd, [&](int k) { return chain_at(j0 + k); }, Q);
+    if (b >= 0) note(rank, j0 + b);
+    const int f = 2 * p * S + sl, l = f + S, of = chain_at(j0), ol = chain_at(j0 + Q - 1);
+    ga[f] = pa[of], gc[f] = pc[of], gd[f] = pd[of];
+    ga[l] = pa[ol], gc[l] = pc[ol], gd[l] = pd[ol];
+  }
+  __syncthreads();
+  if (p == 0) {
+    const int b = eliminate_chain(ga, gc, gd, [&](int k) { return k * S + sl; }, top);
+    if (b >= 0) note(rank, (b / 2) * Q + (b % 2 ? Q - 1 : 0));
+  }
+  cluster.sync();
+
+  // Level 3: gather the cluster's chain (row 2r + h: block r's first or last end row).
+  // All of a thread's remote loads are issued before its stores (which the compiler
+  // would otherwise keep in order with them).
+  static_assert(R % P == 0 && R >= P, "whole rows of the cluster's chain per thread");
+  constexpr int own = R / P;  // rows of the cluster's chain per thread
+  {
+    T va[own], vc[own], vd[own];
+#pragma unroll
+    for (int u = 0; u < own; ++u) {
+      const int k = tid + u * threads;
+      const int q = k / S, block = q / 2, o = (q % 2 ? top - 1 : 0) * S + k % S;
+      va[u] = *cluster.map_shared_rank(ga + o, block);
+      vc[u] = *cluster.map_shared_rank(gc + o, block);
+      vd[u] = *cluster.map_shared_rank(gd + o, block);
+    }
+#pragma unroll
+    for (int u = 0; u < own; ++u) {
+      const int k = tid + u * threads;
+      ca[k] = va[u], cc[k] = vc[u], cd[k] = vd[u];
+    }
+  }
+  // The other blocks' shared memory has been read (the values are stored here, so the
+  // loads are complete): they may finish once all have arrived. A relaxed arrival: the
+  // default one orders memory at GPU scope, a fence that costs microseconds here.
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+  __syncthreads();
+  // Parallel cyclic reduction, keeping unit diagonals: each step row q eliminates
+  // x_{q-h} and x_{q+h} through those rows, after which it couples to q +- 2h.
+  for (int h = 1; h < R; h *= 2) {
+    T na[own], nc[own], nd[own];
+#pragma unroll
+    for (int u = 0; u < own; ++u) {
+      const int q = p + u * parts;
+      const int o = q * S + sl;
+      const T a = ca[o], c = cc[o];
+      T am = 0, cm = 0, dm = 0, ap = 0, cp = 0, dp = 0;
+      if (q - h >= 0) am = ca[o - h * S], cm = cc[o - h * S], dm = cd[o - h * S];
+      if (q + h < R) ap = ca[o + h * S], cp = cc[o + h * S], dp = cd[o + h * S];
+      const T t1 = a * cm, t2 = c * ap, den = T(1) - t1 - t2;
+      if (!pivot_ok(den, T(1) + abs_of(t1) + abs_of(t2)))
+        note(q / 2, q % 2 ? chain - 1 : 0);
+      const T r = reciprocal(den);
+      na[u] = -a * am * r;
+      nc[u] = -c * cp * r;
+      nd[u] = (cd[o] - a * dm - c * dp) * r;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int u = 0; u < own; ++u) {
+      const int o = (p + u * parts) * S + sl;
+      ca[o] = na[u], cc[o] = nc[u], cd[o] = nd[u];
+    }
+    __syncthreads();
+  }
+  if (p == 0) gx[sl] = cd[2 * rank * S + sl], gx[(top - 1) * S + sl] = cd[(2 * rank + 1) * S + sl];
+  __syncthreads();
+
+  // Undo level 2: the groups' end unknowns, then each partition's two.
+  for (int k = 1 + p; k < top - 1; k += parts) {
+    const int o = k * S + sl;
+    gx[o] = gd[o] - ga[o] * gx[sl] - gc[o] * gx[(top - 1) * S + sl];
+  }
+  __syncthreads();
+  T ends[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int j = 2 * p + h, g = j / Q, k = j % Q;
+    const T xf = gx[2 * g * S + sl], xl = gx[(2 * g + 1) * S + sl];
+    const int o = chain_at(j);
+    ends[h] = k == 0 ? xf : k == Q - 1 ? xl : pd[o] - pa[o] * xf - pc[o] * xl;
+  }
+  if (live) finish_partition<T, M>(bt, s, (rank * parts + p) * M, A, C, D, ends[0], ends[1]);
+  if (bad >= 0) atomicMin(flag, FailFlag(bad));
+  asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+}
+
+template <class T, int M, int S, int CL, int P>
+__global__ void __launch_bounds__(S * P, S * P <= 256 ? 2 : 1)
+    cluster_partitions_kernel(Batch<T> bt, FailFlag* flag) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+  solve_cluster_group<T, M, S, CL, P>(bt, flag, blockIdx.x / CL);
+#endif
+}
+
+// Partitions per block and system for n rows: 4, 8 or 16 (whole level-2 groups, a
+// kernel compiled for each; rows past n are identity rows).
+inline int cluster_parts(int n) {
+  const int parts = (n + cluster_partition_rows - 1) / cluster_partition_rows;
+  const int per_block = (parts + cluster_blocks - 1) / cluster_blocks;
+  return per_block <= 4 ? 4 : per_block <= 8 ? 8 : 16;
+}
+
+// Longest system the cluster kernel takes.
+constexpr int cluster_max_rows = cluster_blocks * cluster_max_parts * cluster_partition_rows;
+
+template <class T>
+using ClusterKernel = void (*)(Batch<T>, FailFlag*);
+
+template <class T>
+ClusterKernel<T> cluster_kernel(int parts) {
+  constexpr int M = cluster_partition_rows, S = cluster_systems<T>(), CL = cluster_blocks;
+  return parts == 4   ? cluster_partitions_kernel<T, M, S, CL, 4>
+         : parts == 8 ? cluster_partitions_kernel<T, M, S, CL, 8>
+                      : cluster_partitions_kernel<T, M, S, CL, 16>;
+}
+
+// Launch configuration for `clusters` clusters (each loops over groups of S systems).
+template <class T>
+cudaLaunchConfig_t cluster_config(std::int64_t clusters, int parts,
+                                  cudaLaunchAttribute* attribute) {
+  constexpr int S = cluster_systems<T>();
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(unsigned(clusters * cluster_blocks));
+  config.blockDim = dim3(unsigned(S * parts));
+  config.dynamicSmemBytes = cluster_shared_bytes<T>(parts);
+  attribute->id = cudaLaunchAttributeClusterDimension;
+  attribute->val.clusterDim.x = cluster_blocks;
+  attribute->val.clusterDim.y = 1;
+  attribute->val.clusterDim.z = 1;
+  config.attrs = attribute;
+  config.numAttrs = 1;
+  return config;
+}
+
+// Whether the current device runs the cluster kernel for systems of n rows (a cluster
+// of 16 needs compute capability 9 and enough SMs per GPU processing cluster); the
+// kernel's attributes are set on the first call.
+template <class T>
+bool clusters_fit(int n) {
+  if (n > cluster_max_rows) return false;
+  static const bool supported = [] {
+    int device = 0, cc = 0;
+    cuda::check(cudaGetDevice(&device), "cudaGetDevice");
+    cuda::check(cudaDeviceGetAttribute(&cc, cudaDevAttrComputeCapabilityMajor, device),
+                "cudaDeviceGetAttribute");
+    if (cc < 9) return false;
+    int clusters = 0;
+    for (int parts : {4, 8, 16}) {
+      const ClusterKernel<T> kernel = cluster_kernel<T>(parts);
+      const int bytes = int(cluster_shared_bytes<T>(parts));
+      cuda::check(
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes),
+          "cudaFuncSetAttribute");
+      cuda::check(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                       cudaSharedmemCarveoutMaxShared),
+                  "cudaFuncSetAttribute");
+      cuda::check(
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1),
+          "cudaFuncSetAttribute");
+    }
+    cudaLaunchAttribute attribute{};
+    const cudaLaunchConfig_t config = cluster_config<T>(1, cluster_max_parts, &attribute);
+    if (cudaOccupancyMaxActiveClusters(&clusters, cluster_kernel<T>(cluster_max_parts),
+                                       &config) != cudaSuccess) {
+      cudaGetLastError();
+      return false;
+    }
+    return clusters > 0;
+  }();
+  return supported;
+}
+
+template <class T>
+void launch_cluster_partitions(const Batch<T>& bt, FailFlag* flag) {
+  require(clusters_fit<T>(bt.n),
+          "interleaved cluster tridiagonal solve: not on this device or a system too long");
+  constexpr int S = cluster_systems<T>();
+  require((bt.count + S - 1) / S * cluster_blocks < (std::int64_t(1) << 31),
+          "interleaved cluster tridiagonal solve: too many systems for one launch");
+  const int parts = cluster_parts(bt.n);
+  cudaLaunchAttribute attribute{};
+  const cudaLaunchConfig_t config = cluster_config<T>((bt.count + S - 1) / S, parts, &attribute);
+  cuda::check(cudaLaunchKernelEx(&config, cluster_kernel<T>(parts), bt, flag),
+              "interleaved cluster tridiagonal launch");
+}
+
+}  // namespace gridsolve::tridiag::interleaved
