@@ -94,10 +94,11 @@ TEST(TridiagonalGpu, SingularRowIsReported) {
 TEST(TridiagonalGpu, InterleavedPartitionShapes) {
   SKIP_WITHOUT_GPU();
   // On chip in a block: systems per block 1 to 32, partial last blocks, partial last
-  // partitions, every partition length. In a cluster: batches past 2^20 unknowns of
-  // systems of 257 to 8192 rows (4096 in float), partial last system groups, blocks with
-  // rows past n, the longest systems. Two passes: longer systems, partial last
-  // partitions, reduced systems on chip and (past 8192 reduced rows) by Thomas.
+  // partitions, every partition length. In a cluster of blocks: batches past 2^20
+  // unknowns of systems of 1024 to 4096 rows, each of the three block widths, partial
+  // last groups of systems, blocks with rows past n, float. Two passes: shorter and
+  // longer systems, partial last partitions, reduced systems on chip and (past 8192
+  // reduced rows) by Thomas.
   for (const auto& [n, count] : std::vector<std::pair<int, int>>{{1, 5},
                                                                  {4, 1000},
                                                                  {16, 33},
@@ -109,6 +110,9 @@ TEST(TridiagonalGpu, InterleavedPartitionShapes) {
                                                                  {64, 20000},
                                                                  {1000, 1100},
                                                                  {300, 4001},
+                                                                 {1024, 1100},
+                                                                 {2047, 600},
+                                                                 {3000, 400},
                                                                  {4096, 257},
                                                                  {8192, 130},
                                                                  {5001, 300},
@@ -128,7 +132,8 @@ TEST(TridiagonalGpu, InterleavedPartitionShapes) {
 
 TEST(TridiagonalGpu, InterleavedPartitionsReportPivots) {
   SKIP_WITHOUT_GPU();
-  for (const auto& [n, count] : std::vector<std::pair<int, int>>{{300, 40}, {1000, 1100}, {10000, 120}}) {
+  for (const auto& [n, count] :
+       std::vector<std::pair<int, int>>{{300, 40}, {1000, 1100}, {2000, 600}, {10000, 120}}) {
     testing::RandomBatch<double> rb(n, count, Layout::interleaved, 11);
     const std::size_t k = rb.index(5, 97);
     rb.a[k] = rb.b[k] = rb.c[k] = 0;

@@ -2,13 +2,14 @@
 //
 // Reading a, b, c, d once and writing x once (5 words per unknown) needs every system's
 // eliminated rows (3 words each) held on chip until the system's reduced equations are
-// solved. It also needs whole 128-byte lines per load: on an H100 a kernel that only
-// streams this batch's rows reaches 47% of the copy bandwidth reading 32 adjacent bytes
-// per row, 59% with 64 and 89% with 128. So a block takes S = 128 / sizeof(T) adjacent
-// systems; 4096 rows of them hold 1.5 MB (double), more than an SM has, so a cluster of
-// CL = 16 blocks (16 SMs, reading each other's shared memory) takes them, each block a
-// contiguous range of rows: 96 KB per block, two blocks per SM, one loading while the
-// other reduces.
+// solved. It also needs whole 128-byte lines per load: on an H100, a kernel that only
+// reads and writes these rows the way this one does (16 rows a thread, adjacent systems
+// adjacent threads) reaches 47% of the copy bandwidth with 32 adjacent bytes per row,
+// 59% with 64 and 89% with 128, even though other blocks read the rest of each line. So
+// a block takes S = 128 / sizeof(T) adjacent systems; 4096 rows of them hold 1.5 MB in
+// double, more than an SM has, so a cluster of CL = 16 blocks (16 SMs, reading each
+// other's shared memory) takes them, each block a contiguous range of rows: 96 KB of
+// shared memory per block, two blocks per SM.
 //
 // Levels, all with the partition form of eliminate_partition (interior unknowns expressed
 // by the first and last of their range, the range's end rows coupled to the neighbours):
@@ -98,7 +99,6 @@ std::size_t cluster_shared_bytes(int parts) {
          sizeof(T);
 }
 
-
 // One group of S systems by one cluster (the kernel's body, one group per cluster).
 template <class T, int M, int S, int CL, int P>
 __device__ __forceinline__ void solve_cluster_group(const Batch<T>& bt, FailFlag* flag,
@@ -145,7 +145,8 @@ __device__ __forceinline__ void solve_cluster_group(const Batch<T>& bt, FailFlag
   // system.
   if (p < groups) {
     const int j0 = p * Q;
-    const int b = eliminate_chain(pa, pc, pd, [&](int k) { return chain_at(j0 + k); }, Q);
+    const int b = eliminate_chain(
+        pa, pc, pd, [&](int k) { return chain_at(j0 + k); }, Q);
     if (b >= 0) note(rank, j0 + b);
     const int f = 2 * p * S + sl, l = f + S, of = chain_at(j0), ol = chain_at(j0 + Q - 1);
     ga[f] = pa[of], gc[f] = pc[of], gd[f] = pd[of];
@@ -153,7 +154,8 @@ __device__ __forceinline__ void solve_cluster_group(const Batch<T>& bt, FailFlag
   }
   __syncthreads();
   if (p == 0) {
-    const int b = eliminate_chain(ga, gc, gd, [&](int k) { return k * S + sl; }, top);
+    const int b = eliminate_chain(
+        ga, gc, gd, [&](int k) { return k * S + sl; }, top);
     if (b >= 0) note(rank, (b / 2) * Q + (b % 2 ? Q - 1 : 0));
   }
   cluster.sync();
@@ -197,8 +199,7 @@ __device__ __forceinline__ void solve_cluster_group(const Batch<T>& bt, FailFlag
       if (q - h >= 0) am = ca[o - h * S], cm = cc[o - h * S], dm = cd[o - h * S];
       if (q + h < R) ap = ca[o + h * S], cp = cc[o + h * S], dp = cd[o + h * S];
       const T t1 = a * cm, t2 = c * ap, den = T(1) - t1 - t2;
-      if (!pivot_ok(den, T(1) + abs_of(t1) + abs_of(t2)))
-        note(q / 2, q % 2 ? chain - 1 : 0);
+      if (!pivot_ok(den, T(1) + abs_of(t1) + abs_of(t2))) note(q / 2, q % 2 ? chain - 1 : 0);
       const T r = reciprocal(den);
       na[u] = -a * am * r;
       nc[u] = -c * cp * r;
@@ -234,8 +235,10 @@ __device__ __forceinline__ void solve_cluster_group(const Batch<T>& bt, FailFlag
   asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
 }
 
+// At most 128 registers a thread, so that blocks of fewer threads (shorter systems) are
+// more per SM rather than register-bound.
 template <class T, int M, int S, int CL, int P>
-__global__ void __launch_bounds__(S * P, S * P <= 256 ? 2 : 1)
+__global__ void __launch_bounds__(S* P, S* P <= 512 ? 512 / (S * P) : 1)
     cluster_partitions_kernel(Batch<T> bt, FailFlag* flag) {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
   solve_cluster_group<T, M, S, CL, P>(bt, flag, blockIdx.x / CL);
@@ -250,8 +253,12 @@ inline int cluster_parts(int n) {
   return per_block <= 4 ? 4 : per_block <= 8 ? 8 : 16;
 }
 
-// Longest system the cluster kernel takes.
+// Longest system the cluster kernel takes, and the shortest it is used for: measured on
+// an H100 in fp64 against two passes over partitions (same run, 2^24 unknowns): 4096 rows
+// 342 against 503 us, 2048 rows 408 against 483, 1024 rows 408 against 478, but 512 rows
+// 703 against 472 (a quarter of each cluster's threads idle, four times the clusters).
 constexpr int cluster_max_rows = cluster_blocks * cluster_max_parts * cluster_partition_rows;
+constexpr int cluster_min_rows = 1024;
 
 template <class T>
 using ClusterKernel = void (*)(Batch<T>, FailFlag*);
@@ -282,12 +289,12 @@ cudaLaunchConfig_t cluster_config(std::int64_t clusters, int parts,
   return config;
 }
 
-// Whether the current device runs the cluster kernel for systems of n rows (a cluster
+// Whether the cluster kernel takes systems of n rows on the current device (a cluster
 // of 16 needs compute capability 9 and enough SMs per GPU processing cluster); the
-// kernel's attributes are set on the first call.
+// kernels' attributes are set on the first call.
 template <class T>
 bool clusters_fit(int n) {
-  if (n > cluster_max_rows) return false;
+  if (n > cluster_max_rows || n < cluster_min_rows) return false;
   static const bool supported = [] {
     int device = 0, cc = 0;
     cuda::check(cudaGetDevice(&device), "cudaGetDevice");
@@ -298,20 +305,18 @@ bool clusters_fit(int n) {
     for (int parts : {4, 8, 16}) {
       const ClusterKernel<T> kernel = cluster_kernel<T>(parts);
       const int bytes = int(cluster_shared_bytes<T>(parts));
-      cuda::check(
-          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes),
-          "cudaFuncSetAttribute");
+      cuda::check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes),
+                  "cudaFuncSetAttribute");
       cuda::check(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                        cudaSharedmemCarveoutMaxShared),
                   "cudaFuncSetAttribute");
-      cuda::check(
-          cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1),
-          "cudaFuncSetAttribute");
+      cuda::check(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1),
+                  "cudaFuncSetAttribute");
     }
     cudaLaunchAttribute attribute{};
     const cudaLaunchConfig_t config = cluster_config<T>(1, cluster_max_parts, &attribute);
-    if (cudaOccupancyMaxActiveClusters(&clusters, cluster_kernel<T>(cluster_max_parts),
-                                       &config) != cudaSuccess) {
+    if (cudaOccupancyMaxActiveClusters(&clusters, cluster_kernel<T>(cluster_max_parts), &config) !=
+        cudaSuccess) {
       cudaGetLastError();
       return false;
     }

@@ -54,8 +54,8 @@ inline int systems_per_block(int n, int m, int max_threads) {
 // Failed pivots are recorded in `bad` (as s * n + i, the first one) when `bad` is given.
 // A, C, D are M rows of registers (T[M]) or of shared memory (SharedRows).
 template <class T, int M, class Rows>
-__device__ void eliminate_partition(const Batch<T>& bt, std::int64_t s, int i0, bool live,
-                                    Rows& A, Rows& C, Rows& D, std::int64_t* bad) {
+__device__ void eliminate_partition(const Batch<T>& bt, std::int64_t s, int i0, bool live, Rows& A,
+                                    Rows& C, Rows& D, std::int64_t* bad) {
   static_assert(M >= 3, "the first row's elimination needs an interior row");
   const std::int64_t count = bt.count;
   const int n = bt.n;
