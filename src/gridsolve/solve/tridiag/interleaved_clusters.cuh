@@ -7,9 +7,9 @@
 // adjacent threads) reaches 47% of the copy bandwidth with 32 adjacent bytes per row,
 // 59% with 64 and 89% with 128, even though other blocks read the rest of each line. So
 // a block takes S = 128 / sizeof(T) adjacent systems; 4096 rows of them hold 1.5 MB in
-// double, more than an SM has, so a cluster of CL = 16 blocks (16 SMs, reading each
-// other's shared memory) takes them, each block a contiguous range of rows: 96 KB of
-// shared memory per block, two blocks per SM.
+// double, more than an SM has, so a cluster of CL blocks (on as many SMs, reading each
+// other's shared memory) takes them, each block a contiguous range of rows: up to 16
+// blocks of 256 rows, 96 KB of shared memory each, two per SM (cluster_shape).
 //
 // Levels, all with the partition form of eliminate_partition (interior unknowns expressed
 // by the first and last of their range, the range's end rows coupled to the neighbours):
@@ -40,10 +40,7 @@ namespace gridsolve::tridiag::interleaved {
 
 // Chain rows per group in level 2.
 constexpr int cluster_group_rows = 8;
-// Blocks per cluster (more than the portable 8: see above), partitions per block and
-// system at most, and rows per partition.
-constexpr int cluster_blocks = 16;
-constexpr int cluster_max_parts = 16;
+// Rows per partition.
 constexpr int cluster_partition_rows = 16;
 
 template <class T>
@@ -88,14 +85,15 @@ __device__ int eliminate_chain(T* a, T* c, T* d, Index at, int len) {
   return bad;
 }
 
-// Shared memory per block: the partitions' rows (a, c, d: M per thread), the level-2
-// chain of 4 P / Q rows per system (a, c, d, x), the cluster's chain (a, c, d).
+// Shared memory per block of a cluster of `blocks`: the partitions' rows (a, c, d: M per
+// thread), the level-2 chain of 4 P / Q rows per system (a, c, d, x), the cluster's
+// chain (a, c, d).
 template <class T>
-std::size_t cluster_shared_bytes(int parts) {
+std::size_t cluster_shared_bytes(int blocks, int parts) {
   const int systems = cluster_systems<T>(), threads = parts * systems;
   const int top = 4 * parts / cluster_group_rows;
   return (std::size_t(3) * cluster_partition_rows * threads + std::size_t(4) * top * systems +
-          std::size_t(3) * 2 * cluster_blocks * systems) *
+          std::size_t(3) * 2 * blocks * systems) *
          sizeof(T);
 }
 
@@ -163,13 +161,15 @@ __device__ __forceinline__ void solve_cluster_group(const Batch<T>& bt, FailFlag
   // Level 3: gather the cluster's chain (row 2r + h: block r's first or last end row).
   // All of a thread's remote loads are issued before its stores (which the compiler
   // would otherwise keep in order with them).
-  static_assert(R % P == 0 && R >= P, "whole rows of the cluster's chain per thread");
-  constexpr int own = R / P;  // rows of the cluster's chain per thread
+  constexpr int own = (R + P - 1) / P;  // rows of the cluster's chain per thread, at most
+  constexpr bool ragged = R % P != 0;
   {
     T va[own], vc[own], vd[own];
 #pragma unroll
     for (int u = 0; u < own; ++u) {
       const int k = tid + u * threads;
+      if constexpr (ragged)
+        if (k >= R * S) continue;
       const int q = k / S, block = q / 2, o = (q % 2 ? top - 1 : 0) * S + k % S;
       va[u] = *cluster.map_shared_rank(ga + o, block);
       vc[u] = *cluster.map_shared_rank(gc + o, block);
@@ -178,6 +178,8 @@ __device__ __forceinline__ void solve_cluster_group(const Batch<T>& bt, FailFlag
 #pragma unroll
     for (int u = 0; u < own; ++u) {
       const int k = tid + u * threads;
+      if constexpr (ragged)
+        if (k >= R * S) continue;
       ca[k] = va[u], cc[k] = vc[u], cd[k] = vd[u];
     }
   }
@@ -193,6 +195,8 @@ __device__ __forceinline__ void solve_cluster_group(const Batch<T>& bt, FailFlag
 #pragma unroll
     for (int u = 0; u < own; ++u) {
       const int q = p + u * parts;
+      if constexpr (ragged)
+        if (q >= R) continue;
       const int o = q * S + sl;
       const T a = ca[o], c = cc[o];
       T am = 0, cm = 0, dm = 0, ap = 0, cp = 0, dp = 0;
@@ -208,7 +212,10 @@ __device__ __forceinline__ void solve_cluster_group(const Batch<T>& bt, FailFlag
     __syncthreads();
 #pragma unroll
     for (int u = 0; u < own; ++u) {
-      const int o = (p + u * parts) * S + sl;
+      const int q = p + u * parts;
+      if constexpr (ragged)
+        if (q >= R) continue;
+      const int o = q * S + sl;
       ca[o] = na[u], cc[o] = nc[u], cd[o] = nd[u];
     }
     __syncthreads();
@@ -245,43 +252,53 @@ __global__ void __launch_bounds__(S* P, S* P <= 512 ? 512 / (S * P) : 1)
 #endif
 }
 
-// Partitions per block and system for n rows: 4, 8 or 16 (whole level-2 groups, a
-// kernel compiled for each; rows past n are identity rows).
-inline int cluster_parts(int n) {
-  const int parts = (n + cluster_partition_rows - 1) / cluster_partition_rows;
-  const int per_block = (parts + cluster_blocks - 1) / cluster_blocks;
-  return per_block <= 4 ? 4 : per_block <= 8 ? 8 : 16;
+// Blocks per cluster and partitions per block (and system) by system length: blocks of
+// 128 rows (48 KB, four per SM, overlapping one another's loads and reductions) up to
+// 2048 rows, then 16 blocks of 256 rows. Measured on an H100 in fp64 against two passes
+// over partitions (2^24 unknowns, us, one run): 300 rows 463 against 513 (blocks half
+// idle rows), 512 rows 332 against 471, 1024 rows 299 against 480 (in 16 blocks of 64
+// rows: 406), 2048 rows 404 against 481, 3000 rows 471 against 533, 4096 rows 344
+// against 507. Clusters of 16 fit 14 at a time on an H100 (224 of 264 block slots).
+struct ClusterShape {
+  int blocks;
+  int parts;
+};
+inline ClusterShape cluster_shape(int n) {
+  if (n <= 512) return {4, 8};
+  if (n <= 1024) return {8, 8};
+  if (n <= 2048) return {16, 8};
+  return {16, 16};
 }
+constexpr ClusterShape cluster_shapes[] = {{4, 8}, {8, 8}, {16, 8}, {16, 16}};
 
-// Longest system the cluster kernel takes, and the shortest it is used for: measured on
-// an H100 in fp64 against two passes over partitions (same run, 2^24 unknowns): 4096 rows
-// 342 against 503 us, 2048 rows 408 against 483, 1024 rows 408 against 478, but 512 rows
-// 703 against 472 (a quarter of each cluster's threads idle, four times the clusters).
-constexpr int cluster_max_rows = cluster_blocks * cluster_max_parts * cluster_partition_rows;
-constexpr int cluster_min_rows = 1024;
+// Longest system the cluster kernels take, and the shortest they are used for (shorter
+// ones stay whole in a block).
+constexpr int cluster_max_rows = 16 * 16 * cluster_partition_rows;
+constexpr int cluster_min_rows = 257;
 
 template <class T>
 using ClusterKernel = void (*)(Batch<T>, FailFlag*);
 
 template <class T>
-ClusterKernel<T> cluster_kernel(int parts) {
-  constexpr int M = cluster_partition_rows, S = cluster_systems<T>(), CL = cluster_blocks;
-  return parts == 4   ? cluster_partitions_kernel<T, M, S, CL, 4>
-         : parts == 8 ? cluster_partitions_kernel<T, M, S, CL, 8>
-                      : cluster_partitions_kernel<T, M, S, CL, 16>;
+ClusterKernel<T> cluster_kernel(ClusterShape shape) {
+  constexpr int M = cluster_partition_rows, S = cluster_systems<T>();
+  if (shape.blocks == 4) return cluster_partitions_kernel<T, M, S, 4, 8>;
+  if (shape.blocks == 8) return cluster_partitions_kernel<T, M, S, 8, 8>;
+  if (shape.parts == 8) return cluster_partitions_kernel<T, M, S, 16, 8>;
+  return cluster_partitions_kernel<T, M, S, 16, 16>;
 }
 
-// Launch configuration for `clusters` clusters (each loops over groups of S systems).
+// Launch configuration for `clusters` clusters of the given shape.
 template <class T>
-cudaLaunchConfig_t cluster_config(std::int64_t clusters, int parts,
+cudaLaunchConfig_t cluster_config(std::int64_t clusters, ClusterShape shape,
                                   cudaLaunchAttribute* attribute) {
   constexpr int S = cluster_systems<T>();
   cudaLaunchConfig_t config{};
-  config.gridDim = dim3(unsigned(clusters * cluster_blocks));
-  config.blockDim = dim3(unsigned(S * parts));
-  config.dynamicSmemBytes = cluster_shared_bytes<T>(parts);
+  config.gridDim = dim3(unsigned(clusters * shape.blocks));
+  config.blockDim = dim3(unsigned(S * shape.parts));
+  config.dynamicSmemBytes = cluster_shared_bytes<T>(shape.blocks, shape.parts);
   attribute->id = cudaLaunchAttributeClusterDimension;
-  attribute->val.clusterDim.x = cluster_blocks;
+  attribute->val.clusterDim.x = unsigned(shape.blocks);
   attribute->val.clusterDim.y = 1;
   attribute->val.clusterDim.z = 1;
   config.attrs = attribute;
@@ -289,8 +306,8 @@ cudaLaunchConfig_t cluster_config(std::int64_t clusters, int parts,
   return config;
 }
 
-// Whether the cluster kernel takes systems of n rows on the current device (a cluster
-// of 16 needs compute capability 9 and enough SMs per GPU processing cluster); the
+// Whether the cluster kernels take systems of n rows on the current device (clusters
+// need compute capability 9, and 16 blocks enough SMs per GPU processing cluster); the
 // kernels' attributes are set on the first call.
 template <class T>
 bool clusters_fit(int n) {
@@ -301,10 +318,9 @@ bool clusters_fit(int n) {
     cuda::check(cudaDeviceGetAttribute(&cc, cudaDevAttrComputeCapabilityMajor, device),
                 "cudaDeviceGetAttribute");
     if (cc < 9) return false;
-    int clusters = 0;
-    for (int parts : {4, 8, 16}) {
-      const ClusterKernel<T> kernel = cluster_kernel<T>(parts);
-      const int bytes = int(cluster_shared_bytes<T>(parts));
+    for (const ClusterShape shape : cluster_shapes) {
+      const ClusterKernel<T> kernel = cluster_kernel<T>(shape);
+      const int bytes = int(cluster_shared_bytes<T>(shape.blocks, shape.parts));
       cuda::check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes),
                   "cudaFuncSetAttribute");
       cuda::check(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
@@ -312,15 +328,16 @@ bool clusters_fit(int n) {
                   "cudaFuncSetAttribute");
       cuda::check(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1),
                   "cudaFuncSetAttribute");
+      cudaLaunchAttribute attribute{};
+      const cudaLaunchConfig_t config = cluster_config<T>(1, shape, &attribute);
+      int clusters = 0;
+      if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess) {
+        cudaGetLastError();
+        return false;
+      }
+      if (clusters == 0) return false;
     }
-    cudaLaunchAttribute attribute{};
-    const cudaLaunchConfig_t config = cluster_config<T>(1, cluster_max_parts, &attribute);
-    if (cudaOccupancyMaxActiveClusters(&clusters, cluster_kernel<T>(cluster_max_parts), &config) !=
-        cudaSuccess) {
-      cudaGetLastError();
-      return false;
-    }
-    return clusters > 0;
+    return true;
   }();
   return supported;
 }
@@ -330,12 +347,12 @@ void launch_cluster_partitions(const Batch<T>& bt, FailFlag* flag) {
   require(clusters_fit<T>(bt.n),
           "interleaved cluster tridiagonal solve: not on this device or a system too long");
   constexpr int S = cluster_systems<T>();
-  require((bt.count + S - 1) / S * cluster_blocks < (std::int64_t(1) << 31),
+  const ClusterShape shape = cluster_shape(bt.n);
+  require((bt.count + S - 1) / S * shape.blocks < (std::int64_t(1) << 31),
           "interleaved cluster tridiagonal solve: too many systems for one launch");
-  const int parts = cluster_parts(bt.n);
   cudaLaunchAttribute attribute{};
-  const cudaLaunchConfig_t config = cluster_config<T>((bt.count + S - 1) / S, parts, &attribute);
-  cuda::check(cudaLaunchKernelEx(&config, cluster_kernel<T>(parts), bt, flag),
+  const cudaLaunchConfig_t config = cluster_config<T>((bt.count + S - 1) / S, shape, &attribute);
+  cuda::check(cudaLaunchKernelEx(&config, cluster_kernel<T>(shape), bt, flag),
               "interleaved cluster tridiagonal launch");
 }
 

@@ -672,7 +672,7 @@ std::int64_t solve_cuda(const Batch<T>& bt, Method method, bool check) {
     case Method::partitioned: {
       if (bt.layout == Layout::interleaved && bt.count > 1) {
         // Short systems (any number), and small batches, whole on chip in a block; systems
-        // of 1024 to 4096 rows on chip in a cluster of blocks where the device has
+        // of 257 to 4096 rows on chip in a cluster of blocks where the device has
         // clusters; the rest by two passes over partitions of 16 rows (see
         // interleaved_partitions.cuh and interleaved_clusters.cuh for the measurements
         // behind the limits).
