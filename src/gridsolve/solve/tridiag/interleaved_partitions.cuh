@@ -63,9 +63,9 @@ __device__ void eliminate_partition(const Batch<T>& bt, std::int64_t s, int i0, 
     if (bad && *bad < 0 && live && !pivot_ok(pivot, scale)) *bad = s * n + i;
   };
   // Rows are loaded L at a time, all of a chunk's loads issued before its eliminations.
-  // Registers (T[M]) take the whole partition at once. Shared memory takes half (at
-  // most 8 rows): the compiler cannot move loads past stores to shared memory, which it
-  // cannot tell from the inputs, and registers for a whole partition would cost blocks.
+  // Registers (T[M]) take the whole partition at once. Shared memory takes 4 rows at a
+  // time: the compiler cannot move loads past stores to shared memory, which it cannot
+  // tell from the inputs, and registers for a whole partition would cost blocks.
   constexpr int L = std::is_array_v<Rows> ? M : M < 4 ? M : 4;
   static_assert(M % L == 0, "partitions are whole load chunks");
   // Downward: rows 0 and 1 normalized; row k >= 2 loses x_{k-1} and gains a coupling
