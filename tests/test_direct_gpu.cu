@@ -102,21 +102,23 @@ TEST(TridiagonalGpu, InterleavedPartitionShapes) {
   SKIP_WITHOUT_GPU();
   // On chip in a block: systems per block 1 to 32, partial last blocks, partial last
   // partitions, every partition length. In a cluster of blocks: batches past 2^20
-  // unknowns of systems of 257 to 4096 rows, every cluster shape, partial last groups of
-  // systems, blocks with rows past n, float. Two passes: longer systems, partial last
-  // partitions, reduced systems on chip and (past 8192 reduced rows) by Thomas.
+  // unknowns of systems of 65 to 4096 rows, clusters of 1, 2, 3, 4, 7 and 8 blocks of 128
+  // rows and of 5, 8, 12, 14 and 16 blocks of 256 rows, partial last groups of systems,
+  // blocks with rows past n, float. Two passes: longer systems, partial last partitions,
+  // reduced systems on chip and (past 8192 reduced rows) by Thomas.
   for (const auto& [n, count] : std::vector<std::pair<int, int>>{
-           {1, 5},      {4, 1000},   {16, 33},     {17, 65},     {255, 3},
-           {257, 9},    {2047, 5},   {8192, 3},    {64, 20000},  {1000, 1100},
-           {300, 4001}, {512, 2100}, {1024, 1100}, {2047, 600},  {3000, 400},
-           {4096, 257}, {8192, 130}, {5001, 300},  {10000, 120}, {140001, 8}}) {
+           {1, 5},       {4, 1000},    {16, 33},    {17, 65},     {255, 3},
+           {257, 9},     {2047, 5},    {8192, 3},   {64, 20000},  {65, 16200},
+           {100, 10500}, {200, 5300},  {300, 4001}, {512, 2100},  {800, 1400},
+           {1000, 1100}, {1025, 1100}, {2047, 600}, {3000, 400},  {3500, 330},
+           {4096, 257},  {8192, 130},  {5001, 300}, {10000, 120}, {140001, 8}}) {
     testing::RandomBatch<double> rb(n, count, Layout::interleaved, 1000 + n);
     DeviceBatch<double> db(rb);
     const double error = testing::relative_error(db.solve(rb, Method::partitioned), rb.reference());
     EXPECT_LT(error, 1e-12) << n << " x " << count;
     std::cout << "accuracy partitioned interleaved " << count << " x " << n << ": double " << error
               << "\n";
-    if (n == 1000 || n == 4096) {  // and in float
+    if (n == 100 || n == 1000 || n == 3000 || n == 4096) {  // and in float
       testing::RandomBatch<float> rf(n, count, Layout::interleaved, 2000 + n);
       DeviceBatch<float> df(rf);
       EXPECT_LT(testing::relative_error(df.solve(rf, Method::partitioned), rf.reference()), 5e-5);
@@ -126,8 +128,8 @@ TEST(TridiagonalGpu, InterleavedPartitionShapes) {
 
 TEST(TridiagonalGpu, InterleavedPartitionsReportPivots) {
   SKIP_WITHOUT_GPU();
-  for (const auto& [n, count] :
-       std::vector<std::pair<int, int>>{{300, 40}, {1000, 1100}, {2000, 600}, {10000, 120}}) {
+  for (const auto& [n, count] : std::vector<std::pair<int, int>>{
+           {300, 40}, {100, 10500}, {1000, 1100}, {2000, 600}, {3000, 400}, {10000, 120}}) {
     testing::RandomBatch<double> rb(n, count, Layout::interleaved, 11);
     const std::size_t k = rb.index(5, 97);
     rb.a[k] = rb.b[k] = rb.c[k] = 0;

@@ -7,9 +7,10 @@
 // adjacent threads) reaches 47% of the copy bandwidth with 32 adjacent bytes per row,
 // 59% with 64 and 89% with 128, even though other blocks read the rest of each line. So
 // a block takes S = 128 / sizeof(T) adjacent systems; 4096 rows of them hold 1.5 MB in
-// double, more than an SM has, so a cluster of CL blocks (on as many SMs, reading each
-// other's shared memory) takes them, each block a contiguous range of rows: up to 16
-// blocks of 256 rows, 96 KB of shared memory each, two per SM (cluster_shape).
+// double, more than an SM has, so a cluster of CL blocks (reading each other's shared
+// memory) takes them, each block a contiguous range of rows: as few blocks as hold the
+// system, of 128 or 256 rows (48 or 96 KB of shared memory), 16 at most (cluster_shape).
+// The cluster's size is a launch parameter, not the kernel's: 1 to 16 blocks.
 //
 // Levels, all with the partition form of eliminate_partition (interior unknowns expressed
 // by the first and last of their range, the range's end rows coupled to the neighbours):
@@ -19,7 +20,7 @@
 //     groups' end rows (a chain of 4 P / Q rows) by one thread per system;
 //  3. that chain's end rows, two per block, form a chain of 2 CL rows per system across
 //     the cluster; every block gathers it from the others' shared memory and solves it by
-//     parallel cyclic reduction (log2(2 CL) steps) for its own two unknowns;
+//     parallel cyclic reduction (ceil(log2(2 CL)) steps) for its own two unknowns;
 //  4. the levels are undone in reverse, a product and two fused multiply-adds per row,
 //     and x is stored.
 #pragma once
@@ -42,6 +43,8 @@ namespace gridsolve::tridiag::interleaved {
 constexpr int cluster_group_rows = 8;
 // Rows per partition.
 constexpr int cluster_partition_rows = 16;
+// Blocks per cluster, at most (the largest non-portable cluster size).
+constexpr int cluster_max_blocks = 16;
 
 template <class T>
 constexpr int cluster_systems() {
@@ -100,14 +103,15 @@ std::size_t cluster_shared_bytes(int blocks, int parts) {
 }
 
 // One group of S systems by one cluster (the kernel's body, one group per cluster).
-template <class T, int M, int S, int CL, int P>
-__device__ __forceinline__ void solve_cluster_group(const Batch<T>& bt, FailFlag* flag,
-                                                    std::int64_t group) {
+template <class T, int M, int S, int P>
+__device__ __forceinline__ void solve_cluster_group(const Batch<T>& bt, FailFlag* flag) {
   constexpr int parts = P;
   namespace cg = cooperative_groups;
-  constexpr int Q = cluster_group_rows, R = 2 * CL;  // R: cluster chain rows per system
   const cg::cluster_group cluster = cg::this_cluster();
-  const int rank = int(cluster.block_rank());
+  const int rank = int(cluster.block_rank()), blocks = int(cluster.num_blocks());
+  const std::int64_t group = blockIdx.x / blocks;
+  constexpr int Q = cluster_group_rows;
+  const int R = 2 * blocks;  // cluster chain rows per system
 
   extern __shared__ unsigned char smem_raw[];
   const int threads = S * parts, chain = 2 * parts, groups = chain / Q, top = 2 * groups;
@@ -163,15 +167,13 @@ __device__ __forceinline__ void solve_cluster_group(const Batch<T>& bt, FailFlag
   // Level 3: gather the cluster's chain (row 2r + h: block r's first or last end row).
   // All of a thread's remote loads are issued before its stores (which the compiler
   // would otherwise keep in order with them).
-  constexpr int own = (R + P - 1) / P;  // rows of the cluster's chain per thread, at most
-  constexpr bool ragged = R % P != 0;
+  constexpr int own = (2 * cluster_max_blocks + P - 1) / P;  // chain rows per thread, at most
   {
     T va[own], vc[own], vd[own];
 #pragma unroll
     for (int u = 0; u < own; ++u) {
       const int k = tid + u * threads;
-      if constexpr (ragged)
-        if (k >= R * S) continue;
+      if (k >= R * S) continue;
       const int q = k / S, block = q / 2, o = (q % 2 ? top - 1 : 0) * S + k % S;
       va[u] = *cluster.map_shared_rank(ga + o, block);
       vc[u] = *cluster.map_shared_rank(gc + o, block);
@@ -180,8 +182,7 @@ __device__ __forceinline__ void solve_cluster_group(const Batch<T>& bt, FailFlag
 #pragma unroll
     for (int u = 0; u < own; ++u) {
       const int k = tid + u * threads;
-      if constexpr (ragged)
-        if (k >= R * S) continue;
+      if (k >= R * S) continue;
       ca[k] = va[u], cc[k] = vc[u], cd[k] = vd[u];
     }
   }
@@ -197,8 +198,7 @@ __device__ __forceinline__ void solve_cluster_group(const Batch<T>& bt, FailFlag
 #pragma unroll
     for (int u = 0; u < own; ++u) {
       const int q = p + u * parts;
-      if constexpr (ragged)
-        if (q >= R) continue;
+      if (q >= R) continue;
       const int o = q * S + sl;
       const T a = ca[o], c = cc[o];
       T am = 0, cm = 0, dm = 0, ap = 0, cp = 0, dp = 0;
@@ -215,8 +215,7 @@ __device__ __forceinline__ void solve_cluster_group(const Batch<T>& bt, FailFlag
 #pragma unroll
     for (int u = 0; u < own; ++u) {
       const int q = p + u * parts;
-      if constexpr (ragged)
-        if (q >= R) continue;
+      if (q >= R) continue;
       const int o = q * S + sl;
       ca[o] = na[u], cc[o] = nc[u], cd[o] = nd[u];
     }
@@ -246,37 +245,40 @@ __device__ __forceinline__ void solve_cluster_group(const Batch<T>& bt, FailFlag
 
 // At most 128 registers a thread, so that blocks of fewer threads (shorter systems) are
 // more per SM rather than register-bound.
-template <class T, int M, int S, int CL, int P>
+template <class T, int M, int S, int P>
 __global__ void __launch_bounds__(S* P, S* P <= 512 ? 512 / (S * P) : 1)
     cluster_partitions_kernel(Batch<T> bt, FailFlag* flag) {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
-  solve_cluster_group<T, M, S, CL, P>(bt, flag, blockIdx.x / CL);
+  solve_cluster_group<T, M, S, P>(bt, flag);
 #endif
 }
 
-// Blocks per cluster and partitions per block (and system) by system length: blocks of
-// 128 rows (48 KB, four per SM, overlapping one another's loads and reductions) up to
-// 2048 rows, then 16 blocks of 256 rows. Measured on an H100 in fp64 against two passes
-// over partitions (2^24 unknowns, us, one run): 300 rows 463 against 513 (blocks half
-// idle rows), 512 rows 332 against 471, 1024 rows 299 against 480 (in 16 blocks of 64
-// rows: 406), 2048 rows 404 against 481, 3000 rows 471 against 533, 4096 rows 344
-// against 507. Clusters of 16 fit 14 at a time on an H100 (224 of 264 block slots).
+// Blocks per cluster and partitions per block (and system) by system length: as few
+// blocks as hold the system, of 128 rows (48 KB, four per SM) up to 768 rows, of 256 rows
+// (96 KB, two per SM) beyond. Measured on an H100 in fp64 over 2^24 unknowns (% of the
+// copy bandwidth at 5 words, one run): 300 rows in 3 blocks of 128 rows 80% (in 2 of 256
+// rows 64%, in 4 of 128 69%), 768 rows in 6 of 128 80% (3 of 256: 78%), 1280 rows in 5
+// of 256 76% (10 of 128: 55%), 2048 rows in 8 of 256 77% (16 of 128: 59%), 4096 rows in
+// 16 of 256 71%. Larger clusters fit fewer at a time: 16 blocks of 256 rows 14 clusters
+// on an H100 (224 of its 264 block slots), 12 blocks 16 clusters, 8 blocks 30.
 struct ClusterShape {
   int blocks;
   int parts;
 };
 inline ClusterShape cluster_shape(int n) {
-  if (n <= 512) return {4, 8};
-  if (n <= 1024) return {8, 8};
-  if (n <= 2048) return {16, 8};
-  return {16, 16};
+  const int rows = 8 * cluster_partition_rows;
+  if (n <= 8 * rows) return {(n + rows - 1) / rows, 8};
+  return {(n + 2 * rows - 1) / (2 * rows), 16};
 }
-constexpr ClusterShape cluster_shapes[] = {{4, 8}, {8, 8}, {16, 8}, {16, 16}};
+// Each kernel's largest cluster: it takes the most shared memory and the most SMs.
+constexpr ClusterShape cluster_largest[] = {{cluster_max_blocks, 8}, {cluster_max_blocks, 16}};
 
-// Longest system the cluster kernels take, and the shortest they are used for (shorter
-// ones stay whole in a block).
-constexpr int cluster_max_rows = 16 * 16 * cluster_partition_rows;
-constexpr int cluster_min_rows = 257;
+// Longest system the cluster kernels take, and the shortest they are used for: shorter
+// ones are faster whole in a block of interleaved_partitions.cuh (H100, fp64, 2^24
+// unknowns, % of the copy bandwidth: 64 rows 92% there against 73% in a cluster of one
+// block, 100 rows 69% against 87%, 128 rows 86% against 92%, 256 rows 82% against 90%).
+constexpr int cluster_max_rows = cluster_max_blocks * 16 * cluster_partition_rows;
+constexpr int cluster_min_rows = 65;
 
 template <class T>
 using ClusterKernel = void (*)(Batch<T>, FailFlag*);
@@ -284,10 +286,8 @@ using ClusterKernel = void (*)(Batch<T>, FailFlag*);
 template <class T>
 ClusterKernel<T> cluster_kernel(ClusterShape shape) {
   constexpr int M = cluster_partition_rows, S = cluster_systems<T>();
-  if (shape.blocks == 4) return cluster_partitions_kernel<T, M, S, 4, 8>;
-  if (shape.blocks == 8) return cluster_partitions_kernel<T, M, S, 8, 8>;
-  if (shape.parts == 8) return cluster_partitions_kernel<T, M, S, 16, 8>;
-  return cluster_partitions_kernel<T, M, S, 16, 16>;
+  if (shape.parts == 8) return cluster_partitions_kernel<T, M, S, 8>;
+  return cluster_partitions_kernel<T, M, S, 16>;
 }
 
 // Launch configuration for `clusters` clusters of the given shape.
@@ -320,7 +320,7 @@ bool clusters_fit(int n) {
     cuda::check(cudaDeviceGetAttribute(&cc, cudaDevAttrComputeCapabilityMajor, device),
                 "cudaDeviceGetAttribute");
     if (cc < 9) return false;
-    for (const ClusterShape shape : cluster_shapes) {
+    for (const ClusterShape shape : cluster_largest) {
       const ClusterKernel<T> kernel = cluster_kernel<T>(shape);
       const int bytes = int(cluster_shared_bytes<T>(shape.blocks, shape.parts));
       cuda::check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes),

@@ -671,18 +671,23 @@ std::int64_t solve_cuda(const Batch<T>& bt, Method method, bool check) {
     }
     case Method::partitioned: {
       if (bt.layout == Layout::interleaved && bt.count > 1) {
-        // Short systems (any number), and small batches, whole on chip in a block; systems
-        // of 257 to 4096 rows on chip in a cluster of blocks where the device has
-        // clusters; the rest by two passes over partitions of 16 rows (see
-        // interleaved_partitions.cuh and interleaved_clusters.cuh for the measurements
-        // behind the limits).
+        // Small batches, and systems of at most 64 rows, whole on chip in a block; larger
+        // batches of systems of 65 to 4096 rows on chip in a cluster of blocks where the
+        // device has clusters (else up to 256 rows in a block); the rest by two passes
+        // over partitions of 16 rows (see interleaved_partitions.cuh and
+        // interleaved_clusters.cuh for the measurements behind the limits).
         const std::int64_t unknowns = std::int64_t(bt.n) * bt.count;
-        if (bt.n <= interleaved::on_chip_rows ||
-            (bt.n <= interleaved::max_rows && unknowns <= interleaved::on_chip_unknowns)) {
+        const auto on_chip = [&] {
           interleaved::solve_on_chip(bt, flag);
           cuda::check_launch("interleaved partitioned tridiagonal kernel");
+        };
+        if (bt.n < interleaved::cluster_min_rows ||
+            (bt.n <= interleaved::max_rows && unknowns <= interleaved::on_chip_unknowns)) {
+          on_chip();
         } else if (interleaved::clusters_fit<T>(bt.n)) {
           interleaved::launch_cluster_partitions<T>(bt, flag);
+        } else if (bt.n <= interleaved::on_chip_rows) {
+          on_chip();
         } else {
           interleaved_two_pass<T, 16>(bt, flag);
         }
