@@ -126,6 +126,50 @@ TEST(TridiagonalGpu, InterleavedPartitionShapes) {
   }
 }
 
+TEST(TridiagonalGpu, StridedBlockShapes) {
+  SKIP_WITHOUT_GPU();
+  // Whole systems per block: one to 256 systems per block, system boundaries inside
+  // partitions (n not a multiple of 16), partial last blocks, the longest systems, float.
+  for (const auto& [n, count] : std::vector<std::pair<int, int>>{{16, 70},
+                                                                 {17, 1000},
+                                                                 {33, 125},
+                                                                 {100, 300},
+                                                                 {1000, 9},
+                                                                 {2049, 5},
+                                                                 {4095, 7},
+                                                                 {4096, 300}}) {
+    testing::RandomBatch<double> rb(n, count, Layout::strided, 3000 + n);
+    DeviceBatch<double> db(rb);
+    const double error = testing::relative_error(db.solve(rb, Method::partitioned), rb.reference());
+    EXPECT_LT(error, 1e-12) << n << " x " << count;
+    testing::RandomBatch<float> rf(n, count, Layout::strided, 4000 + n);
+    DeviceBatch<float> df(rf);
+    const double error_float =
+        testing::relative_error(df.solve(rf, Method::partitioned), rf.reference());
+    EXPECT_LT(error_float, 5e-5) << n << " x " << count;
+    std::cout << "accuracy partitioned strided " << count << " x " << n << ": double " << error
+              << ", float " << error_float << "\n";
+  }
+}
+
+TEST(TridiagonalGpu, StridedBlocksReportPivots) {
+  SKIP_WITHOUT_GPU();
+  // A zero row inside a partition, and at a partition's first and last row (the chain).
+  for (const int row : {37, 48, 63})
+    for (const auto& [n, count] : std::vector<std::pair<int, int>>{{100, 300}, {4096, 20}}) {
+      testing::RandomBatch<double> rb(n, count, Layout::strided, 13);
+      const std::size_t k = rb.index(5, row);
+      rb.a[k] = rb.b[k] = rb.c[k] = 0;
+      DeviceBatch<double> db(rb);
+      try {
+        db.solve(rb, Method::partitioned);
+        ADD_FAILURE() << "a zero row must be reported, " << n << " x " << count << " row " << row;
+      } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("system 5 "), std::string::npos) << e.what();
+      }
+    }
+}
+
 TEST(TridiagonalGpu, InterleavedPartitionsReportPivots) {
   SKIP_WITHOUT_GPU();
   for (const auto& [n, count] : std::vector<std::pair<int, int>>{

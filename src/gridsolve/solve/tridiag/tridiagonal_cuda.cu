@@ -1,6 +1,7 @@
 // GPU tridiagonal solves: pipelined Thomas (a warp per 16 lines), CR / PCR / CR-PCR per
 // block in shared memory, and partitioned elimination (a partition per thread) for long
-// systems and strided batches.
+// systems and strided batches (of systems of up to 4096 rows in one pass,
+// strided_blocks.cuh; of longer ones in two, below).
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 #include <fmt/format.h>
@@ -16,6 +17,7 @@
 #include "gridsolve/solve/tridiag/interleaved_clusters.cuh"
 #include "gridsolve/solve/tridiag/interleaved_partitions.cuh"
 #include "gridsolve/solve/tridiag/shifted_lines.hpp"
+#include "gridsolve/solve/tridiag/strided_blocks.cuh"
 #include "gridsolve/solve/tridiag/thomas.hpp"
 #include "gridsolve/solve/tridiag/tridiagonal_cpu.hpp"
 
@@ -389,8 +391,9 @@ __global__ void cr_pcr_kernel(Batch<T> bt, int pcr_rows, Flag* flag, int depth) 
   for (int i = tid; i < n; i += nt) bt.d[base + i * rs] = d[i];
 }
 
-// Partitioned solve of one long system, or of a strided batch taken as one
-// block-diagonal system (the couplings across system boundaries are masked to zero).
+// Partitioned solve of one long system, or of a strided batch of systems longer than
+// strided_blocks.cuh takes, as one block-diagonal system (the couplings across system
+// boundaries are masked to zero).
 // Each thread owns a partition of kPartRows consecutive rows; a block of kPartThreads
 // threads stages its kChunk rows of a, b, c, d in shared memory with coalesced
 // cp.async copies and the threads eliminate from there:
@@ -698,6 +701,11 @@ std::int64_t solve_cuda(const Batch<T>& bt, Method method, bool check) {
         // Systems shorter than a partition, or all of them together within one block:
         // one cr-pcr block per system.
         launch_cr_pcr(bt, -1, flag);
+        break;
+      }
+      if (bt.n <= strided::block_rows) {
+        // Whole systems per block in one pass (an interleaved batch here is one system).
+        strided::launch_strided_blocks(Batch<T>{bt.a, bt.b, bt.c, bt.d, bt.n, bt.count}, flag);
         break;
       }
       T* work = static_cast<T*>(scratch(2, sizeof(T) * partition_work(total)));
