@@ -64,13 +64,14 @@ std::size_t cluster_shared_bytes(int blocks, int parts) {
          sizeof(T);
 }
 
-// One group of S systems by one cluster (the kernel's body, one group per cluster).
-template <class T, int M, int S, int P>
+// One group of S systems by one cluster (the kernel's body, one group per cluster) of CL
+// blocks, or, with CL = 0, of as many as the launch has.
+template <class T, int M, int S, int P, int CL>
 __device__ __forceinline__ void solve_cluster_group(const Batch<T>& bt, FailFlag* flag) {
   constexpr int parts = P;
   namespace cg = cooperative_groups;
   const cg::cluster_group cluster = cg::this_cluster();
-  const int rank = int(cluster.block_rank()), blocks = int(cluster.num_blocks());
+  const int rank = int(cluster.block_rank()), blocks = CL > 0 ? CL : int(cluster.num_blocks());
   const std::int64_t group = blockIdx.x / blocks;
   constexpr int Q = cluster_group_rows;
   const int R = 2 * blocks;  // cluster chain rows per system
@@ -129,13 +130,15 @@ __device__ __forceinline__ void solve_cluster_group(const Batch<T>& bt, FailFlag
   // Level 3: gather the cluster's chain (row 2r + h: block r's first or last end row).
   // All of a thread's remote loads are issued before its stores (which the compiler
   // would otherwise keep in order with them).
-  constexpr int own = (2 * cluster_max_blocks + P - 1) / P;  // chain rows per thread, at most
+  // Rows of the cluster's chain per thread, at most.
+  constexpr int own = (2 * (CL > 0 ? CL : cluster_max_blocks) + P - 1) / P;
+  constexpr bool ragged = CL == 0 || 2 * CL % P != 0;
   {
     T va[own], vc[own], vd[own];
 #pragma unroll
     for (int u = 0; u < own; ++u) {
       const int k = tid + u * threads;
-      if (k >= R * S) continue;
+      if (ragged && k >= R * S) continue;
       const int q = k / S, block = q / 2, o = (q % 2 ? top - 1 : 0) * S + k % S;
       va[u] = *cluster.map_shared_rank(ga + o, block);
       vc[u] = *cluster.map_shared_rank(gc + o, block);
@@ -144,7 +147,7 @@ __device__ __forceinline__ void solve_cluster_group(const Batch<T>& bt, FailFlag
 #pragma unroll
     for (int u = 0; u < own; ++u) {
       const int k = tid + u * threads;
-      if (k >= R * S) continue;
+      if (ragged && k >= R * S) continue;
       ca[k] = va[u], cc[k] = vc[u], cd[k] = vd[u];
     }
   }
@@ -160,7 +163,7 @@ __device__ __forceinline__ void solve_cluster_group(const Batch<T>& bt, FailFlag
 #pragma unroll
     for (int u = 0; u < own; ++u) {
       const int q = p + u * parts;
-      if (q >= R) continue;
+      if (ragged && q >= R) continue;
       const int o = q * S + sl;
       const T a = ca[o], c = cc[o];
       T am = 0, cm = 0, dm = 0, ap = 0, cp = 0, dp = 0;
@@ -177,7 +180,7 @@ __device__ __forceinline__ void solve_cluster_group(const Batch<T>& bt, FailFlag
 #pragma unroll
     for (int u = 0; u < own; ++u) {
       const int q = p + u * parts;
-      if (q >= R) continue;
+      if (ragged && q >= R) continue;
       const int o = q * S + sl;
       ca[o] = na[u], cc[o] = nc[u], cd[o] = nd[u];
     }
@@ -206,17 +209,20 @@ __device__ __forceinline__ void solve_cluster_group(const Batch<T>& bt, FailFlag
 }
 
 // At most 128 registers a thread, so that blocks of fewer threads (shorter systems) are
-// more per SM rather than register-bound.
-template <class T, int M, int S, int P>
+// more per SM rather than register-bound. CL > 0: clusters of CL blocks only, the
+// cluster's chain solved in loops of known length (measured on an H200 against the cluster
+// size read at run time: 4096 rows in 16 blocks 295 against 303 us, 1024 rows in 8
+// blocks 255 against 264 us).
+template <class T, int M, int S, int P, int CL>
 __global__ void __launch_bounds__(S* P, S* P <= 512 ? 512 / (S * P) : 1)
     cluster_partitions_kernel(Batch<T> bt, FailFlag* flag) {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
-  solve_cluster_group<T, M, S, P>(bt, flag);
+  solve_cluster_group<T, M, S, P, CL>(bt, flag);
 #endif
 }
 
 // Blocks per cluster and partitions per block (and system) by system length: as few
-// blocks as hold the system, of 128 rows (48 KB, four per SM) up to 768 rows, of 256 rows
+// blocks as hold the system, of 128 rows (48 KB, four per SM) up to 1024 rows, of 256 rows
 // (96 KB, two per SM) beyond. Measured on an H100 in fp64 over 2^24 unknowns (% of the
 // copy bandwidth at 5 words, one run): 300 rows in 3 blocks of 128 rows 80% (in 2 of 256
 // rows 64%, in 4 of 128 69%), 768 rows in 6 of 128 80% (3 of 256: 78%), 1280 rows in 5
@@ -232,8 +238,9 @@ inline ClusterShape cluster_shape(int n) {
   if (n <= 8 * rows) return {(n + rows - 1) / rows, 8};
   return {(n + 2 * rows - 1) / (2 * rows), 16};
 }
-// Each kernel's largest cluster: it takes the most shared memory and the most SMs.
-constexpr ClusterShape cluster_largest[] = {{cluster_max_blocks, 8}, {cluster_max_blocks, 16}};
+// Each kernel's largest cluster (the most shared memory and the most SMs it takes): those
+// of run-time size, and those of the two common shapes (1024 and 4096 rows) fixed.
+constexpr ClusterShape cluster_largest[] = {{7, 8}, {8, 8}, {15, 16}, {16, 16}};
 
 // Longest system the cluster kernels take, and the shortest they are used for: shorter
 // ones are faster whole in a block of interleaved_partitions.cuh (H100, fp64, 2^24
@@ -248,8 +255,11 @@ using ClusterKernel = void (*)(Batch<T>, FailFlag*);
 template <class T>
 ClusterKernel<T> cluster_kernel(ClusterShape shape) {
   constexpr int M = cluster_partition_rows, S = cluster_systems<T>();
-  if (shape.parts == 8) return cluster_partitions_kernel<T, M, S, 8>;
-  return cluster_partitions_kernel<T, M, S, 16>;
+  if (shape.parts == 8)
+    return shape.blocks == 8 ? cluster_partitions_kernel<T, M, S, 8, 8>
+                             : cluster_partitions_kernel<T, M, S, 8, 0>;
+  return shape.blocks == 16 ? cluster_partitions_kernel<T, M, S, 16, 16>
+                            : cluster_partitions_kernel<T, M, S, 16, 0>;
 }
 
 // Launch configuration for `clusters` clusters of the given shape.
