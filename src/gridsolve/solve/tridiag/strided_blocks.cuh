@@ -5,7 +5,8 @@
 // copied straight into the shared memory where their eliminated form will live (3 words a
 // row, 96 KB in double for 4096 rows: two blocks per SM), 32 consecutive rows per warp
 // instruction; b, needed only while eliminating, goes to registers, each thread loading
-// the 16 consecutive rows of its partition (a warp's 32 lines complete within 16 loads).
+// the 16 consecutive rows of its partition (a warp's 32 lines complete within 8 loads of
+// 16 bytes, or 16 of one element where the block's rows are not 16-byte aligned).
 // x leaves through shared memory, again 32 consecutive rows per instruction. 5 words per
 // unknown and nothing else; the couplings across the block's system boundaries are
 // masked to zero, so the block solves one block-diagonal system.
