@@ -32,7 +32,7 @@
 
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/cuda_check.hpp"
-#include "gridsolve/solve/tridiag/chain_elimination.cuh"
+#include "gridsolve/solve/tridiag/partition_form.cuh"
 #include "gridsolve/solve/tridiag/device_reciprocal.cuh"
 #include "gridsolve/solve/tridiag/interleaved_partitions.cuh"
 #include "gridsolve/solve/tridiag/thomas.hpp"

@@ -20,6 +20,7 @@
 
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/solve/tridiag/device_reciprocal.cuh"
+#include "gridsolve/solve/tridiag/partition_form.cuh"
 #include "gridsolve/solve/tridiag/thomas.hpp"
 #include "gridsolve/solve/tridiag/tridiagonal.hpp"
 
@@ -56,7 +57,6 @@ inline int systems_per_block(int n, int m, int max_threads) {
 template <class T, int M, class Rows>
 __device__ void eliminate_partition(const Batch<T>& bt, std::int64_t s, int i0, bool live, Rows& A,
                                     Rows& C, Rows& D, std::int64_t* bad) {
-  static_assert(M >= 3, "the first row's elimination needs an interior row");
   const std::int64_t count = bt.count;
   const int n = bt.n;
   auto check = [&](T pivot, T scale, int i) {
@@ -68,8 +68,7 @@ __device__ void eliminate_partition(const Batch<T>& bt, std::int64_t s, int i0, 
   // tell from the inputs, and registers for a whole partition would cost blocks.
   constexpr int L = std::is_array_v<Rows> ? M : M < 4 ? M : 4;
   static_assert(M % L == 0, "partitions are whole load chunks");
-  // Downward: rows 0 and 1 normalized; row k >= 2 loses x_{k-1} and gains a coupling
-  // to x_0: A_k x_0 + x_k + C_k x_{k+1} = D_k. The previous row stays in registers.
+  // Downward (partition_form.cuh), the previous row in registers; then upward.
   T ap = 0, cp = 0, dp = 0;
 #pragma unroll
   for (int k0 = 0; k0 < M; k0 += L) {
@@ -88,42 +87,13 @@ __device__ void eliminate_partition(const Batch<T>& bt, std::int64_t s, int i0, 
     for (int l = 0; l < L; ++l) {
       const int k = k0 + l;
       T ak = qa[l], ck = qc[l], dk = qd[l];
-      if (k < 2) {
-        check(qb[l], abs_of(qb[l]), i0 + k);
-        const T r = reciprocal(qb[l]);
-        ak *= r, ck *= r, dk *= r;
-      } else {
-        const T t = ak * cp;
-        const T den = qb[l] - t;
-        check(den, abs_of(qb[l]) + abs_of(t), i0 + k);
-        const T r = reciprocal(den);
-        dk = (dk - ak * dp) * r;
-        ak = -ak * ap * r;
-        ck *= r;
-      }
+      eliminate_downward_row(k, ak, qb[l], ck, dk, ap, cp, dp,
+                             [&](T pivot, T scale) { check(pivot, scale, i0 + k); });
       A[k] = ak, C[k] = ck, D[k] = dk;
       ap = ak, cp = ck, dp = dk;
     }
   }
-  // Upward over the interior: row k (1 <= k <= M-2) becomes A_k x_0 + x_k + C_k x_{M-1} = D_k.
-  // Row k + 1 is carried in registers.
-  T an = A[M - 2], cn = C[M - 2], dn = D[M - 2];
-#pragma unroll
-  for (int k = M - 3; k >= 1; --k) {
-    const T ck = C[k];
-    dn = D[k] - ck * dn;
-    an = A[k] - ck * an;
-    cn = -ck * cn;
-    A[k] = an, C[k] = cn, D[k] = dn;
-  }
-  // Row 0 loses x_1 through row 1: A_0 x_{-1} + x_0 + C_0 x_{M-1} = D_0 after scaling.
-  const T c0 = C[0], t = c0 * an;
-  const T den = T(1) - t;
-  check(den, T(1) + abs_of(t), i0);
-  const T r = reciprocal(den);
-  D[0] = (D[0] - c0 * dn) * r;
-  A[0] *= r;
-  C[0] = -c0 * cn * r;
+  eliminate_upward<T, M>(A, C, D, [&](T pivot, T scale) { check(pivot, scale, i0); });
 }
 
 // With x_0 and x_{M-1} of the partition known, stores all its real rows.

@@ -27,8 +27,8 @@
 
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/cuda_check.hpp"
-#include "gridsolve/solve/tridiag/chain_elimination.cuh"
 #include "gridsolve/solve/tridiag/device_reciprocal.cuh"
+#include "gridsolve/solve/tridiag/partition_form.cuh"
 #include "gridsolve/solve/tridiag/thomas.hpp"
 #include "gridsolve/solve/tridiag/tridiagonal.hpp"
 
@@ -50,6 +50,14 @@ constexpr int min_rows = partition_rows;  // a partition then holds at most one 
 __device__ inline int slot(int t, int k) {
   return t * partition_rows + (k ^ (t & (partition_rows - 1)));
 }
+
+// A partition's rows in shared memory, through slot().
+template <class T>
+struct SwizzledRows {
+  T* base;
+  int t;
+  __device__ T& operator[](int k) const { return base[slot(t, k)]; }
+};
 
 template <class T>
 constexpr std::size_t shared_bytes() {
@@ -133,48 +141,19 @@ __global__ void __launch_bounds__(block_threads, 2)
     if (last < M) sc[slot(t, last)] = T(0);
   }
 
-  // Level 1, as eliminate_partition: downward, row k >= 2 loses x_{k-1} and gains a
-  // coupling to x_0; upward over the interior, row k gains a coupling to x_{M-1}; row 0
-  // loses x_1.
+  // Level 1: the partition's rows in place, as in eliminate_partition but with a, c, d
+  // in shared memory and b in registers.
+  SwizzledRows<T> A{sa, t}, C{sc, t}, D{sd, t};
   T ap = 0, cp = 0, dp = 0;
 #pragma unroll
   for (int k = 0; k < M; ++k) {
-    const int o = slot(t, k);
-    T ak = sa[o], ck = sc[o], dk = sd[o];
-    if (k < 2) {
-      check(b[k], abs_of(b[k]), i0 + k);
-      const T r = reciprocal(b[k]);
-      ak *= r, ck *= r, dk *= r;
-    } else {
-      const T tk = ak * cp, den = b[k] - tk;
-      check(den, abs_of(b[k]) + abs_of(tk), i0 + k);
-      const T r = reciprocal(den);
-      dk = (dk - ak * dp) * r;
-      ak = -ak * ap * r;
-      ck *= r;
-    }
-    sa[o] = ak, sc[o] = ck, sd[o] = dk;
+    T ak = A[k], ck = C[k], dk = D[k];
+    eliminate_downward_row(k, ak, b[k], ck, dk, ap, cp, dp,
+                           [&](T pivot, T scale) { check(pivot, scale, i0 + k); });
+    A[k] = ak, C[k] = ck, D[k] = dk;
     ap = ak, cp = ck, dp = dk;
   }
-  {
-    T an = sa[slot(t, M - 2)], cn = sc[slot(t, M - 2)], dn = sd[slot(t, M - 2)];
-#pragma unroll
-    for (int k = M - 3; k >= 1; --k) {
-      const int o = slot(t, k);
-      const T ck = sc[o];
-      dn = sd[o] - ck * dn;
-      an = sa[o] - ck * an;
-      cn = -ck * cn;
-      sa[o] = an, sc[o] = cn, sd[o] = dn;
-    }
-    const int o = slot(t, 0);
-    const T c0 = sc[o], tk = c0 * an, den = T(1) - tk;
-    check(den, T(1) + abs_of(tk), i0);
-    const T r = reciprocal(den);
-    sd[o] = (sd[o] - c0 * dn) * r;
-    sa[o] *= r;
-    sc[o] = -c0 * cn * r;
-  }
+  eliminate_upward<T, M>(A, C, D, [&](T pivot, T scale) { check(pivot, scale, i0); });
   // A failed pivot's inf or NaN crosses the zero couplings between systems in the levels
   // below (0 * NaN), where it would fail pivots of other systems: those levels report
   // only while the block has no failure yet.
@@ -233,8 +212,7 @@ __global__ void __launch_bounds__(block_threads, 2)
   }
 #pragma unroll
   for (int k = 0; k < M; ++k) {
-    const int o = slot(t, k);
-    sd[o] = k == 0 ? ends[0] : k == M - 1 ? ends[1] : sd[o] - sa[o] * ends[0] - sc[o] * ends[1];
+    D[k] = k == 0 ? ends[0] : k == M - 1 ? ends[1] : D[k] - A[k] * ends[0] - C[k] * ends[1];
   }
   if (bad >= 0) atomicMin(flag, FailFlag(bad));
   __syncthreads();
