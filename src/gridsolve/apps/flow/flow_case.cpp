@@ -1,0 +1,232 @@
+#include "gridsolve/apps/flow/flow_case.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "gridsolve/core/error.hpp"
+
+namespace gridsolve::flow {
+
+namespace {
+const char* side_name(int s) {
+  static const char* names[6] = {"x_low", "x_high", "y_low", "y_high", "z_low", "z_high"};
+  return names[s];
+}
+}  // namespace
+
+SideType parse_side_type(const std::string& t) {
+  if (t == "wall") return SideType::wall;
+  if (t == "velocity" || t == "inflow") return SideType::velocity;
+  if (t == "outflow") return SideType::outflow;
+  if (t == "symmetry") return SideType::symmetry;
+  if (t == "periodic") return SideType::periodic;
+  throw Error(fmt::format(
+      "boundary type '{}' is not known; valid: wall, inflow (or velocity), outflow, symmetry, "
+      "periodic",
+      t));
+}
+
+std::string to_string(SideType t) {
+  switch (t) {
+    case SideType::wall:
+      return "wall";
+    case SideType::velocity:
+      return "inflow";
+    case SideType::outflow:
+      return "outflow";
+    case SideType::symmetry:
+      return "symmetry";
+    default:
+      return "periodic";
+  }
+}
+
+Convection parse_convection(const std::string& t) {
+  if (t == "upwind") return Convection::upwind;
+  if (t == "hybrid") return Convection::hybrid;
+  if (t == "tvd" || t == "vanleer") return Convection::tvd;
+  throw Error(fmt::format("convection scheme '{}' is not known; valid: upwind, hybrid, tvd", t));
+}
+Coupling parse_coupling(const std::string& t) {
+  if (t == "simple") return Coupling::simple;
+  if (t == "simplec") return Coupling::simplec;
+  if (t == "piso") return Coupling::piso;
+  throw Error(fmt::format("coupling '{}' is not known; valid: simple, simplec, piso", t));
+}
+TimeScheme parse_time_scheme(const std::string& t) {
+  if (t == "euler") return TimeScheme::euler;
+  if (t == "bdf2") return TimeScheme::bdf2;
+  throw Error(fmt::format("time scheme '{}' is not known; valid: euler, bdf2", t));
+}
+std::string to_string(Convection c) {
+  return c == Convection::upwind ? "upwind" : c == Convection::hybrid ? "hybrid" : "tvd";
+}
+std::string to_string(Coupling c) {
+  return c == Coupling::simple ? "simple" : c == Coupling::simplec ? "simplec" : "piso";
+}
+std::string to_string(TimeScheme t) {
+  return t == TimeScheme::euler ? "euler" : "bdf2";
+}
+
+bool Obstacle::contains(double x, double y) const {
+  if (shape == Shape::circle) {
+    const double dx = x - centre[0], dy = y - centre[1];
+    return dx * dx + dy * dy <= radius * radius;
+  }
+  return x >= lo[0] && x <= hi[0] && y >= lo[1] && y <= hi[1];
+}
+
+std::string Obstacle::describe() const {
+  if (shape == Shape::circle)
+    return fmt::format("circle at ({}, {}) radius {}", centre[0], centre[1], radius);
+  return fmt::format("rectangle [{}, {}] x [{}, {}]", lo[0], hi[0], lo[1], hi[1]);
+}
+
+void FlowCase::validate() const {
+  require(dims == 2 || dims == 3, fmt::format("dims is {}; valid: 2 or 3", dims));
+  require(std::isfinite(nu) && nu > 0,
+          fmt::format("the viscosity is {}; it must be positive (Reynolds number > 0)", nu));
+  for (int a = 0; a < dims; ++a) {
+    require(cells[a] >= 4 && cells[a] <= 65536,
+            fmt::format("{} cells along {}; valid: 4 to 65536", cells[a], "xyz"[a]));
+    require(hi[a] > lo[a], fmt::format("the domain along {} is [{}, {}]; the upper end must be "
+                                       "above the lower",
+                                       "xyz"[a], lo[a], hi[a]));
+  }
+  bool any_outflow = false, any_inflow = false;
+  for (int s = 0; s < 2 * dims; ++s) {
+    const SideCondition& c = sides[std::size_t(s)];
+    const int axis = s / 2;
+    if (c.type == SideType::periodic) {
+      require(sides[std::size_t(s ^ 1)].type == SideType::periodic,
+              fmt::format("side {} is periodic but its opposite side {} is not; periodic sides "
+                          "come in pairs",
+                          side_name(s), side_name(s ^ 1)));
+      throw Error(fmt::format(
+          "side {}: periodic sides are not supported by the pressure solvers yet (they need a "
+          "wrapped stencil); use symmetry, wall, inflow or outflow",
+          side_name(s)));
+    }
+    if (c.type == SideType::wall)
+      require(c.velocity[std::size_t(axis)] == 0,
+              fmt::format("side {}: a wall cannot move through itself (normal velocity {}); give "
+                          "only tangential components",
+                          side_name(s), c.velocity[std::size_t(axis)]));
+    any_outflow |= c.type == SideType::outflow;
+    any_inflow |= c.type == SideType::velocity;
+  }
+  require(!any_inflow || any_outflow,
+          "an inflow side needs an outflow side somewhere (mass must leave the domain); set one "
+          "side's type to outflow");
+  for (const Obstacle& o : obstacles) {
+    if (o.shape == Obstacle::Shape::circle) {
+      require(o.radius > 0, fmt::format("obstacle {}: the radius must be positive", o.describe()));
+      require(o.centre[0] - o.radius > lo[0] && o.centre[0] + o.radius < hi[0] &&
+                  o.centre[1] - o.radius > lo[1] && o.centre[1] + o.radius < hi[1],
+              fmt::format("obstacle {} is not inside the domain [{}, {}] x [{}, {}]", o.describe(),
+                          lo[0], hi[0], lo[1], hi[1]));
+    } else {
+      require(o.hi[0] > o.lo[0] && o.hi[1] > o.lo[1],
+              fmt::format("obstacle {}: empty rectangle", o.describe()));
+      require(o.lo[0] > lo[0] && o.hi[0] < hi[0] && o.lo[1] > lo[1] && o.hi[1] < hi[1],
+              fmt::format("obstacle {} is not inside the domain [{}, {}] x [{}, {}]", o.describe(),
+                          lo[0], hi[0], lo[1], hi[1]));
+    }
+    require(dims == 2, "obstacles are 2D shapes; a 3D case cannot have them yet");
+  }
+  require(relax_u > 0 && relax_u <= 1, fmt::format("relax_u is {}; valid: (0, 1]", relax_u));
+  require(relax_p > 0 && relax_p <= 1, fmt::format("relax_p is {}; valid: (0, 1]", relax_p));
+  require(max_iterations >= 1, "max_iterations must be at least 1");
+  require(steady_tolerance > 0, "the steady tolerance must be positive");
+  if (!steady()) {
+    require(t_end > 0, fmt::format("t_end is {}; it must be positive", t_end));
+    require(cfl > 0 || dt > 0, "give a CFL number or a fixed time step dt");
+    require(cfl <= max_cfl,
+            fmt::format("CFL {} is above {}, the largest PISO with lagged convection allows here",
+                        cfl, max_cfl));
+    require(dt >= 0, fmt::format("dt is {}; it must be positive (or 0 for CFL control)", dt));
+    require(correctors >= 1 && correctors <= 4,
+            fmt::format("{} pressure correctors; valid: 1 to 4 (PISO uses 2)", correctors));
+  }
+  require(momentum_sweeps >= 1 && momentum_sweeps <= 1000,
+          fmt::format("momentum_sweeps is {}; valid: 1 to 1000", momentum_sweeps));
+  require(momentum_omega > 0 && momentum_omega < 2,
+          fmt::format("momentum_omega is {}; valid: (0, 2)", momentum_omega));
+  require(pressure_tolerance > 0 && pressure_tolerance < 1,
+          fmt::format("pressure tolerance {}; valid: (0, 1)", pressure_tolerance));
+  require(check_every >= 1, "check_every must be at least 1");
+  require(u_ref > 0 && length_ref > 0, "the reference velocity and length must be positive");
+}
+
+std::string FlowCase::describe() const {
+  std::string s = fmt::format("{}: nu {}, {} with {} convection", name, nu, to_string(coupling),
+                              to_string(convection));
+  if (!steady()) s += fmt::format(", {} in time to t = {}", to_string(time_scheme), t_end);
+  return s;
+}
+
+FlowCase cavity_case(double re, int n) {
+  require(std::isfinite(re) && re > 0,
+          fmt::format("the Reynolds number is {}; it must be positive", re));
+  FlowCase c;
+  c.name = fmt::format("cavity Re {}", re);
+  c.benchmark = Benchmark::cavity;
+  c.cells = {n, n, 1};
+  c.nu = 1.0 / re;
+  c.sides[3].velocity = {1, 0, 0};  // the lid
+  c.coupling = Coupling::simplec;
+  c.relax_u = 0.8;
+  c.relax_p = 1.0;
+  c.pressure_tolerance = 1e-3;
+  c.steady_tolerance = 1e-7;
+  c.max_iterations = 50000;
+  c.check_every = 50;
+  return c;
+}
+
+FlowCase dfg_case(const std::string& which, int cpd) {
+  require(
+      which == "dfg-2d-1" || which == "dfg-2d-2" || which == "dfg-2d-3",
+      fmt::format("channel case '{}' is not known; valid: dfg-2d-1, dfg-2d-2, dfg-2d-3", which));
+  require(cpd >= 4, fmt::format("{} cells per diameter; at least 4", cpd));
+  FlowCase c;
+  c.name = which;
+  c.benchmark = Benchmark::dfg;
+  c.hi = {2.2, 0.41, 1};
+  c.cells = {int(std::lround(22.0 * cpd)), int(std::lround(4.1 * cpd)), 1};
+  c.nu = 1e-3;
+  const double umax = which == "dfg-2d-1" ? 0.3 : 1.5;
+  c.sides[0].type = SideType::velocity;
+  c.sides[0].profile[0] = Expression::from(
+      [umax](double, double y, double) { return 4 * umax * y * (0.41 - y) / (0.41 * 0.41); },
+      fmt::format("4 * {} * y * (0.41 - y) / 0.41^2", umax));
+  c.sides[1].type = SideType::outflow;
+  Obstacle cyl;
+  cyl.centre = {0.2, 0.2};
+  cyl.radius = 0.05;
+  c.obstacles.push_back(cyl);
+  c.u_ref = 2.0 * umax / 3.0;
+  c.length_ref = 0.1;
+  c.has_probes = true;
+  c.probe_a = {0.15, 0.2, 0};
+  c.probe_b = {0.25, 0.2, 0};
+  if (which == "dfg-2d-1") {
+    c.coupling = Coupling::simplec;
+    c.relax_u = 0.8;
+    c.relax_p = 1.0;
+    c.pressure_tolerance = 1e-3;
+    c.steady_tolerance = 1e-8;
+    c.max_iterations = 50000;
+    c.check_every = 50;
+  } else {
+    c.coupling = Coupling::piso;
+    c.cfl = 0.5;
+    c.t_end = which == "dfg-2d-2" ? 12.0 : 8.0;
+    if (which == "dfg-2d-3") c.inflow_period = 8.0;
+    c.pressure_tolerance = 1e-7;
+  }
+  return c;
+}
+
+}  // namespace gridsolve::flow

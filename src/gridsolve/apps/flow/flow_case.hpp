@@ -1,0 +1,108 @@
+// FlowCase: everything that defines an incompressible-flow run (domain, grid, fluid,
+// boundaries, obstacles, schemes, time control), its checks, and the benchmark presets.
+#pragma once
+#include <array>
+#include <string>
+#include <vector>
+
+#include "gridsolve/problem/expression.hpp"
+#include "gridsolve/problem/mac_grid.hpp"
+
+namespace gridsolve::flow {
+
+enum class SideType {
+  wall,      // no slip; moving with `velocity` (tangential components)
+  velocity,  // every component given by formulas (an inflow profile)
+  outflow,   // zero gradient, the outflow rescaled to the inflow (global mass balance)
+  symmetry,  // no normal flow, zero tangential stress
+  periodic,  // joined to the opposite side
+};
+SideType parse_side_type(const std::string& text);
+std::string to_string(SideType t);
+
+struct SideCondition {
+  SideType type = SideType::wall;
+  std::array<double, 3> velocity{0, 0, 0};  // wall: its velocity (the normal part must be 0)
+  std::array<Expression, 3> profile{Expression::value(0), Expression::value(0),
+                                    Expression::value(0)};  // velocity sides: u, v, w(x, y, z)
+};
+
+struct Obstacle {
+  enum class Shape { circle, rectangle };
+  Shape shape = Shape::circle;
+  std::array<double, 2> centre{0, 0};  // circle
+  double radius = 0;
+  std::array<double, 2> lo{0, 0}, hi{0, 0};  // rectangle
+  bool contains(double x, double y) const;
+  std::string describe() const;
+};
+
+enum class Convection { upwind, hybrid, tvd };
+enum class Coupling { simple, simplec, piso };
+enum class TimeScheme { euler, bdf2 };
+Convection parse_convection(const std::string& text);
+Coupling parse_coupling(const std::string& text);
+TimeScheme parse_time_scheme(const std::string& text);
+std::string to_string(Convection c);
+std::string to_string(Coupling c);
+std::string to_string(TimeScheme t);
+
+// Which benchmark a case is, so the run knows what to measure and compare.
+enum class Benchmark { none, cavity, dfg };
+
+struct FlowCase {
+  std::string name = "flow";
+  Benchmark benchmark = Benchmark::none;
+  int dims = 2;
+  std::array<int, 3> cells{64, 64, 1};
+  std::array<double, 3> lo{0, 0, 0}, hi{1, 1, 1};
+  std::array<AxisSpacing, 3> spacing{};
+  double nu = 0.01;                      // kinematic viscosity (density 1)
+  std::array<SideCondition, 6> sides{};  // x_low, x_high, y_low, y_high, z_low, z_high
+  std::vector<Obstacle> obstacles;
+
+  Convection convection = Convection::tvd;
+  Coupling coupling = Coupling::piso;
+  TimeScheme time_scheme = TimeScheme::bdf2;
+  // Steady (SIMPLE / SIMPLEC): under-relaxation, iteration cap, convergence on the
+  // largest velocity change per iteration relative to the reference velocity.
+  double relax_u = 0.7, relax_p = 0.3;
+  int max_iterations = 20000;
+  double steady_tolerance = 1e-6;
+  // Transient (PISO): end time, CFL target (0: fixed dt), fixed dt, pressure correctors.
+  double t_end = 1;
+  double cfl = 0.5;
+  double dt = 0;
+  int correctors = 2;
+  // Inflow in time: sides of type velocity are multiplied by sin(pi t / inflow_period)
+  // when inflow_period > 0 (DFG 2D-3), else constant.
+  double inflow_period = 0;
+  // Linear solvers: momentum sweeps of red-black SOR per predictor, pressure tolerance
+  // (relative residual), the pressure solver's name.
+  int momentum_sweeps = 4;
+  double momentum_omega = 1.0;
+  double pressure_tolerance = 1e-8;
+  std::string pressure_solver = "mgcg";
+  int check_every = 10;  // steps between residual checks (scalars back from the device)
+
+  // Reference scales for coefficients (drag and lift: 2 F / (U^2 D)).
+  double u_ref = 1, length_ref = 1;
+  // Pressure probes (dp = p(a) - p(b)); used when `has_probes`.
+  bool has_probes = false;
+  std::array<double, 3> probe_a{0, 0, 0}, probe_b{0, 0, 0};
+
+  bool steady() const { return coupling != Coupling::piso; }
+  // The largest CFL number the transient scheme is allowed to run at.
+  static constexpr double max_cfl = 1.0;
+  // Throws Error naming what is wrong and what would be valid.
+  void validate() const;
+  std::string describe() const;
+};
+
+// The lid-driven cavity: unit square, lid y = 1 moving at u = 1, nu = 1 / re.
+FlowCase cavity_case(double re, int n);
+// Schaefer-Turek DFG 2D-1, 2D-2, 2D-3: channel 2.2 x 0.41, cylinder D = 0.1 at (0.2, 0.2).
+// `cells_per_diameter` sets the grid (x and y spacing equal).
+FlowCase dfg_case(const std::string& which, int cells_per_diameter);
+
+}  // namespace gridsolve::flow

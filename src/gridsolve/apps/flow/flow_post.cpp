@@ -1,0 +1,233 @@
+#include "gridsolve/apps/flow/flow_post.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "gridsolve/core/error.hpp"
+
+namespace gridsolve::flow {
+
+FlowSnapshot::FlowSnapshot(const FlowSolver<double>& s) : grid_(&s.grid()) {
+  for (int c = 0; c < s.flow_case().dims; ++c)
+    u_[std::size_t(c)] = s.velocity(c).copy_to(Device::cpu);
+  p_ = s.pressure().copy_to(Device::cpu);
+  solid_ = s.solid().copy_to(Device::cpu);
+}
+
+bool FlowSnapshot::solid(int i, int j) const {
+  return solid_.cview()(i, j, 0) != 0;
+}
+
+namespace {
+// Index i and weight of the lower point such that positions pos(i) <= x <= pos(i + 1),
+// over index range [first, last].
+template <class P>
+std::pair<int, double> bracket(double x, int first, int last, P pos) {
+  int i = first;
+  while (i + 1 < last && pos(i + 1) < x) ++i;
+  const double a = pos(i), b = pos(i + 1);
+  double t = b > a ? (x - a) / (b - a) : 0.0;
+  t = std::clamp(t, 0.0, 1.0);
+  return {i, 1.0 - t};
+}
+}  // namespace
+
+double FlowSnapshot::sample(const Field<double>& f, int c, double x, double y, double z) const {
+  const MacGrid& g = *grid_;
+  const double X[3] = {x, y, z};
+  int idx[3] = {0, 0, 0};
+  double w[3] = {1, 1, 1};
+  for (int a = 0; a < g.dims(); ++a) {
+    const int n = g.cells()[std::size_t(a)];
+    std::pair<int, double> b;
+    if (a == c)
+      b = bracket(X[a], 0, n, [&](int i) { return g.xf(a, i); });
+    else
+      b = bracket(X[a], -1, n, [&](int i) { return g.xc(a, i); });
+    idx[a] = b.first;
+    w[a] = b.second;
+  }
+  const FieldView<const double> v = f.cview();
+  double s = 0;
+  const int kz = g.dims() == 3 ? 2 : 1;
+  for (int dk = 0; dk < kz; ++dk)
+    for (int dj = 0; dj < 2; ++dj)
+      for (int di = 0; di < 2; ++di) {
+        const double wt = (di ? 1 - w[0] : w[0]) * (dj ? 1 - w[1] : w[1]) *
+                          (g.dims() == 3 ? (dk ? 1 - w[2] : w[2]) : 1.0);
+        s += wt * v(idx[0] + di, idx[1] + dj, idx[2] + dk);
+      }
+  return s;
+}
+
+double FlowSnapshot::velocity(int c, double x, double y, double z) const {
+  return sample(u_[std::size_t(c)], c, x, y, z);
+}
+
+double FlowSnapshot::pressure(double x, double y, double z) const {
+  return sample(p_, -1, x, y, z);
+}
+
+std::vector<double> FlowSnapshot::stream_function() const {
+  const MacGrid& g = *grid_;
+  const int nx = g.cells()[0], ny = g.cells()[1];
+  std::vector<double> psi(std::size_t(nx + 1) * std::size_t(ny + 1), 0.0);
+  const FieldView<const double> u = u_[0].cview();
+  // Along x = x_0 integrate u dy, then step across with -v dx.
+  for (int j = 0; j < ny; ++j)
+    psi[std::size_t(0 + (nx + 1) * (j + 1))] =
+        psi[std::size_t((nx + 1) * j)] + u(0, j, 0) * g.width(1, j);
+  const FieldView<const double> vv = u_[1].cview();
+  for (int j = 0; j <= ny; ++j)
+    for (int i = 0; i < nx; ++i)
+      psi[std::size_t(i + 1 + (nx + 1) * j)] =
+          psi[std::size_t(i + (nx + 1) * j)] - vv(i, j, 0) * g.width(0, i);
+  return psi;
+}
+
+std::vector<double> FlowSnapshot::vorticity() const {
+  const MacGrid& g = *grid_;
+  const int nx = g.cells()[0], ny = g.cells()[1];
+  const FieldView<const double> u = u_[0].cview(), v = u_[1].cview();
+  std::vector<double> w(std::size_t(nx + 1) * std::size_t(ny + 1), 0.0);
+  for (int j = 0; j <= ny; ++j)
+    for (int i = 0; i <= nx; ++i) {
+      // Node (i, j) sits between u faces (i, j - 1), (i, j) and v faces (i - 1, j), (i, j);
+      // ghosts carry the wall values.
+      const double dvdx = (v(i, j, 0) - v(i - 1, j, 0)) / (g.xc(0, i) - g.xc(0, i - 1));
+      const double dudy = (u(i, j, 0) - u(i, j - 1, 0)) / (g.xc(1, j) - g.xc(1, j - 1));
+      w[std::size_t(i + (nx + 1) * j)] = dvdx - dudy;
+    }
+  return w;
+}
+
+std::vector<double> FlowSnapshot::cell_velocity(int c) const {
+  const MacGrid& g = *grid_;
+  const auto n = g.cells();
+  const FieldView<const double> u = u_[std::size_t(c)].cview();
+  std::vector<double> out;
+  out.reserve(std::size_t(g.cell_count()));
+  for (int k = 0; k < n[2]; ++k)
+    for (int j = 0; j < n[1]; ++j)
+      for (int i = 0; i < n[0]; ++i) {
+        int J[3] = {i, j, k};
+        J[c] += 1;
+        out.push_back(0.5 * (u(i, j, k) + u(J[0], J[1], J[2])));
+      }
+  return out;
+}
+
+std::vector<double> FlowSnapshot::cell_pressure() const {
+  const auto n = grid_->cells();
+  const FieldView<const double> p = p_.cview();
+  std::vector<double> out;
+  for (int k = 0; k < n[2]; ++k)
+    for (int j = 0; j < n[1]; ++j)
+      for (int i = 0; i < n[0]; ++i) out.push_back(p(i, j, k));
+  return out;
+}
+
+VortexCentre primary_vortex(const FlowSnapshot& s) {
+  const MacGrid& g = s.grid();
+  const int nx = g.cells()[0], ny = g.cells()[1];
+  const std::vector<double> psi = s.stream_function();
+  int bi = 1, bj = 1;
+  for (int j = 1; j < ny; ++j)
+    for (int i = 1; i < nx; ++i)
+      if (psi[std::size_t(i + (nx + 1) * j)] < psi[std::size_t(bi + (nx + 1) * bj)]) bi = i, bj = j;
+  auto at = [&](int i, int j) { return psi[std::size_t(i + (nx + 1) * j)]; };
+  // A parabola through the three nodes per axis locates the minimum between nodes.
+  auto refine = [](double xm, double x0, double xp, double fm, double f0, double fp) {
+    const double d1 = (f0 - fm) / (x0 - xm), d2 = (fp - f0) / (xp - x0);
+    const double curv = (d2 - d1) / (0.5 * (xp - xm));
+    if (curv <= 0) return x0;
+    const double slope = (fp - fm) / (xp - xm);
+    return std::clamp(x0 - slope / curv, xm, xp);
+  };
+  VortexCentre v;
+  v.x = refine(g.xf(0, bi - 1), g.xf(0, bi), g.xf(0, bi + 1), at(bi - 1, bj), at(bi, bj),
+               at(bi + 1, bj));
+  v.y = refine(g.xf(1, bj - 1), g.xf(1, bj), g.xf(1, bj + 1), at(bi, bj - 1), at(bi, bj),
+               at(bi, bj + 1));
+  v.psi = at(bi, bj);
+  return v;
+}
+
+std::string ghia_table_path() {
+  const char* env = std::getenv("GRIDSOLVE_REFERENCE_DIR");
+  const std::string name = "ghia1982_re100_re1000.csv";
+  if (env && *env) return std::string(env) + "/" + name;
+  namespace fs = std::filesystem;
+  for (fs::path dir = fs::current_path(); !dir.empty(); dir = dir.parent_path()) {
+    for (const fs::path& p : {dir / "examples/flow" / name, dir / "shared/reference" / name})
+      if (fs::exists(p)) return p.string();
+    if (dir == dir.parent_path()) break;
+  }
+  return name;
+}
+
+std::vector<CentrelinePoint> compare_with_ghia(const FlowSnapshot& s, const std::string& path,
+                                               double re) {
+  require(re == 100 || re == 1000,
+          fmt::format("Ghia's tables are for Re 100 and 1000, not {}", re));
+  std::ifstream in(path);
+  require(bool(in), fmt::format("cannot read Ghia's table '{}'", path));
+  std::vector<CentrelinePoint> out;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#' || line.rfind("kind", 0) == 0) continue;
+    std::stringstream ss(line);
+    std::string kind, coord, r100, r1000;
+    std::getline(ss, kind, ',');
+    std::getline(ss, coord, ',');
+    std::getline(ss, r100, ',');
+    std::getline(ss, r1000, ',');
+    CentrelinePoint p;
+    p.kind = kind.empty() ? 'u' : kind[0];
+    p.coord = std::stod(coord);
+    p.reference = std::stod(re == 100 ? r100 : r1000);
+    p.computed = p.kind == 'u' ? s.velocity(0, 0.5, p.coord) : s.velocity(1, p.coord, 0.5);
+    out.push_back(p);
+  }
+  require(!out.empty(), fmt::format("Ghia's table '{}' holds no points", path));
+  return out;
+}
+
+double max_deviation(const std::vector<CentrelinePoint>& pts) {
+  double m = 0;
+  for (const auto& p : pts) m = std::max(m, std::abs(p.computed - p.reference));
+  return m;
+}
+
+double mean_deviation(const std::vector<CentrelinePoint>& pts) {
+  double m = 0;
+  for (const auto& p : pts) m += std::abs(p.computed - p.reference);
+  return pts.empty() ? 0 : m / double(pts.size());
+}
+
+double strouhal(const std::vector<double>& t, const std::vector<double>& lift, double length,
+                double velocity) {
+  const std::size_t n = t.size();
+  if (n < 8) return 0;
+  const std::size_t start = n / 2;
+  double mean = 0;
+  for (std::size_t i = start; i < n; ++i) mean += lift[i];
+  mean /= double(n - start);
+  std::vector<double> crossings;
+  for (std::size_t i = start + 1; i < n; ++i)
+    if (lift[i - 1] < mean && lift[i] >= mean) {
+      const double f = (mean - lift[i - 1]) / (lift[i] - lift[i - 1]);
+      crossings.push_back(t[i - 1] + f * (t[i] - t[i - 1]));
+    }
+  if (crossings.size() < 2) return 0;
+  const double period = (crossings.back() - crossings.front()) / double(crossings.size() - 1);
+  return length / (velocity * period);
+}
+
+}  // namespace gridsolve::flow

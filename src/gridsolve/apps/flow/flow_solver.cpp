@@ -1,0 +1,808 @@
+#include "gridsolve/apps/flow/flow_solver.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <numbers>
+
+#include "gridsolve/core/error.hpp"
+#include "gridsolve/exec/parallel_for.hpp"
+
+namespace gridsolve::flow {
+
+namespace {
+
+// Side types as plain integers for loop bodies.
+enum : int { k_wall = 0, k_velocity = 1, k_outflow = 2, k_symmetry = 3, k_periodic = 4 };
+
+int side_code(SideType t) {
+  switch (t) {
+    case SideType::wall:
+      return k_wall;
+    case SideType::velocity:
+      return k_velocity;
+    case SideType::outflow:
+      return k_outflow;
+    case SideType::symmetry:
+      return k_symmetry;
+    default:
+      return k_periodic;
+  }
+}
+
+template <class T>
+GRIDSOLVE_HD T at(const FieldView<T>& f, const int* I) {
+  return f(I[0], I[1], I[2]);
+}
+
+GRIDSOLVE_HD inline double pos(double x) {
+  return x > 0 ? x : 0.0;
+}
+
+// Two sums reduced in one pass.
+struct SumCount {
+  double s = 0, q = 0;
+  GRIDSOLVE_HD SumCount operator+(const SumCount& o) const { return {s + o.s, q + o.q}; }
+};
+struct F2 {
+  double x = 0, y = 0;
+  GRIDSOLVE_HD F2 operator+(const F2& o) const { return {x + o.x, y + o.y}; }
+};
+
+// The momentum equation of velocity component c at one of its faces, finite volumes on
+// the face's staggered cell:  a_P u_P = sum a_nb u_nb + b0 (+ pressure force).
+// Convection: upwind or hybrid coefficients; tvd adds van Leer's limited correction to
+// upwind as a source (deferred correction). Diffusion: central. Walls and inflow sides
+// fold their value into a_P and b0 (the wall half a cell from the face), zero-gradient
+// sides drop the coupling; boundary faces of the normal axis are known values.
+template <class T>
+struct MomentumAssembly {
+  MacGeometry g;
+  int c = 0, scheme = 0;
+  int side_type[6] = {};
+  T nu = 0, tcoef = 0, relax = 1, factor = 1, inv_dt = 0;
+  bool bdf2 = false, transient = false, simplec = false;
+  FieldView<const T> u[3], un, unm1, wall;
+  FieldView<const std::uint8_t> fmask;
+  Box ext;  // indices of component c that exist, ghosts included
+  FieldView<T> ap, a[6], b0, d;
+
+  GRIDSOLVE_HD void operator()(int i, int j, int k) const {
+    const int I[3] = {i, j, k};
+    if (fmask(i, j, k)) {
+      ap(i, j, k) = 1;
+      for (int f = 0; f < 2 * g.dims; ++f) a[f](i, j, k) = 0;
+      b0(i, j, k) = 0;
+      d(i, j, k) = 0;
+      return;
+    }
+    const double hc = g.xc(c, I[c]) - g.xc(c, I[c] - 1);
+    double w[3];
+    for (int q = 0; q < 3; ++q) w[q] = q == c ? hc : g.width(q, I[q]);
+    const double vol = w[0] * w[1] * w[2];
+    const double uP = u[c](i, j, k);
+    double sum_a = 0, extra = 0, b = 0, netF = 0;
+    double coef[6] = {0, 0, 0, 0, 0, 0};
+    for (int q = 0; q < g.dims; ++q)
+      for (int side = 0; side < 2; ++side) {
+        const int s = side ? 1 : -1;
+        int J[3] = {i, j, k};
+        J[q] += s;
+        const double area = vol / w[q];
+        double F, D;
+        if (q == c) {
+          F = s * 0.5 * (uP + double(at(u[c], J))) * area;
+          D = nu * area / g.width(c, side ? I[c] : I[c] - 1);
+        } else {
+          int K0[3] = {i, j, k};
+          K0[q] = I[q] + side;
+          K0[c] = I[c] - 1;
+          int K1[3] = {K0[0], K0[1], K0[2]};
+          K1[c] = I[c];
+          F = s *
+              (double(at(u[q], K0)) * 0.5 * g.width(c, I[c] - 1) +
+               double(at(u[q], K1)) * 0.5 * g.width(c, I[c])) *
+              (area / hc);
+          const double gap = g.xc(q, J[q]) - g.xc(q, I[q]);
+          D = nu * area / (gap > 0 ? gap : -gap);
+        }
+        const bool outside = q != c && (J[q] < 0 || J[q] >= g.n[q]);
+        if (outside) {
+          const int st = side_type[2 * q + side];
+          if (st == k_wall || st == k_velocity) {
+            const double wv = double(at(wall, J)) * (st == k_velocity ? double(factor) : 1.0);
+            extra += 2 * D;
+            b += 2 * D * wv;
+            if (F >= 0) {
+              netF += F;
+              b -= F * (wv - uP);
+            } else {
+              b -= F * wv;
+            }
+            continue;
+          }
+          if (st != k_periodic) {  // zero gradient: the face carries u_P out
+            netF += F;
+            continue;
+          }
+        } else if (q != c && at(fmask, J)) {  // a solid face: a wall half-way
+          extra += 2 * D;
+          continue;
+        }
+        double acoef;
+        if (scheme == 1) {
+          acoef = -F > D - 0.5 * F ? -F : D - 0.5 * F;
+          acoef = acoef > 0 ? acoef : 0;
+        } else {
+          acoef = D + pos(-F);
+        }
+        coef[2 * q + side] = acoef;
+        sum_a += acoef;
+        netF += F;
+        if (scheme == 2) {
+          int Cn[3] = {i, j, k}, Dn[3] = {J[0], J[1], J[2]}, U[3] = {i, j, k};
+          if (F > 0) {
+            U[q] = I[q] - s;
+          } else {
+            Cn[q] = J[q], Dn[q] = I[q], U[q] = J[q] + s;
+          }
+          if (U[q] >= ext.lo[q] && U[q] <= ext.hi[q]) {
+            const double pc = at(u[c], Cn), pd = at(u[c], Dn), pu = at(u[c], U);
+            const double den = pd - pc;
+            if (den > 1e-300 || den < -1e-300) {
+              const double r = (pc - pu) / den, ar = r > 0 ? r : -r;
+              const double psi = (r + ar) / (1 + ar);
+              b -= F * 0.5 * psi * den;
+            }
+          }
+        }
+      }
+    double aP = sum_a + netF + extra;
+    if (transient) {
+      aP += double(tcoef) * vol;
+      b += double(inv_dt) * vol *
+           (bdf2 ? 2.0 * double(un(i, j, k)) - 0.5 * double(unm1(i, j, k)) : double(un(i, j, k)));
+    }
+    const double aPr = aP / double(relax);
+    b += (aPr - aP) * uP;
+    ap(i, j, k) = T(aPr);
+    for (int f = 0; f < 2 * g.dims; ++f) a[f](i, j, k) = T(coef[f]);
+    b0(i, j, k) = T(b);
+    const double area_c = vol / hc;
+    double denom = simplec ? aPr - sum_a : aPr;
+    if (denom < 1e-3 * aPr) denom = 1e-3 * aPr;
+    d(i, j, k) = T(area_c / denom);
+  }
+};
+
+}  // namespace
+
+template <class T>
+FlowSolver<T>::~FlowSolver() = default;
+
+template <class T>
+FlowSolver<T>::FlowSolver(const FlowCase& c, Device d) : case_(c), device_(d) {
+  case_.validate();
+  grid_ = MacGrid(c.dims, c.cells, c.lo, c.hi, c.spacing, d);
+  const int dims = c.dims;
+  const auto& n = grid_.cells();
+  const MacGeometry hg = grid_.host_geometry();
+
+  // Solid cells: centres inside an obstacle.
+  Field<std::uint8_t> solid_host(n, dims, Device::cpu);
+  {
+    const FieldView<std::uint8_t> sv = solid_host.view();
+    for (int j = 0; j < n[1]; ++j)
+      for (int i = 0; i < n[0]; ++i)
+        for (const Obstacle& o : c.obstacles)
+          if (o.contains(hg.xc(0, i), hg.xc(1, j))) sv(i, j, 0) = 1;
+  }
+  const FieldView<const std::uint8_t> sh = solid_host.cview();
+  auto solid_at = [&](int i, int j, int k) {
+    if (i < 0 || j < 0 || k < 0 || i >= n[0] || j >= n[1] || k >= n[2]) return false;
+    return sh(i, j, k) != 0;
+  };
+
+  for (int comp = 0; comp < dims; ++comp) {
+    const auto ext = face_extent(n, comp);
+    for (auto* f : {&u_, &u_n_, &u_nm1_, &hbya_, &b0_, &d_, &wall_})
+      (*f)[std::size_t(comp)] = make_staggered<T>(ext, dims, d);
+    StencilOperator<T>& m = mom_[std::size_t(comp)];
+    m.grid.dims = dims;
+    m.grid.n = ext;
+    m.device = d;
+    m.uniform = false;
+    Box active{{0, 0, 0}, {ext[0] - 1, ext[1] - 1, ext[2] - 1}};
+    active.lo[comp] = 1;
+    active.hi[comp] = ext[comp] - 2;
+    m.active = active;
+    for (auto* f : {&m.ap, &m.aw, &m.ae, &m.as, &m.an, &m.rhs}) *f = Field<T>(ext, dims, d);
+    if (dims == 3) m.ab = Field<T>(ext, dims, d), m.at = Field<T>(ext, dims, d);
+    // Faces beside a solid cell are fixed at zero.
+    Field<std::uint8_t> mask(ext, dims, Device::cpu);
+    const FieldView<std::uint8_t> mv = mask.view();
+    std::int64_t unknowns = 0;
+    for (int k = 0; k < ext[2]; ++k)
+      for (int j = 0; j < ext[1]; ++j)
+        for (int i = 0; i < ext[0]; ++i) {
+          int lo[3] = {i, j, k};
+          lo[comp] -= 1;
+          const bool s = solid_at(i, j, k) || solid_at(lo[0], lo[1], lo[2]);
+          mv(i, j, k) = s ? 1 : 0;
+          if (!s && active.contains(i, j, k)) ++unknowns;
+        }
+    m.mask = mask.copy_to(d);
+    m.unknowns = unknowns;
+
+    // Boundary values: the normal component on the boundary faces, the tangential ones
+    // in the ghost layer (where the wall value sits for the fold).
+    Field<T> wall(ext, dims, Device::cpu);
+    const FieldView<T> wv = wall.view();
+    for (int s = 0; s < 2 * dims; ++s) {
+      const SideCondition& sc = c.sides[std::size_t(s)];
+      if (sc.type != SideType::wall && sc.type != SideType::velocity) continue;
+      const int axis = s / 2;
+      const bool hi = s % 2 == 1;
+      Box slab{{0, 0, 0}, {ext[0] - 1, ext[1] - 1, ext[2] - 1}};
+      const int idx = axis == comp ? (hi ? ext[axis] - 1 : 0) : (hi ? n[axis] : -1);
+      slab.lo[axis] = slab.hi[axis] = idx;
+      for (int k = slab.lo[2]; k <= slab.hi[2]; ++k)
+        for (int j = slab.lo[1]; j <= slab.hi[1]; ++j)
+          for (int i = slab.lo[0]; i <= slab.hi[0]; ++i) {
+            const int I[3] = {i, j, k};
+            double x[3];
+            for (int a = 0; a < 3; ++a)
+              x[a] = a == comp ? hg.xf(a, I[a]) : (a < dims ? hg.xc(a, I[a]) : 0.0);
+            x[axis] = hi ? grid_.hi(axis) : grid_.lo(axis);
+            double value;
+            if (sc.type == SideType::wall)
+              value = axis == comp ? 0.0 : sc.velocity[std::size_t(comp)];
+            else
+              value = sc.profile[std::size_t(comp)](x[0], x[1], x[2]);
+            wv(i, j, k) = T(value);
+          }
+    }
+    wall_[std::size_t(comp)].copy_from(wall);
+  }
+
+  // Pressure: cell unknowns; solid cells and cells left without a free face are fixed.
+  p_ = make_staggered<T>(n, dims, d);
+  pop_.grid.dims = dims;
+  pop_.grid.n = n;
+  pop_.device = d;
+  pop_.uniform = false;
+  pop_.active = Box{{0, 0, 0}, {n[0] - 1, n[1] - 1, n[2] - 1}};
+  for (auto* f : {&pop_.ap, &pop_.aw, &pop_.ae, &pop_.as, &pop_.an, &pop_.rhs})
+    *f = Field<T>(n, dims, d);
+  if (dims == 3) pop_.ab = Field<T>(n, dims, d), pop_.at = Field<T>(n, dims, d);
+  Field<std::uint8_t> pmask(n, dims, Device::cpu);
+  std::int64_t fluid = 0;
+  {
+    const FieldView<std::uint8_t> pm = pmask.view();
+    for (int k = 0; k < n[2]; ++k)
+      for (int j = 0; j < n[1]; ++j)
+        for (int i = 0; i < n[0]; ++i) {
+          bool free_face = false;
+          if (!solid_at(i, j, k))
+            for (int q = 0; q < dims; ++q)
+              for (int side = 0; side < 2; ++side) {
+                int F[3] = {i, j, k};
+                F[q] += side;
+                const StencilOperator<T>& m = mom_[std::size_t(q)];
+                const bool boundary = !m.active.contains(F[0], F[1], F[2]);
+                int nb[3] = {i, j, k};
+                nb[q] += side ? 1 : -1;
+                if (!boundary && !solid_at(nb[0], nb[1], nb[2])) free_face = true;
+              }
+          pm(i, j, k) = free_face ? 0 : 1;
+          if (free_face) ++fluid;
+        }
+  }
+  require(fluid > 0, "the obstacles leave no fluid cell");
+  pop_.mask = pmask.copy_to(d);
+  pop_.unknowns = fluid;
+  pop_.singular = true;
+  solid_ = solid_host.copy_to(d);
+  pressure_solver_ = make_solver<T>(c.pressure_solver);
+  apply_boundaries(c.inflow_period > 0 ? 0.0 : 1.0);
+  inflow_factor_ = c.inflow_period > 0 ? 0.0 : 1.0;
+}
+
+template <class T>
+void FlowSolver<T>::set_velocity(int comp, const std::function<double(double, double, double)>& f) {
+  const auto ext = face_extent(grid_.cells(), comp);
+  Field<T> host(ext, case_.dims, Device::cpu);
+  const FieldView<T> v = host.view();
+  const MacGeometry g = grid_.host_geometry();
+  for (int k = 0; k < ext[2]; ++k)
+    for (int j = 0; j < ext[1]; ++j)
+      for (int i = 0; i < ext[0]; ++i) {
+        const int I[3] = {i, j, k};
+        double x[3];
+        for (int a = 0; a < 3; ++a)
+          x[a] = a == comp ? g.xf(a, I[a]) : (a < case_.dims ? g.xc(a, I[a]) : 0.0);
+        v(i, j, k) = T(f(x[0], x[1], x[2]));
+      }
+  u_[std::size_t(comp)].copy_from(host);
+  apply_boundaries(inflow_factor_);
+}
+
+template <class T>
+void FlowSolver<T>::set_pressure(const std::function<double(double, double, double)>& f) {
+  const auto& n = grid_.cells();
+  Field<T> host(n, case_.dims, Device::cpu);
+  const FieldView<T> v = host.view();
+  const MacGeometry g = grid_.host_geometry();
+  for (int k = 0; k < n[2]; ++k)
+    for (int j = 0; j < n[1]; ++j)
+      for (int i = 0; i < n[0]; ++i)
+        v(i, j, k) = T(f(g.xc(0, i), g.xc(1, j), case_.dims == 3 ? g.xc(2, k) : 0.0));
+  p_.copy_from(host);
+}
+
+// Boundary faces of the normal axis (wall and inflow values, outflow extrapolated and
+// scaled to the inflow), then the ghost layers axis by axis (corners included).
+template <class T>
+void FlowSolver<T>::apply_boundaries(double factor) {
+  const int dims = case_.dims;
+  const auto& n = grid_.cells();
+  const Device dev = device_;
+  double inflow = 0, outflow = 0;
+  const MacGeometry g = grid_.geometry();
+  for (int comp = 0; comp < dims; ++comp) {
+    const auto ext = face_extent(n, comp);
+    const FieldView<T> u = u_[std::size_t(comp)].view();
+    const FieldView<const T> w = wall_[std::size_t(comp)].cview();
+    for (int side = 0; side < 2; ++side) {
+      const int st = side_code(case_.sides[std::size_t(2 * comp + side)].type);
+      Box slab{{0, 0, 0}, {ext[0] - 1, ext[1] - 1, ext[2] - 1}};
+      const int idx = side ? ext[comp] - 1 : 0, inner = side ? idx - 1 : 1;
+      slab.lo[comp] = slab.hi[comp] = idx;
+      const T fac = T(st == k_velocity ? factor : 1.0);
+      const int cc = comp;
+      for_each(dev, slab, [=] GRIDSOLVE_HD(int i, int j, int k) {
+        if (st == k_outflow) {
+          int J[3] = {i, j, k};
+          J[cc] = inner;
+          u(i, j, k) = at(u, J);
+        } else {
+          u(i, j, k) = w(i, j, k) * fac;
+        }
+      });
+      // Net flux through this side, inward positive for inflow measurement.
+      const double s = side ? -1.0 : 1.0;
+      const double flux = reduce<double>(
+          dev, slab,
+          [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
+            const int I[3] = {i, j, k};
+            double area = 1;
+            for (int q = 0; q < g.dims; ++q)
+              if (q != cc) area *= g.width(q, I[q]);
+            return s * double(u(i, j, k)) * area;
+          },
+          SumOp{}, 0.0);
+      if (st == k_outflow)
+        outflow -= flux;
+      else
+        inflow += flux;
+    }
+  }
+  // Global mass balance: the outflow carries exactly what comes in.
+  if (outflow != 0 || inflow != 0) {
+    for (int comp = 0; comp < dims; ++comp)
+      for (int side = 0; side < 2; ++side) {
+        if (case_.sides[std::size_t(2 * comp + side)].type != SideType::outflow) continue;
+        const auto ext = face_extent(n, comp);
+        Box slab{{0, 0, 0}, {ext[0] - 1, ext[1] - 1, ext[2] - 1}};
+        slab.lo[comp] = slab.hi[comp] = side ? ext[comp] - 1 : 0;
+        const FieldView<T> u = u_[std::size_t(comp)].view();
+        const bool scale = std::abs(outflow) > 1e-14 * (std::abs(inflow) + 1e-300);
+        const T ratio = T(scale ? inflow / outflow : 1.0);
+        for_each(dev, slab, [=] GRIDSOLVE_HD(int i, int j, int k) { u(i, j, k) *= ratio; });
+      }
+  }
+  // Ghost layers.
+  int types[6];
+  for (int s = 0; s < 6; ++s) types[s] = side_code(case_.sides[std::size_t(s)].type);
+  for (int comp = 0; comp < dims; ++comp) {
+    const auto ext = face_extent(n, comp);
+    const FieldView<T> u = u_[std::size_t(comp)].view();
+    const FieldView<const T> w = wall_[std::size_t(comp)].cview();
+    for (int a = 0; a < dims; ++a)
+      for (int side = 0; side < 2; ++side) {
+        Box slab{{-1, -1, dims == 3 ? -1 : 0}, {ext[0], ext[1], dims == 3 ? ext[2] : 0}};
+        const int gidx = side ? ext[a] : -1, inner = side ? ext[a] - 1 : 0;
+        slab.lo[a] = slab.hi[a] = gidx;
+        const int st = types[2 * a + side];
+        const bool normal = a == comp;
+        const T fac = T(st == k_velocity ? factor : 1.0);
+        const int aa = a;
+        for_each(dev, slab, [=] GRIDSOLVE_HD(int i, int j, int k) {
+          int J[3] = {i, j, k};
+          J[aa] = inner;
+          const T uin = at(u, J);
+          if (!normal && (st == k_wall || st == k_velocity))
+            u(i, j, k) = T(2) * w(i, j, k) * fac - uin;
+          else
+            u(i, j, k) = uin;
+        });
+      }
+  }
+  // Pressure ghosts: zero gradient.
+  const FieldView<T> p = p_.view();
+  for (int a = 0; a < dims; ++a)
+    for (int side = 0; side < 2; ++side) {
+      Box slab{{-1, -1, dims == 3 ? -1 : 0}, {n[0], n[1], dims == 3 ? n[2] : 0}};
+      const int gidx = side ? n[a] : -1, inner = side ? n[a] - 1 : 0;
+      slab.lo[a] = slab.hi[a] = gidx;
+      const int aa = a;
+      for_each(dev, slab, [=] GRIDSOLVE_HD(int i, int j, int k) {
+        int J[3] = {i, j, k};
+        J[aa] = inner;
+        p(i, j, k) = at(p, J);
+      });
+    }
+}
+
+template <class T>
+void FlowSolver<T>::assemble_momentum(int comp, double tcoef, double dt, double relax) {
+  MomentumAssembly<T> m;
+  m.g = grid_.geometry();
+  m.c = comp;
+  m.scheme = case_.convection == Convection::upwind   ? 0
+             : case_.convection == Convection::hybrid ? 1
+                                                      : 2;
+  for (int s = 0; s < 6; ++s) m.side_type[s] = side_code(case_.sides[std::size_t(s)].type);
+  m.nu = T(case_.nu);
+  m.tcoef = T(tcoef);
+  m.transient = tcoef > 0;
+  m.inv_dt = T(dt > 0 ? 1.0 / dt : 0.0);
+  m.bdf2 = case_.time_scheme == TimeScheme::bdf2 && have_previous_ && m.transient;
+  m.relax = T(relax);
+  m.factor = T(inflow_factor_);
+  m.simplec = case_.coupling == Coupling::simplec;
+  for (int q = 0; q < case_.dims; ++q) m.u[q] = u_[std::size_t(q)].cview();
+  const std::size_t c = std::size_t(comp);
+  m.un = u_n_[c].cview();
+  m.unm1 = u_nm1_[c].cview();
+  m.wall = wall_[c].cview();
+  StencilOperator<T>& op = mom_[c];
+  m.fmask = op.mask.cview();
+  const auto ext = face_extent(grid_.cells(), comp);
+  m.ext = Box{{-1, -1, -1}, {ext[0], ext[1], ext[2]}};
+  m.ap = op.ap.view();
+  m.a[0] = op.aw.view(), m.a[1] = op.ae.view(), m.a[2] = op.as.view(), m.a[3] = op.an.view();
+  if (case_.dims == 3) m.a[4] = op.ab.view(), m.a[5] = op.at.view();
+  m.b0 = b0_[c].view();
+  m.d = d_[c].view();
+  for_each(device_, op.active, m);
+}
+
+// Predictor: the pressure force joins b0, then red-black SOR sweeps.
+template <class T>
+void FlowSolver<T>::sweep_momentum(int comp, int sweeps) {
+  const std::size_t c = std::size_t(comp);
+  StencilOperator<T>& op = mom_[c];
+  const FieldView<const T> b0 = b0_[c].cview(), p = p_.cview();
+  const FieldView<T> rhs = op.rhs.view();
+  const MacGeometry g = grid_.geometry();
+  const int cc = comp;
+  for_each(device_, op.active, [=] GRIDSOLVE_HD(int i, int j, int k) {
+    const int I[3] = {i, j, k};
+    int L[3] = {i, j, k};
+    L[cc] -= 1;
+    double area = 1;
+    for (int q = 0; q < g.dims; ++q)
+      if (q != cc) area *= g.width(q, I[q]);
+    rhs(i, j, k) = b0(i, j, k) + T(area) * (at(p, L) - p(i, j, k));
+  });
+  const StencilView<T> a = op.view();
+  const FieldView<T> u = u_[c].view();
+  const T omega = T(case_.momentum_omega);
+  for (int s = 0; s < sweeps; ++s)
+    for (int colour = 0; colour < 2; ++colour)
+      for_each_colour(device_, op.active, colour, [=] GRIDSOLVE_HD(int i, int j, int k) {
+        if (!a.is_free(i, j, k)) return;
+        const T gs = (a.b(i, j, k) + a.neighbours(u, i, j, k)) / a.diag(i, j, k);
+        u(i, j, k) += omega * (gs - u(i, j, k));
+      });
+}
+
+// Pressure equation from continuity of u = HbyA + d (p_lo - p_hi), solved, then the
+// velocity corrected; `correctors` times (PISO 2, SIMPLE 1).
+template <class T>
+void FlowSolver<T>::project(int correctors, bool relax_pressure, StepReport& r, bool measure) {
+  const int dims = case_.dims;
+  const auto& n = grid_.cells();
+  const MacGeometry g = grid_.geometry();
+  const bool simplec = case_.coupling == Coupling::simplec;
+  Field<T> p_prev;
+  if (relax_pressure) p_prev = p_.copy_to(device_);
+  for (int corr = 0; corr < correctors; ++corr) {
+    apply_boundaries(inflow_factor_);
+    // HbyA at every face (boundary faces keep their value).
+    for (int comp = 0; comp < dims; ++comp) {
+      const std::size_t c = std::size_t(comp);
+      const StencilView<T> a = mom_[c].view();
+      const FieldView<const T> u = u_[c].cview(), b0 = b0_[c].cview(), d = d_[c].cview(),
+                               p = p_.cview();
+      const FieldView<T> h = hbya_[c].view();
+      const auto ext = face_extent(n, comp);
+      const int cc = comp;
+      for_each(device_, Box{{0, 0, 0}, {ext[0] - 1, ext[1] - 1, ext[2] - 1}},
+               [=] GRIDSOLVE_HD(int i, int j, int k) {
+                 if (!a.active.contains(i, j, k) || !a.is_free(i, j, k)) {
+                   h(i, j, k) = u(i, j, k);
+                   return;
+                 }
+                 const T ap = a.diag(i, j, k);
+                 T v = (b0(i, j, k) + a.neighbours(u, i, j, k)) / ap;
+                 if (simplec) {
+                   const int I[3] = {i, j, k};
+                   int L[3] = {i, j, k};
+                   L[cc] -= 1;
+                   double area = 1;
+                   for (int q = 0; q < g.dims; ++q)
+                     if (q != cc) area *= g.width(q, I[q]);
+                   v += (T(area) / ap - d(i, j, k)) * (at(p, L) - p(i, j, k));
+                 }
+                 h(i, j, k) = v;
+               });
+    }
+    // The pressure operator and its right-hand side.
+    {
+      FieldView<const T> h[3], dd[3];
+      FieldView<const std::uint8_t> fm[3];
+      Box act[3];
+      for (int q = 0; q < dims; ++q) {
+        h[q] = hbya_[std::size_t(q)].cview();
+        dd[q] = d_[std::size_t(q)].cview();
+        fm[q] = mom_[std::size_t(q)].mask.cview();
+        act[q] = mom_[std::size_t(q)].active;
+      }
+      const FieldView<const std::uint8_t> pm = pop_.mask.cview();
+      const FieldView<T> ap = pop_.ap.view(), rhs = pop_.rhs.view();
+      FieldView<T> nb[6] = {pop_.aw.view(), pop_.ae.view(), pop_.as.view(),
+                            pop_.an.view(), FieldView<T>{}, FieldView<T>{}};
+      if (dims == 3) nb[4] = pop_.ab.view(), nb[5] = pop_.at.view();
+      for_each(device_, pop_.active, [=] GRIDSOLVE_HD(int i, int j, int k) {
+        const int I[3] = {i, j, k};
+        if (pm(i, j, k)) {
+          ap(i, j, k) = 1;
+          for (int f = 0; f < 2 * g.dims; ++f) nb[f](i, j, k) = 0;
+          rhs(i, j, k) = 0;
+          return;
+        }
+        double sum = 0, b = 0;
+        for (int q = 0; q < g.dims; ++q) {
+          double area = 1;
+          for (int e = 0; e < g.dims; ++e)
+            if (e != q) area *= g.width(e, I[e]);
+          for (int side = 0; side < 2; ++side) {
+            int F[3] = {i, j, k};
+            F[q] += side;
+            const bool free_face = act[q].contains(F[0], F[1], F[2]) && !at(fm[q], F);
+            const double coef = free_face ? area * double(at(dd[q], F)) : 0.0;
+            nb[2 * q + side](i, j, k) = T(coef);
+            sum += coef;
+            b -= (side ? 1.0 : -1.0) * area * double(at(h[q], F));
+          }
+        }
+        ap(i, j, k) = T(sum);
+        rhs(i, j, k) = T(b);
+      });
+      // Continuity of HbyA is solvable only with zero net source: remove the round-off.
+      const FieldView<const T> rc = pop_.rhs.cview();
+      const SumCount sc = reduce<SumCount>(
+          device_, pop_.active,
+          [=] GRIDSOLVE_HD(int i, int j, int k) -> SumCount {
+            if (pm(i, j, k)) return SumCount{};
+            const double v = rc(i, j, k);
+            return SumCount{v, v * v};
+          },
+          SumOp{}, SumCount{});
+      const T mean = T(sc.s / double(pop_.unknowns));
+      for_each(device_, pop_.active, [=] GRIDSOLVE_HD(int i, int j, int k) {
+        if (!pm(i, j, k)) rhs(i, j, k) -= mean;
+      });
+      if (corr == 0) r.continuity = std::sqrt(sc.q / double(pop_.unknowns));
+    }
+    SolveOptions so;
+    so.tolerance = case_.pressure_tolerance;
+    so.max_iterations = 500;
+    so.progress_after = 1e30;
+    const SolveReport sr = pressure_solver_->solve(pop_, p_, so);
+    r.pressure_iterations += sr.iterations;
+    r.pressure_residual = sr.relative_residual;
+    r.pressure_converged = r.pressure_converged && sr.converged;
+    if (!std::isfinite(sr.relative_residual))
+      throw Error("the pressure solve produced a non-finite value: the flow diverged",
+                  Error::Kind::runtime);
+    // Correct the velocity with the new pressure.
+    for (int comp = 0; comp < dims; ++comp) {
+      const std::size_t c = std::size_t(comp);
+      const StencilView<T> a = mom_[c].view();
+      const FieldView<const T> h = hbya_[c].cview(), d = d_[c].cview(), p = p_.cview();
+      const FieldView<T> u = u_[c].view();
+      const int cc = comp;
+      for_each(device_, mom_[c].active, [=] GRIDSOLVE_HD(int i, int j, int k) {
+        if (!a.is_free(i, j, k)) return;
+        int L[3] = {i, j, k};
+        L[cc] -= 1;
+        u(i, j, k) = h(i, j, k) + d(i, j, k) * (at(p, L) - p(i, j, k));
+      });
+    }
+  }
+  if (relax_pressure) {
+    const FieldView<T> p = p_.view();
+    const FieldView<const T> po = p_prev.cview();
+    const T ap = T(case_.relax_p);
+    for_each(device_, pop_.active, [=] GRIDSOLVE_HD(int i, int j, int k) {
+      p(i, j, k) = po(i, j, k) + ap * (p(i, j, k) - po(i, j, k));
+    });
+  }
+  apply_boundaries(inflow_factor_);
+  if (measure) r.divergence = max_divergence();
+}
+
+template <class T>
+double FlowSolver<T>::max_divergence() const {
+  const MacGeometry g = grid_.geometry();
+  FieldView<const T> u[3];
+  for (int q = 0; q < case_.dims; ++q) u[q] = u_[std::size_t(q)].cview();
+  const FieldView<const std::uint8_t> pm = pop_.mask.cview();
+  return reduce<double>(
+      device_, pop_.active,
+      [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
+        if (pm(i, j, k)) return 0.0;
+        const int I[3] = {i, j, k};
+        double vol = 1, div = 0;
+        for (int q = 0; q < g.dims; ++q) vol *= g.width(q, I[q]);
+        for (int q = 0; q < g.dims; ++q) {
+          int F[3] = {i, j, k};
+          F[q] += 1;
+          div += (double(at(u[q], F)) - double(u[q](i, j, k))) * vol / g.width(q, I[q]);
+        }
+        div /= vol;
+        return div < 0 ? -div : div;
+      },
+      MaxOp{}, 0.0);
+}
+
+namespace {
+template <class T>
+double max_change(Device d, const Box& b, const FieldView<const T>& a,
+                  const FieldView<const T>& o) {
+  return reduce<double>(
+      d, b,
+      [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
+        const double x = double(a(i, j, k)) - double(o(i, j, k));
+        return x < 0 ? -x : x;
+      },
+      MaxOp{}, 0.0);
+}
+}  // namespace
+
+template <class T>
+StepReport FlowSolver<T>::piso_step(double dt, bool measure) {
+  require(dt > 0 && std::isfinite(dt), fmt::format("time step {} is not positive", dt));
+  const int dims = case_.dims;
+  StepReport r;
+  r.measured = measure;
+  const bool bdf2 = case_.time_scheme == TimeScheme::bdf2;
+  if (bdf2 && steps_ > 0) {
+    for (int c = 0; c < dims; ++c) u_nm1_[std::size_t(c)].copy_from(u_n_[std::size_t(c)]);
+    have_previous_ = true;
+  }
+  for (int c = 0; c < dims; ++c) u_n_[std::size_t(c)].copy_from(u_[std::size_t(c)]);
+  const double t_new = time_ + dt;
+  inflow_factor_ =
+      case_.inflow_period > 0 ? std::sin(std::numbers::pi * t_new / case_.inflow_period) : 1.0;
+  apply_boundaries(inflow_factor_);
+  const double tcoef = (bdf2 && have_previous_ ? 1.5 : 1.0) / dt;
+  for (int c = 0; c < dims; ++c) assemble_momentum(c, tcoef, dt, 1.0);
+  for (int c = 0; c < dims; ++c) sweep_momentum(c, case_.momentum_sweeps);
+  project(case_.correctors, false, r, measure);
+  time_ = t_new;
+  ++steps_;
+  if (measure) {
+    for (int c = 0; c < dims; ++c) {
+      const auto ext = face_extent(grid_.cells(), c);
+      r.change = std::max(r.change,
+                          max_change(device_, Box{{0, 0, 0}, {ext[0] - 1, ext[1] - 1, ext[2] - 1}},
+                                     u_[std::size_t(c)].cview(), u_n_[std::size_t(c)].cview()));
+    }
+  }
+  return r;
+}
+
+template <class T>
+StepReport FlowSolver<T>::simple_iteration(bool measure) {
+  const int dims = case_.dims;
+  StepReport r;
+  r.measured = measure;
+  if (measure)
+    for (int c = 0; c < dims; ++c) u_n_[std::size_t(c)].copy_from(u_[std::size_t(c)]);
+  apply_boundaries(1.0);
+  for (int c = 0; c < dims; ++c) assemble_momentum(c, 0.0, 0.0, case_.relax_u);
+  for (int c = 0; c < dims; ++c) sweep_momentum(c, case_.momentum_sweeps);
+  project(1, case_.relax_p < 1.0, r, measure);
+  ++steps_;
+  if (measure) {
+    for (int c = 0; c < dims; ++c) {
+      const auto ext = face_extent(grid_.cells(), c);
+      r.change = std::max(r.change,
+                          max_change(device_, Box{{0, 0, 0}, {ext[0] - 1, ext[1] - 1, ext[2] - 1}},
+                                     u_[std::size_t(c)].cview(), u_n_[std::size_t(c)].cview()));
+    }
+  }
+  return r;
+}
+
+template <class T>
+double FlowSolver<T>::cfl_time_step(double cfl) const {
+  const MacGeometry g = grid_.geometry();
+  FieldView<const T> u[3];
+  for (int q = 0; q < case_.dims; ++q) u[q] = u_[std::size_t(q)].cview();
+  const double rate = reduce<double>(
+      device_, pop_.active,
+      [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
+        const int I[3] = {i, j, k};
+        double s = 0;
+        for (int q = 0; q < g.dims; ++q) {
+          int F[3] = {i, j, k};
+          F[q] += 1;
+          double v = 0.5 * (double(u[q](i, j, k)) + double(at(u[q], F)));
+          s += (v < 0 ? -v : v) / g.width(q, I[q]);
+        }
+        return s;
+      },
+      MaxOp{}, 0.0);
+  return rate > 0 ? cfl / rate : 0.0;
+}
+
+template <class T>
+Forces FlowSolver<T>::forces() const {
+  if (case_.obstacles.empty()) return {};
+  const MacGeometry g = grid_.geometry();
+  FieldView<const T> u[3];
+  for (int q = 0; q < case_.dims; ++q) u[q] = u_[std::size_t(q)].cview();
+  const FieldView<const T> p = p_.cview();
+  const FieldView<const std::uint8_t> solid = solid_.cview();
+  const double nu = case_.nu;
+  const F2 f = reduce<F2>(
+      device_, pop_.active,
+      [=] GRIDSOLVE_HD(int i, int j, int k) -> F2 {
+        F2 out;
+        if (!solid(i, j, k)) return out;
+        const int I[3] = {i, j, k};
+        for (int q = 0; q < 2; ++q)
+          for (int side = 0; side < 2; ++side) {
+            const int s = side ? 1 : -1;
+            int N[3] = {i, j, k};
+            N[q] += s;
+            if (N[q] < 0 || N[q] >= g.n[q] || at(solid, N)) continue;
+            const int t = 1 - q;
+            const double area = g.width(t, I[t]);
+            const double pf = -s * double(at(p, N)) * area;
+            int N1[3] = {N[0], N[1], N[2]};
+            N1[t] += 1;
+            const double ut = 0.5 * (double(at(u[t], N)) + double(at(u[t], N1)));
+            const double shear = nu * ut / (0.5 * g.width(q, N[q])) * area;
+            if (q == 0) {
+              out.x += pf;
+              out.y += shear;
+            } else {
+              out.y += pf;
+              out.x += shear;
+            }
+          }
+        return out;
+      },
+      SumOp{}, F2{});
+  return Forces{f.x, f.y};
+}
+
+template class FlowSolver<double>;
+
+}  // namespace gridsolve::flow

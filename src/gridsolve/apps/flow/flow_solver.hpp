@@ -1,0 +1,91 @@
+// FlowSolver: incompressible Navier-Stokes on a MAC grid by finite volumes; SIMPLE /
+// SIMPLEC outer iterations (steady) and PISO time steps (transient), every loop on the
+// solver's device through for_each / reduce.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "gridsolve/apps/flow/flow_case.hpp"
+#include "gridsolve/apps/flow/flow_fields.hpp"
+#include "gridsolve/problem/mac_grid.hpp"
+#include "gridsolve/problem/stencil_operator.hpp"
+#include "gridsolve/solve/solver.hpp"
+
+namespace gridsolve::flow {
+
+// What one iteration or step measured (filled only when asked, so the device is not
+// waited on every step).
+struct StepReport {
+  bool measured = false;
+  double continuity = 0;  // ||div u*||_2 before the last projection, per unit volume
+  double divergence = 0;  // max |div u| after it, per unit volume
+  double change = 0;      // max |u_new - u_old| over the faces (steady: per iteration)
+  int pressure_iterations = 0;
+  double pressure_residual = 0;  // relative residual of the last pressure solve
+  bool pressure_converged = true;
+};
+
+struct Forces {
+  double fx = 0, fy = 0;  // on all obstacles, per unit depth
+};
+
+template <class T>
+class FlowSolver {
+ public:
+  FlowSolver(const FlowCase& c, Device d);
+  ~FlowSolver();
+
+  const FlowCase& flow_case() const { return case_; }
+  const MacGrid& grid() const { return grid_; }
+  Device device() const { return device_; }
+  double time() const { return time_; }
+  std::int64_t steps() const { return steps_; }
+
+  // Sets the velocity component c at every face from f(x, y, z) (tests, initial fields),
+  // and the pressure from g when given.
+  void set_velocity(int c, const std::function<double(double, double, double)>& f);
+  void set_pressure(const std::function<double(double, double, double)>& g);
+
+  // One PISO step of size dt (implicit Euler or BDF2, `correctors` pressure solves).
+  StepReport piso_step(double dt, bool measure);
+  // One SIMPLE / SIMPLEC outer iteration.
+  StepReport simple_iteration(bool measure);
+  // The time step that keeps the CFL number at `cfl` (one reduction).
+  double cfl_time_step(double cfl) const;
+
+  Forces forces() const;
+  // Max |div u| per unit volume over fluid cells.
+  double max_divergence() const;
+
+  // Fields: velocity component c on its faces, pressure at cell centres.
+  const StaggeredField<T>& velocity(int c) const { return u_[std::size_t(c)]; }
+  const StaggeredField<T>& pressure() const { return p_; }
+  const Field<std::uint8_t>& solid() const { return solid_; }
+
+  // The pieces of an iteration (public only because CUDA's device lambdas may not live in
+  // private member functions; callers use the two methods above).
+  void assemble_momentum(int c, double tcoef, double dt, double relax);
+  void sweep_momentum(int c, int sweeps);
+  void project(int correctors, bool relax_pressure, StepReport& r, bool measure);
+  void apply_boundaries(double factor);
+
+ private:
+  FlowCase case_;
+  Device device_;
+  MacGrid grid_;
+  std::array<StaggeredField<T>, 3> u_, u_n_, u_nm1_, hbya_, b0_, d_, wall_;
+  std::array<StencilOperator<T>, 3> mom_;
+  StaggeredField<T> p_;
+  Field<std::uint8_t> solid_;
+  StencilOperator<T> pop_;
+  std::unique_ptr<Solver<T>> pressure_solver_;
+  double time_ = 0;
+  std::int64_t steps_ = 0;
+  bool have_previous_ = false;  // u^{n-1} holds a step (BDF2 may start)
+  double inflow_factor_ = 1;
+};
+
+}  // namespace gridsolve::flow
