@@ -82,3 +82,137 @@ TEST(FlowBenchmark, CavityRe100AgainstGhia) {
               max_deviation(pts), mean_deviation(pts), vc.psi, vc.x, vc.y);
   EXPECT_LT(max_deviation(pts), 0.02);
 }
+
+namespace {
+
+// Taylor-Green vortex on [0, pi]^2 with free-slip sides (the exact solution has no normal
+// flow and no shear there): u = sin x cos y F, v = -cos x sin y F, F = exp(-2 nu t).
+double taylor_green_error(int n, TimeScheme scheme, double* max_div, double courant = 0.5,
+                          double T = 1.0) {
+  FlowCase c;
+  c.cells = {n, n, 1};
+  c.hi = {std::numbers::pi, std::numbers::pi, 1};
+  for (int s = 0; s < 4; ++s) c.sides[std::size_t(s)].type = SideType::symmetry;
+  c.nu = 0.05;
+  c.coupling = Coupling::piso;
+  c.time_scheme = scheme;
+  c.momentum_sweeps = 4;
+  c.momentum_tolerance = 1e-8;
+  c.pressure_tolerance = 1e-10;
+  FlowSolver<double> s(c, Device::cpu);
+  s.set_velocity(0, [](double x, double y, double) { return std::sin(x) * std::cos(y); });
+  s.set_velocity(1, [](double x, double y, double) { return -std::cos(x) * std::sin(y); });
+  s.set_pressure([](double x, double y, double) { return 0.25 * (std::cos(2 * x) + std::cos(2 * y)); });
+  const double h = std::numbers::pi / n;
+  const int steps = int(std::ceil(T / (courant * h)));
+  const double dt = T / steps;
+  *max_div = 0;
+  for (int k = 0; k < steps; ++k) {
+    s.piso_step(dt, false);
+    *max_div = std::max(*max_div, s.max_divergence());
+  }
+  const double F = std::exp(-2 * c.nu * T);
+  return max_error(s, 0, [F](double x, double y) { return std::sin(x) * std::cos(y) * F; }, true);
+}
+
+}  // namespace
+
+TEST(FlowExact, TaylorGreenSecondOrderInSpaceAndTime) {
+  double div16, div32, div64;
+  const double e16 = taylor_green_error(16, TimeScheme::bdf2, &div16, 0.1, 0.25);
+  const double e32 = taylor_green_error(32, TimeScheme::bdf2, &div32, 0.1, 0.25);
+  const double e64 = taylor_green_error(64, TimeScheme::bdf2, &div64, 0.1, 0.25);
+  const double p1 = std::log2(e16 / e32), p2 = std::log2(e32 / e64);
+  std::printf("Taylor-Green BDF2: L2 errors %.3e %.3e %.3e, orders %.2f %.2f; max div %.1e\n", e16,
+              e32, e64, p1, p2, std::max({div16, div32, div64}));
+  // At least second order (on a uniform grid the sines are eigenfunctions of the discrete
+  // Laplacian, which makes the scheme converge faster than h^2 here).
+  EXPECT_GT(p1, 1.9);
+  EXPECT_GT(p2, 1.9);
+  // Mass is conserved to the pressure solver's tolerance after every step.
+  EXPECT_LT(std::max({div16, div32, div64}), 1e-7);
+}
+
+TEST(FlowExact, TaylorGreenEulerIsFirstOrderInTime) {
+  double d;
+  const double e32 = taylor_green_error(32, TimeScheme::euler, &d);
+  const double e64 = taylor_green_error(64, TimeScheme::euler, &d);
+  const double p = std::log2(e32 / e64);
+  std::printf("Taylor-Green Euler: L2 errors %.3e %.3e, order %.2f\n", e32, e64, p);
+  EXPECT_GT(p, 0.8);
+  EXPECT_LT(p, 1.5);
+}
+
+namespace {
+double poiseuille_error(int ny) {
+  FlowCase c;
+  c.cells = {4 * ny, ny, 1};
+  c.hi = {4, 1, 1};
+  c.nu = 0.1;
+  c.sides[0].type = SideType::velocity;
+  c.sides[0].profile[0] = Expression::parse("4*y*(1-y)");
+  c.sides[1].type = SideType::outflow;
+  c.coupling = Coupling::simplec;
+  c.relax_u = 0.9;
+  c.relax_p = 1.0;
+  c.pressure_tolerance = 1e-10;
+  FlowSolver<double> s(c, Device::cpu);
+  s.set_velocity(0, [](double, double y, double) { return 4 * y * (1 - y); });
+  EXPECT_GT(converge(s, 1e-12, 20000), 0);
+  // The developed profile at the outflow.
+  FlowSnapshot snap(s);
+  double m = 0;
+  for (int j = 0; j < ny; ++j) {
+    const double y = s.grid().xc(1, j);
+    m = std::max(m, std::abs(snap.velocity(0, 4.0, y) - 4 * y * (1 - y)));
+  }
+  return m;
+}
+}  // namespace
+
+TEST(FlowExact, PoiseuilleSecondOrder) {
+  const double e8 = poiseuille_error(16), e16 = poiseuille_error(32);
+  std::printf("Poiseuille: max errors %.3e %.3e, order %.2f\n", e8, e16, std::log2(e8 / e16));
+  EXPECT_NEAR(std::log2(e8 / e16), 2.0, 0.2);
+  EXPECT_LT(e16, 2e-3);
+}
+
+namespace {
+double kovasznay_error(int n, int* iterations) {
+  const double re = 40, pi = std::numbers::pi;
+  const double lam = re / 2 - std::sqrt(re * re / 4 + 4 * pi * pi);
+  auto u = [=](double x, double y, double) { return 1 - std::exp(lam * x) * std::cos(2 * pi * y); };
+  auto v = [=](double x, double y, double) {
+    return lam / (2 * pi) * std::exp(lam * x) * std::sin(2 * pi * y);
+  };
+  FlowCase c;
+  c.cells = {3 * n / 2, 2 * n, 1};
+  c.lo = {-0.5, -0.5, 0};
+  c.hi = {1.0, 1.5, 1};
+  c.nu = 1 / re;
+  for (int s = 0; s < 4; ++s) {
+    c.sides[std::size_t(s)].type = SideType::velocity;
+    c.sides[std::size_t(s)].profile[0] = Expression::from(u, "kovasznay u");
+    c.sides[std::size_t(s)].profile[1] = Expression::from(v, "kovasznay v");
+  }
+  c.coupling = Coupling::simplec;
+  c.relax_u = 0.9;
+  c.relax_p = 1.0;
+  c.pressure_tolerance = 1e-8;
+  FlowSolver<double> s(c, Device::cpu);
+  s.set_velocity(0, u);
+  s.set_velocity(1, v);
+  *iterations = converge(s, 1e-11, 20000);
+  return max_error(s, 0, [&](double x, double y) { return u(x, y, 0); });
+}
+}  // namespace
+
+TEST(FlowExact, KovasznaySecondOrder) {
+  int i1, i2;
+  const double e1 = kovasznay_error(16, &i1), e2 = kovasznay_error(32, &i2);
+  std::printf("Kovasznay: max errors %.3e %.3e, order %.2f (%d, %d iterations)\n", e1, e2,
+              std::log2(e1 / e2), i1, i2);
+  EXPECT_GT(i1, 0);
+  EXPECT_GT(i2, 0);
+  EXPECT_NEAR(std::log2(e1 / e2), 2.0, 0.35);
+}

@@ -116,7 +116,10 @@ void FlowCase::validate() const {
     any_outflow |= c.type == SideType::outflow;
     any_inflow |= c.type == SideType::velocity;
   }
-  require(!any_inflow || any_outflow,
+  bool all_velocity = true;
+  for (int s = 0; s < 2 * dims; ++s)
+    all_velocity &= sides[std::size_t(s)].type == SideType::velocity;
+  require(!any_inflow || any_outflow || all_velocity,
           "an inflow side needs an outflow side somewhere (mass must leave the domain); set one "
           "side's type to outflow");
   for (const Obstacle& o : obstacles) {

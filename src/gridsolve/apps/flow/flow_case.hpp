@@ -81,6 +81,9 @@ struct FlowCase {
   // (relative residual), the pressure solver's name.
   int momentum_sweeps = 4;
   double momentum_omega = 1.0;
+  // When positive, the predictor sweeps on (momentum_sweeps at a time, at most 100 times)
+  // until the momentum residual falls below this fraction of its start.
+  double momentum_tolerance = 0;
   double pressure_tolerance = 1e-8;
   std::string pressure_solver = "mgcg";
   int check_every = 10;  // steps between residual checks (scalars back from the device)

@@ -499,13 +499,25 @@ void FlowSolver<T>::sweep_momentum(int comp, int sweeps) {
   const StencilView<T> a = op.view();
   const FieldView<T> u = u_[c].view();
   const T omega = T(case_.momentum_omega);
-  for (int s = 0; s < sweeps; ++s)
-    for (int colour = 0; colour < 2; ++colour)
-      for_each_colour(device_, op.active, colour, [=] GRIDSOLVE_HD(int i, int j, int k) {
-        if (!a.is_free(i, j, k)) return;
-        const T gs = (a.b(i, j, k) + a.neighbours(u, i, j, k)) / a.diag(i, j, k);
-        u(i, j, k) += omega * (gs - u(i, j, k));
-      });
+  auto sweep = [&](int count) {
+    for (int s = 0; s < count; ++s)
+      for (int colour = 0; colour < 2; ++colour)
+        for_each_colour(device_, op.active, colour, [=] GRIDSOLVE_HD(int i, int j, int k) {
+          if (!a.is_free(i, j, k)) return;
+          const T gs = (a.b(i, j, k) + a.neighbours(u, i, j, k)) / a.diag(i, j, k);
+          u(i, j, k) += omega * (gs - u(i, j, k));
+        });
+  };
+  if (case_.momentum_tolerance <= 0) {
+    sweep(sweeps);
+    return;
+  }
+  // Residual control: one reduction per block of sweeps.
+  const double start = residual_norm(op, u_[c]);
+  for (int block = 0; block < 100; ++block) {
+    sweep(sweeps);
+    if (residual_norm(op, u_[c]) <= case_.momentum_tolerance * start) break;
+  }
 }
 
 // Pressure equation from continuity of u = HbyA + d (p_lo - p_hi), solved, then the

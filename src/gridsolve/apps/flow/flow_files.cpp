@@ -1,0 +1,233 @@
+#include "gridsolve/apps/flow/flow_files.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "gridsolve/io/atomic_file.hpp"
+#include "gridsolve/io/hdf5_writer.hpp"
+#include "gridsolve/io/summary_json.hpp"
+
+namespace gridsolve::flow {
+
+namespace {
+
+// Node values (nx + 1) x (ny + 1) averaged to the cell centres.
+std::vector<double> nodes_to_cells(const std::vector<double>& v, int nx, int ny) {
+  std::vector<double> out;
+  out.reserve(std::size_t(nx) * std::size_t(ny));
+  for (int j = 0; j < ny; ++j)
+    for (int i = 0; i < nx; ++i) {
+      auto at = [&](int a, int b) { return v[std::size_t(a + (nx + 1) * b)]; };
+      out.push_back(0.25 * (at(i, j) + at(i + 1, j) + at(i, j + 1) + at(i + 1, j + 1)));
+    }
+  return out;
+}
+
+const char* field_names[] = {"u", "v", "w", "p", "vorticity", "stream_function"};
+
+// Writes the cell-centred fields to `h5` (datasets shaped (ny, nx) or (nz, ny, nx)).
+void write_fields_h5(const std::string& h5, const FlowSnapshot& snap) {
+  const MacGrid& g = snap.grid();
+  const auto n = g.cells();
+  Grid cg =
+      Grid::box(g.dims(), n, {g.xc(0, 0), g.xc(1, 0), g.dims() == 3 ? g.xc(2, 0) : 0.0},
+                {g.xc(0, n[0] - 1), g.xc(1, n[1] - 1), g.dims() == 3 ? g.xc(2, n[2] - 1) : 0.0});
+  auto field_of = [&](const std::vector<double>& values) {
+    Field<double> f(cg, Device::cpu);
+    const FieldView<double> v = f.view();
+    std::size_t q = 0;
+    for (int k = 0; k < n[2]; ++k)
+      for (int j = 0; j < n[1]; ++j)
+        for (int i = 0; i < n[0]; ++i) v(i, j, k) = values[q++];
+    return f;
+  };
+  const std::filesystem::path p(h5);
+  FieldFileWriter w(cg);
+  for (int c = 0; c < g.dims(); ++c) w.add(field_names[c], field_of(snap.cell_velocity(c)));
+  w.add("p", field_of(snap.cell_pressure()));
+  if (g.dims() == 2) {
+    w.add("vorticity", field_of(nodes_to_cells(snap.vorticity(), n[0], n[1])));
+    w.add("stream_function", field_of(nodes_to_cells(snap.stream_function(), n[0], n[1])));
+  }
+  w.write(p.parent_path().string(), p.stem().string());
+}
+
+// One <Grid> of the XDMF file: a rectilinear mesh through the cell centres (the spacing
+// may be stretched), attributes in `h5`.
+std::string xdmf_grid(const FlowSnapshot& snap, const std::string& h5, const std::string& indent,
+                      double time, bool timed) {
+  const MacGrid& g = snap.grid();
+  const auto n = g.cells();
+  const bool three = g.dims() == 3;
+  std::string dims =
+      three ? fmt::format("{} {} {}", n[2], n[1], n[0]) : fmt::format("{} {}", n[1], n[0]);
+  std::string x = indent + fmt::format("<Grid Name=\"cells\" GridType=\"Uniform\">\n");
+  if (timed) x += indent + fmt::format("  <Time Value=\"{:.10g}\"/>\n", time);
+  x += indent + fmt::format("  <Topology TopologyType=\"{}\" Dimensions=\"{}\"/>\n",
+                            three ? "3DRectMesh" : "2DRectMesh", dims);
+  x += indent + fmt::format("  <Geometry GeometryType=\"{}\">\n", three ? "VXVYVZ" : "VXVY");
+  for (int a = 0; a < g.dims(); ++a) {
+    std::string coords;
+    for (int i = 0; i < n[std::size_t(a)]; ++i)
+      coords += fmt::format("{}{:.12g}", i ? " " : "", g.xc(a, i));
+    x += indent + fmt::format(
+                      "    <DataItem Dimensions=\"{}\" NumberType=\"Float\" Precision=\"8\" "
+                      "Format=\"XML\">{}</DataItem>\n",
+                      n[std::size_t(a)], coords);
+  }
+  x += indent + "  </Geometry>\n";
+  std::vector<std::string> names;
+  for (int c = 0; c < g.dims(); ++c) names.push_back(field_names[c]);
+  names.push_back("p");
+  if (!three) names.push_back("vorticity"), names.push_back("stream_function");
+  for (const std::string& a : names)
+    x += indent + fmt::format(
+                      "  <Attribute Name=\"{0}\" AttributeType=\"Scalar\" Center=\"Node\">\n{2}    "
+                      "<DataItem Dimensions=\"{1}\" NumberType=\"Float\" Precision=\"8\" "
+                      "Format=\"HDF\">{3}:/{0}</DataItem>\n{2}  </Attribute>\n",
+                      a, dims, indent, h5);
+  x += indent + "</Grid>\n";
+  return x;
+}
+
+const char* xdmf_head =
+    "<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
+    "<Xdmf Version=\"3.0\">\n  <Domain>\n";
+const char* xdmf_tail = "  </Domain>\n</Xdmf>\n";
+
+std::string csv_number(double v) {
+  return fmt::format("{:.17g}", v);
+}
+
+}  // namespace
+
+void prepare_output(const std::string& dir) {
+  create_output_directory(dir);
+  create_output_directory(dir + "/frames");
+}
+
+void write_frame(const std::string& dir, const FlowSolver<double>& s, int index) {
+  const FlowSnapshot snap(s);
+  const std::string name = fmt::format("fields_{:04d}", index);
+  write_fields_h5(dir + "/frames/" + name + ".h5", snap);
+  // The series lists frames 0..index; frame k was written at time (k + 1) t_end / frames,
+  // but the exact time is only known now, so the series records each as it comes.
+  static thread_local std::vector<double> times;
+  if (index == 0) times.clear();
+  times.push_back(s.time());
+  std::string x = xdmf_head;
+  x += "    <Grid Name=\"series\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
+  for (int k = 0; k <= index && k < int(times.size()); ++k)
+    x += xdmf_grid(snap, fmt::format("frames/fields_{:04d}.h5", k), "      ", times[std::size_t(k)],
+                   true);
+  x += "    </Grid>\n";
+  x += xdmf_tail;
+  write_file_atomically(dir + "/series.xdmf", x);
+}
+
+void write_results(const std::string& dir, const FlowSolver<double>& s, const FlowSnapshot& snap,
+                   FlowResult& r) {
+  (void)s;
+  write_fields_h5(dir + "/fields.h5", snap);
+  write_file_atomically(
+      dir + "/fields.xdmf",
+      std::string(xdmf_head) + xdmf_grid(snap, "fields.h5", "    ", r.time, false) + xdmf_tail);
+  r.files.push_back(dir + "/fields.xdmf (+ fields.h5)");
+  if (!r.flow_case.steady() && std::filesystem::exists(dir + "/series.xdmf"))
+    r.files.push_back(dir + "/series.xdmf (time series, frames/)");
+  // Centrelines through the middle of the domain, at every cell centre plus the walls.
+  const MacGrid& g = snap.grid();
+  const double xm = 0.5 * (g.lo(0) + g.hi(0)), ym = 0.5 * (g.lo(1) + g.hi(1));
+  {
+    std::string t = "y,u\n";
+    t += fmt::format("{},{}\n", csv_number(g.lo(1)), csv_number(snap.velocity(0, xm, g.lo(1))));
+    for (int j = 0; j < g.cells()[1]; ++j)
+      t += fmt::format("{},{}\n", csv_number(g.xc(1, j)),
+                       csv_number(snap.velocity(0, xm, g.xc(1, j))));
+    t += fmt::format("{},{}\n", csv_number(g.hi(1)), csv_number(snap.velocity(0, xm, g.hi(1))));
+    write_file_atomically(dir + "/centreline_u.csv", t);
+    std::string v = "x,v\n";
+    v += fmt::format("{},{}\n", csv_number(g.lo(0)), csv_number(snap.velocity(1, g.lo(0), ym)));
+    for (int i = 0; i < g.cells()[0]; ++i)
+      v += fmt::format("{},{}\n", csv_number(g.xc(0, i)),
+                       csv_number(snap.velocity(1, g.xc(0, i), ym)));
+    v += fmt::format("{},{}\n", csv_number(g.hi(0)), csv_number(snap.velocity(1, g.hi(0), ym)));
+    write_file_atomically(dir + "/centreline_v.csv", v);
+    r.files.push_back(dir + "/centreline_u.csv, centreline_v.csv");
+  }
+  if (!r.ghia.empty()) {
+    std::string t = "kind,coord,ghia,computed,deviation\n";
+    for (const auto& p : r.ghia)
+      t += fmt::format("{},{},{},{},{}\n", p.kind, p.coord, p.reference, csv_number(p.computed),
+                       csv_number(p.computed - p.reference));
+    write_file_atomically(dir + "/centreline_ghia.csv", t);
+    r.files.push_back(dir + "/centreline_ghia.csv");
+  }
+  if (!r.forces.empty()) {
+    std::string t = "t,c_d,c_l\n";
+    for (const auto& f : r.forces)
+      t += fmt::format("{},{},{}\n", csv_number(f.t), csv_number(f.c_d), csv_number(f.c_l));
+    write_file_atomically(dir + "/forces.csv", t);
+    r.files.push_back(dir + "/forces.csv");
+  }
+  {
+    std::string t = "step,time,dt,continuity,change,divergence,pressure_iterations\n";
+    for (const auto& h : r.history)
+      t += fmt::format("{},{},{},{},{},{},{}\n", h.step, csv_number(h.time), csv_number(h.dt),
+                       csv_number(h.continuity), csv_number(h.change), csv_number(h.divergence),
+                       h.pressure_iterations);
+    write_file_atomically(dir + "/history.csv", t);
+    r.files.push_back(dir + "/history.csv");
+  }
+  write_json_file(dir + "/summary.json", r.summary);
+  r.files.push_back(dir + "/summary.json");
+}
+
+nlohmann::json summary_json(const FlowResult& r) {
+  const FlowCase& c = r.flow_case;
+  nlohmann::json j;
+  j["case"] = c.name;
+  j["device"] = r.device;
+  j["cells"] = std::vector<int>(c.cells.begin(), c.cells.begin() + c.dims);
+  j["domain_lo"] = std::vector<double>(c.lo.begin(), c.lo.begin() + c.dims);
+  j["domain_hi"] = std::vector<double>(c.hi.begin(), c.hi.begin() + c.dims);
+  j["nu"] = c.nu;
+  j["reynolds"] = c.u_ref * c.length_ref / c.nu;
+  j["coupling"] = to_string(c.coupling);
+  j["convection"] = to_string(c.convection);
+  if (!c.steady()) j["time_scheme"] = to_string(c.time_scheme);
+  j["converged"] = r.converged;
+  j["reason"] = r.reason;
+  j[c.steady() ? "iterations" : "steps"] = r.iterations;
+  if (!c.steady()) j["time"] = r.time;
+  j["seconds"] = json_number(r.seconds);
+  j["continuity"] = json_number(r.last.continuity);
+  j["max_divergence"] = json_number(r.last.divergence);
+  if (r.has_forces) {
+    j["obstacle_treatment"] = "staircase (cells whose centre lies inside are solid)";
+    if (c.steady()) {
+      j["c_d"] = json_number(r.c_d);
+      j["c_l"] = json_number(r.c_l);
+    } else {
+      j["c_d_max"] = json_number(r.c_d_max);
+      j["c_l_max"] = json_number(r.c_l_max);
+      j["strouhal"] = json_number(r.strouhal);
+      j["c_d_final"] = json_number(r.c_d);
+      j["c_l_final"] = json_number(r.c_l);
+    }
+  }
+  if (r.has_dp) j["dp"] = json_number(r.dp);
+  if (r.has_vortex) {
+    j["psi_min"] = json_number(r.vortex.psi);
+    j["vortex_centre"] = {r.vortex.x, r.vortex.y};
+  }
+  if (!r.ghia.empty()) {
+    j["ghia_max_deviation"] = json_number(max_deviation(r.ghia));
+    j["ghia_mean_deviation"] = json_number(mean_deviation(r.ghia));
+  }
+  return j;
+}
+
+}  // namespace gridsolve::flow
