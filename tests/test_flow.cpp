@@ -102,7 +102,8 @@ double taylor_green_error(int n, TimeScheme scheme, double* max_div, double cour
   FlowSolver<double> s(c, Device::cpu);
   s.set_velocity(0, [](double x, double y, double) { return std::sin(x) * std::cos(y); });
   s.set_velocity(1, [](double x, double y, double) { return -std::cos(x) * std::sin(y); });
-  s.set_pressure([](double x, double y, double) { return 0.25 * (std::cos(2 * x) + std::cos(2 * y)); });
+  s.set_pressure(
+      [](double x, double y, double) { return 0.25 * (std::cos(2 * x) + std::cos(2 * y)); });
   const double h = std::numbers::pi / n;
   const int steps = int(std::ceil(T / (courant * h)));
   const double dt = T / steps;
@@ -112,7 +113,8 @@ double taylor_green_error(int n, TimeScheme scheme, double* max_div, double cour
     *max_div = std::max(*max_div, s.max_divergence());
   }
   const double F = std::exp(-2 * c.nu * T);
-  return max_error(s, 0, [F](double x, double y) { return std::sin(x) * std::cos(y) * F; }, true);
+  return max_error(
+      s, 0, [F](double x, double y) { return std::sin(x) * std::cos(y) * F; }, true);
 }
 
 }  // namespace

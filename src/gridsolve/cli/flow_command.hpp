@@ -31,4 +31,9 @@ bool flow_requested(const FlowArguments& args);
 // Runs it; returns the exit code (0 done, 3 not converged).
 int flow_command(const FlowArguments& args);
 
+struct BenchSettings;
+// `gridsolve bench flow`: PISO step timings against the copy bandwidth, the steady cavity
+// against icoFoam (run when installed, else its figure measured on this machine).
+int flow_bench_command(const BenchSettings& s);
+
 }  // namespace gridsolve::cli

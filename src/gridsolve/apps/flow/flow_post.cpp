@@ -54,16 +54,24 @@ double FlowSnapshot::sample(const Field<double>& f, int c, double x, double y, d
     w[a] = b.second;
   }
   const FieldView<const double> v = f.cview();
-  double s = 0;
+  const FieldView<const std::uint8_t> solid = solid_.cview();
+  const auto n = g.cells();
+  double s = 0, wsum = 0;
   const int kz = g.dims() == 3 ? 2 : 1;
   for (int dk = 0; dk < kz; ++dk)
     for (int dj = 0; dj < 2; ++dj)
       for (int di = 0; di < 2; ++di) {
         const double wt = (di ? 1 - w[0] : w[0]) * (dj ? 1 - w[1] : w[1]) *
                           (g.dims() == 3 ? (dk ? 1 - w[2] : w[2]) : 1.0);
-        s += wt * v(idx[0] + di, idx[1] + dj, idx[2] + dk);
+        const int i = idx[0] + di, j = idx[1] + dj, k = idx[2] + dk;
+        // Pressure inside an obstacle is no value of the flow: the fluid cells' values,
+        // reweighted, give the pressure on the body's surface.
+        if (c < 0 && i >= 0 && j >= 0 && i < n[0] && j < n[1] && k < n[2] && solid(i, j, k))
+          continue;
+        s += wt * v(i, j, k);
+        wsum += wt;
       }
-  return s;
+  return wsum > 0 ? s / wsum : 0.0;
 }
 
 double FlowSnapshot::velocity(int c, double x, double y, double z) const {

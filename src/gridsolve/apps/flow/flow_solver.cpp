@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cmath>
 #include <numbers>
 
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/exec/memory.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
 
 namespace gridsolve::flow {
@@ -623,7 +625,16 @@ void FlowSolver<T>::project(int correctors, bool relax_pressure, StepReport& r, 
     so.tolerance = case_.pressure_tolerance;
     so.max_iterations = 500;
     so.progress_after = 1e30;
+    const auto t0 = std::chrono::steady_clock::now();
+    if (profiling_) synchronize(device_);
     const SolveReport sr = pressure_solver_->solve(pop_, p_, so);
+    if (profiling_) {
+      synchronize(device_);
+      pressure_seconds_ +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+    ++pressure_solves_;
+    pressure_iterations_ += sr.iterations;
     r.pressure_iterations += sr.iterations;
     r.pressure_residual = sr.relative_residual;
     r.pressure_converged = r.pressure_converged && sr.converged;

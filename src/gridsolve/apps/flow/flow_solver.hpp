@@ -57,6 +57,12 @@ class FlowSolver {
   double cfl_time_step(double cfl) const;
 
   Forces forces() const;
+  // Profiling: when on, the device is waited for around each pressure solve so that its
+  // time can be told apart (benchmarks only; it costs two synchronizations a solve).
+  void set_profiling(bool on) { profiling_ = on; }
+  double pressure_seconds() const { return pressure_seconds_; }
+  long long pressure_solves() const { return pressure_solves_; }
+  long long pressure_iterations() const { return pressure_iterations_; }
   // Max |div u| per unit volume over fluid cells.
   double max_divergence() const;
 
@@ -86,6 +92,9 @@ class FlowSolver {
   std::int64_t steps_ = 0;
   bool have_previous_ = false;  // u^{n-1} holds a step (BDF2 may start)
   double inflow_factor_ = 1;
+  bool profiling_ = false;
+  double pressure_seconds_ = 0;
+  long long pressure_solves_ = 0, pressure_iterations_ = 0;
 };
 
 }  // namespace gridsolve::flow

@@ -1,0 +1,99 @@
+#include "gridsolve/bench/flow_bench.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+#include "gridsolve/apps/flow/flow_post.hpp"
+#include "gridsolve/apps/flow/flow_solver.hpp"
+#include "gridsolve/exec/memory.hpp"
+
+namespace gridsolve {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+}  // namespace
+
+double copy_bandwidth(Device d) {
+  const std::size_t bytes = std::size_t(1) << 30;  // 1 GiB each way
+  Buffer<char> a(d, bytes), b(d, bytes);
+  zero_bytes(d, a.data(), bytes);
+  zero_bytes(d, b.data(), bytes);
+  std::vector<double> t;
+  for (int r = 0; r < 6; ++r) {
+    synchronize(d);
+    const auto t0 = Clock::now();
+    copy_bytes(b.data(), d, a.data(), d, bytes);
+    synchronize(d);
+    if (r > 0) t.push_back(since(t0));
+  }
+  std::sort(t.begin(), t.end());
+  return 2.0 * double(bytes) / t[t.size() / 2];  // read + write
+}
+
+FlowStepTiming time_piso_step(Device d, int n, int steps, double copy_bps) {
+  flow::FlowCase c = flow::cavity_case(1000, n);
+  c.coupling = flow::Coupling::piso;
+  c.pressure_tolerance = 1e-6;
+  flow::FlowSolver<double> s(c, d);
+  const double dt = 0.5 / n;                           // CFL 0.5 at the lid speed
+  for (int k = 0; k < 3; ++k) s.piso_step(dt, false);  // warm-up: the flow is no longer zero
+  s.set_profiling(true);
+  const double p0 = s.pressure_seconds();
+  const long long i0 = s.pressure_iterations();
+  std::vector<double> t;
+  double total = 0;
+  for (int k = 0; k < steps; ++k) {
+    synchronize(d);
+    const auto t0 = Clock::now();
+    s.piso_step(dt, false);
+    synchronize(d);
+    t.push_back(since(t0));
+    total += t.back();
+  }
+  std::sort(t.begin(), t.end());
+  FlowStepTiming r;
+  r.n = n;
+  r.ms_per_step = 1e3 * t[t.size() / 2];
+  r.ns_per_cell = 1e9 * t[t.size() / 2] / (double(n) * n);
+  r.pressure_share = (s.pressure_seconds() - p0) / total;
+  r.pressure_iterations = double(s.pressure_iterations() - i0) / steps;
+  // The least a step must move: read u, v, p of step n and write those of step n + 1.
+  const double bytes = 6.0 * 8.0 * double(n) * n;
+  r.bound_ms = 1e3 * bytes / copy_bps;
+  r.traffic = "6 words/cell (read u, v, p; write u, v, p)";
+  return r;
+}
+
+SteadyCavityTiming time_steady_cavity(Device d, double re, int n) {
+  flow::FlowCase c = flow::cavity_case(re, n);
+  flow::FlowSolver<double> s(c, d);
+  SteadyCavityTiming r;
+  r.n = n;
+  r.re = re;
+  synchronize(d);
+  const auto t0 = Clock::now();
+  for (long long it = 1; it <= c.max_iterations; ++it) {
+    const bool m = it % c.check_every == 0;
+    const flow::StepReport rep = s.simple_iteration(m);
+    r.iterations = it;
+    if (m && rep.change < c.steady_tolerance) {
+      r.converged = true;
+      break;
+    }
+  }
+  synchronize(d);
+  r.seconds = since(t0);
+  const flow::FlowSnapshot snap(s);
+  const auto pts = flow::compare_with_ghia(snap, flow::ghia_table_path(), re);
+  r.ghia_max = flow::max_deviation(pts);
+  r.ghia_mean = flow::mean_deviation(pts);
+  return r;
+}
+
+}  // namespace gridsolve

@@ -1,0 +1,137 @@
+// The flow commands as a user meets them: result files, benchmark cases from TOML, and
+// bad input refused with exit code 2 and a message that says what is wrong.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace {
+
+struct Outcome {
+  int code;
+  std::string output;
+};
+
+Outcome gridsolve(const std::string& args) {
+  const std::string cmd = std::string(GRIDSOLVE_CLI) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return {-1, "popen failed"};
+  std::string out;
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, p)) out += buf;
+  const int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+std::filesystem::path scratch(const std::string& name) {
+  auto p = std::filesystem::temp_directory_path() / ("gridsolve_flow_cli_" + name);
+  std::filesystem::remove_all(p);
+  return p;
+}
+
+std::string write_case(const std::string& name, const std::string& text) {
+  const auto p = std::filesystem::temp_directory_path() / ("gridsolve_flow_" + name + ".toml");
+  std::ofstream(p) << text;
+  return p.string();
+}
+
+const char* channel_head = R"TOML(
+[flow]
+cells = [40, 10]
+hi = [4, 1]
+nu = 0.05
+[boundary.x_low]
+type = "inflow"
+u = "4*y*(1-y)"
+)TOML";
+
+}  // namespace
+
+TEST(FlowCli, CavityWritesItsResults) {
+  const auto dir = scratch("cavity");
+  const Outcome o =
+      gridsolve("cavity --re 100 --n 24 --device cpu --no-plots --out " + dir.string());
+  ASSERT_EQ(o.code, 0) << o.output;
+  EXPECT_NE(o.output.find("Ghia"), std::string::npos) << o.output;
+  std::ifstream f(dir / "summary.json");
+  ASSERT_TRUE(f.good());
+  const nlohmann::json j = nlohmann::json::parse(f);
+  for (const char* key : {"psi_min", "vortex_centre", "ghia_max_deviation", "converged",
+                          "iterations", "device", "coupling"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_LT(j["psi_min"].get<double>(), -0.09);
+  for (const char* file : {"fields.h5", "fields.xdmf", "centreline_u.csv", "centreline_v.csv",
+                           "centreline_ghia.csv", "history.csv"})
+    EXPECT_TRUE(std::filesystem::exists(dir / file)) << file;
+}
+
+TEST(FlowCli, TransientChannelFromTomlWritesASeries) {
+  const auto dir = scratch("channel");
+  const std::string path = write_case("channel", std::string(channel_head) + R"TOML(
+[boundary.x_high]
+type = "outflow"
+[[obstacle]]
+shape = "rectangle"
+lo = [1.0, 0.4]
+hi = [1.2, 0.6]
+[method]
+coupling = "piso"
+t_end = 0.5
+cfl = 0.5
+[output]
+frames = 2
+)TOML");
+  const Outcome o = gridsolve("flow " + path + " --device cpu --no-plots --out " + dir.string());
+  ASSERT_EQ(o.code, 0) << o.output;
+  EXPECT_TRUE(std::filesystem::exists(dir / "series.xdmf"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "frames/fields_0001.h5"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "forces.csv"));
+}
+
+TEST(FlowCli, NotConvergedExitsWithThree) {
+  const Outcome o = gridsolve("cavity --re 100 --n 16 --device cpu --max-iter 5");
+  EXPECT_EQ(o.code, 3) << o.output;
+}
+
+TEST(FlowCli, BadCasesExitWithTwoAndSayWhy) {
+  struct Bad {
+    std::string args, says;
+  };
+  const std::vector<Bad> cases = {
+      {"cavity --re -100 --n 16 --device cpu", "Reynolds number"},
+      {"cavity --re 100 --n 16 --device cpu --coupling piso --cfl 3", "CFL"},
+      {"channel --case dfg-2d-9 --device cpu", "dfg-2d-1"},
+      {"flow " + write_case("nooutflow", channel_head) + " --device cpu", "outflow"},
+      {"flow " + write_case("outside", std::string(channel_head) + R"TOML(
+[boundary.x_high]
+type = "outflow"
+[[obstacle]]
+shape = "circle"
+centre = [3.9, 0.5]
+radius = 0.3
+)TOML") + " --device cpu",
+       "not inside the domain"},
+      {"flow " + write_case("negnu", R"TOML(
+[flow]
+cells = [8, 8]
+nu = -1
+)TOML") + " --device cpu",
+       "viscosity"},
+      {"flow " + write_case("typo", R"TOML(
+[flow]
+cells = [8, 8]
+nu = 0.1
+[method]
+couplng = "piso"
+)TOML") + " --device cpu",
+       "couplng"},
+  };
+  for (const Bad& b : cases) {
+    const Outcome o = gridsolve(b.args);
+    EXPECT_EQ(o.code, 2) << b.args << "\n" << o.output;
+    EXPECT_NE(o.output.find(b.says), std::string::npos) << b.args << "\n" << o.output;
+  }
+}

@@ -1,0 +1,86 @@
+// Incompressible flow on the GPU: the same SIMPLEC iterations and PISO steps as on the
+// CPU (the cavity and the staircase cylinder), and the cavity against Ghia at 128^2.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "gridsolve/apps/flow/flow_case.hpp"
+#include "gridsolve/apps/flow/flow_post.hpp"
+#include "gridsolve/apps/flow/flow_solver.hpp"
+#include "gridsolve/exec/device.hpp"
+
+namespace gridsolve::flow {
+namespace {
+
+#define SKIP_WITHOUT_GPU()                                                          \
+  do {                                                                              \
+    if (!cuda_available()) GTEST_SKIP() << "no GPU: " << cuda_unavailable_reason(); \
+  } while (0)
+
+// Largest difference between the two solvers' fields, relative to the largest value.
+double field_difference(const FlowSolver<double>& a, const FlowSolver<double>& b) {
+  double diff = 0, scale = 0;
+  for (int c = 0; c < 2; ++c) {
+    const std::vector<double> x = a.velocity(c).to_vector(), y = b.velocity(c).to_vector();
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      diff = std::max(diff, std::abs(x[i] - y[i]));
+      scale = std::max(scale, std::abs(x[i]));
+    }
+  }
+  return diff / scale;
+}
+
+TEST(FlowGpu, SimplecCavityMatchesCpu) {
+  SKIP_WITHOUT_GPU();
+  FlowCase c = cavity_case(400, 48);
+  c.pressure_tolerance = 1e-10;
+  FlowSolver<double> cpu(c, Device::cpu), gpu(c, Device::cuda);
+  for (int it = 0; it < 60; ++it) {
+    cpu.simple_iteration(false);
+    gpu.simple_iteration(false);
+  }
+  const double d = field_difference(cpu, gpu);
+  std::printf("SIMPLEC cavity 48^2, 60 iterations: max |u_cpu - u_gpu| / max |u| = %.2e\n", d);
+  EXPECT_LT(d, 1e-8);
+}
+
+TEST(FlowGpu, PisoCylinderMatchesCpu) {
+  SKIP_WITHOUT_GPU();
+  FlowCase c = dfg_case("dfg-2d-2", 8);
+  c.pressure_tolerance = 1e-11;
+  FlowSolver<double> cpu(c, Device::cpu), gpu(c, Device::cuda);
+  for (int s = 0; s < 30; ++s) {
+    cpu.piso_step(2e-3, false);
+    gpu.piso_step(2e-3, false);
+  }
+  const double d = field_difference(cpu, gpu);
+  const Forces fc = cpu.forces(), fg = gpu.forces();
+  std::printf("PISO cylinder, 30 steps: field difference %.2e; drag %.10f vs %.10f\n", d, fc.fx,
+              fg.fx);
+  EXPECT_LT(d, 1e-8);
+  EXPECT_NEAR(fc.fx, fg.fx, 1e-8 * std::abs(fc.fx));
+  EXPECT_LT(gpu.max_divergence(), 1e-6);
+}
+
+TEST(FlowGpu, CavityRe100At128AgainstGhia) {
+  SKIP_WITHOUT_GPU();
+  FlowCase c = cavity_case(100, 128);
+  FlowSolver<double> s(c, Device::cuda);
+  int its = 0;
+  for (its = 1; its <= 20000; ++its) {
+    const bool m = its % 50 == 0;
+    const StepReport r = s.simple_iteration(m);
+    if (m && r.change < 1e-7) break;
+  }
+  const FlowSnapshot snap(s);
+  const auto pts = compare_with_ghia(snap, ghia_table_path(), 100);
+  std::printf("cavity Re 100 128^2 on the GPU: %d iterations, max deviation from Ghia %.4f\n", its,
+              max_deviation(pts));
+  EXPECT_LT(its, 20000);
+  EXPECT_LT(max_deviation(pts), 0.01);
+}
+
+}  // namespace
+}  // namespace gridsolve::flow
