@@ -62,6 +62,7 @@ TEST(FlowGpu, PisoCylinderMatchesCpu) {
   EXPECT_LT(d, 1e-8);
   EXPECT_NEAR(fc.fx, fg.fx, 1e-8 * std::abs(fc.fx));
   EXPECT_LT(gpu.max_divergence(), 1e-6);
+  EXPECT_LT(cpu.max_divergence(), 1e-6);
 }
 
 TEST(FlowGpu, CavityRe100At128AgainstGhia) {

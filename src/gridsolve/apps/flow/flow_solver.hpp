@@ -76,7 +76,8 @@ class FlowSolver {
   void assemble_momentum(int c, double tcoef, double dt, double relax);
   void sweep_momentum(int c, int sweeps);
   void project(int correctors, bool relax_pressure, StepReport& r, bool measure);
-  void apply_boundaries(double factor);
+  // Boundary faces (with `set_faces`) and ghost layers for the inflow scaled by `factor`.
+  void apply_boundaries(double factor, bool set_faces = true);
 
  private:
   FlowCase case_;
