@@ -36,11 +36,13 @@ if [ -z "$bashrc" ] && ! command -v icoFoam >/dev/null; then
     exit 1
   fi
 fi
-if [ -n "$bashrc" ] && ! command -v icoFoam >/dev/null; then
+if [ -n "$bashrc" ]; then
   # OpenFOAM's environment script reads unset variables.
   set +u
   # shellcheck disable=SC1090
-  source "$bashrc"
+  # (Debian's copy complains about helper scripts it does not ship; the variables it sets
+  # are what blockMesh and icoFoam need.)
+  source "$bashrc" 2>/dev/null
   set -u
 fi
 command -v icoFoam >/dev/null || { echo "icofoam_cavity: icoFoam still not on PATH" >&2; exit 1; }
