@@ -70,7 +70,7 @@ TEST(FlowExact, CouetteIsExact) {
 }
 
 TEST(FlowBenchmark, CavityRe100AgainstGhia) {
-  FlowCase c = cavity_case(100, 32);
+  FlowCase c = cavity_case(100, 64);
   FlowSolver<double> s(c, Device::cpu);
   const int its = converge(s, 1e-7, 20000);
   EXPECT_GT(its, 0);
@@ -78,9 +78,12 @@ TEST(FlowBenchmark, CavityRe100AgainstGhia) {
   const auto pts =
       compare_with_ghia(snap, GRIDSOLVE_SOURCE_DIR "/examples/flow/ghia1982_re100_re1000.csv", 100);
   const VortexCentre vc = primary_vortex(snap);
-  std::printf("cavity 32: %d its, max dev %.4f mean %.4f psi_min %.5f at (%.4f, %.4f)\n", its,
+  std::printf("cavity 64: %d its, max dev %.4f mean %.4f psi_min %.5f at (%.4f, %.4f)\n", its,
               max_deviation(pts), mean_deviation(pts), vc.psi, vc.x, vc.y);
-  EXPECT_LT(max_deviation(pts), 0.02);
+  EXPECT_LT(max_deviation(pts), 0.01);
+  EXPECT_NEAR(vc.psi, -0.1034, 0.001);  // Ghia: -0.103423 at (0.6172, 0.7344)
+  EXPECT_NEAR(vc.x, 0.617, 0.01);
+  EXPECT_NEAR(vc.y, 0.736, 0.01);
 }
 
 namespace {

@@ -85,7 +85,7 @@ struct FlowCase {
   // until the momentum residual falls below this fraction of its start.
   double momentum_tolerance = 0;
   double pressure_tolerance = 1e-8;
-  std::string pressure_solver = "mgcg";
+  std::string pressure_solver = "mg";  // mg: multigrid, hierarchy kept between solves
   int check_every = 10;  // steps between residual checks (scalars back from the device)
 
   // Reference scales for coefficients (drag and lift: 2 F / (U^2 D)).
