@@ -1,26 +1,36 @@
 // Storage of the flow fields: the one place that says how a cell- or face-centred array
-// is held, so the solver does not care which field type backs it.
+// is held (the project's Field with its centring), so the solver does not care.
 #pragma once
 #include <array>
 
+#include "gridsolve/core/centring.hpp"
+#include "gridsolve/core/grid.hpp"
 #include "gridsolve/exec/field.hpp"
 
 namespace gridsolve::flow {
 
-// A scalar array over `extent` indices per axis (cells, or the faces of one axis), one
-// ghost layer, in the memory of one device.
 template <class T>
 using StaggeredField = Field<T>;
 
-template <class T>
-StaggeredField<T> make_staggered(std::array<int, 3> extent, int dims, Device d) {
-  return StaggeredField<T>(extent, dims, d);
+// The node grid of a MAC grid with `cells` cells per axis (only counts matter here).
+inline Grid mac_node_grid(const std::array<int, 3>& cells, int dims) {
+  Grid g;
+  g.dims = dims;
+  g.n = {cells[0] + 1, cells[1] + 1, dims == 3 ? cells[2] + 1 : 1};
+  return g;
 }
 
-// Index extent of the faces normal to `axis` of a grid with `cells` cells per axis.
+// Index extent of the faces normal to `axis` (axis -1: the cells).
 inline std::array<int, 3> face_extent(std::array<int, 3> cells, int axis) {
-  cells[axis] += 1;
+  if (axis >= 0) cells[std::size_t(axis)] += 1;
   return cells;
+}
+
+// A scalar on the faces normal to `axis` (or on the cells, axis -1), one ghost layer.
+template <class T>
+StaggeredField<T> make_staggered(const std::array<int, 3>& cells, int dims, int axis, Device d) {
+  return Field<T>(mac_node_grid(cells, dims), axis < 0 ? Centring::cell() : Centring::face(axis),
+                  1, 1, d);
 }
 
 }  // namespace gridsolve::flow

@@ -192,7 +192,7 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d) : case_(c), device_(d) {
   const MacGeometry hg = grid_.host_geometry();
 
   // Solid cells: centres inside an obstacle.
-  Field<std::uint8_t> solid_host(n, dims, Device::cpu);
+  Field<std::uint8_t> solid_host = make_staggered<std::uint8_t>(n, dims, -1, Device::cpu);
   {
     const FieldView<std::uint8_t> sv = solid_host.view();
     for (int j = 0; j < n[1]; ++j)
@@ -209,7 +209,7 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d) : case_(c), device_(d) {
   for (int comp = 0; comp < dims; ++comp) {
     const auto ext = face_extent(n, comp);
     for (auto* f : {&u_, &u_n_, &u_nm1_, &hbya_, &b0_, &d_, &wall_})
-      (*f)[std::size_t(comp)] = make_staggered<T>(ext, dims, d);
+      (*f)[std::size_t(comp)] = make_staggered<T>(n, dims, comp, d);
     StencilOperator<T>& m = mom_[std::size_t(comp)];
     m.grid.dims = dims;
     m.grid.n = ext;
@@ -219,10 +219,10 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d) : case_(c), device_(d) {
     active.lo[comp] = 1;
     active.hi[comp] = ext[comp] - 2;
     m.active = active;
-    for (auto* f : {&m.ap, &m.aw, &m.ae, &m.as, &m.an, &m.rhs}) *f = Field<T>(ext, dims, d);
-    if (dims == 3) m.ab = Field<T>(ext, dims, d), m.at = Field<T>(ext, dims, d);
+    for (auto* f : {&m.ap, &m.aw, &m.ae, &m.as, &m.an, &m.rhs}) *f = make_staggered<T>(n, dims, comp, d);
+    if (dims == 3) m.ab = make_staggered<T>(n, dims, comp, d), m.at = make_staggered<T>(n, dims, comp, d);
     // Faces beside a solid cell are fixed at zero.
-    Field<std::uint8_t> mask(ext, dims, Device::cpu);
+    Field<std::uint8_t> mask = make_staggered<std::uint8_t>(n, dims, comp, Device::cpu);
     const FieldView<std::uint8_t> mv = mask.view();
     std::int64_t unknowns = 0;
     for (int k = 0; k < ext[2]; ++k)
@@ -239,7 +239,7 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d) : case_(c), device_(d) {
 
     // Boundary values: the normal component on the boundary faces, the tangential ones
     // in the ghost layer (where the wall value sits for the fold).
-    Field<T> wall(ext, dims, Device::cpu);
+    Field<T> wall = make_staggered<T>(n, dims, comp, Device::cpu);
     const FieldView<T> wv = wall.view();
     for (int s = 0; s < 2 * dims; ++s) {
       const SideCondition& sc = c.sides[std::size_t(s)];
@@ -269,16 +269,16 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d) : case_(c), device_(d) {
   }
 
   // Pressure: cell unknowns; solid cells and cells left without a free face are fixed.
-  p_ = make_staggered<T>(n, dims, d);
+  p_ = make_staggered<T>(n, dims, -1, d);
   pop_.grid.dims = dims;
   pop_.grid.n = n;
   pop_.device = d;
   pop_.uniform = false;
   pop_.active = Box{{0, 0, 0}, {n[0] - 1, n[1] - 1, n[2] - 1}};
   for (auto* f : {&pop_.ap, &pop_.aw, &pop_.ae, &pop_.as, &pop_.an, &pop_.rhs})
-    *f = Field<T>(n, dims, d);
-  if (dims == 3) pop_.ab = Field<T>(n, dims, d), pop_.at = Field<T>(n, dims, d);
-  Field<std::uint8_t> pmask(n, dims, Device::cpu);
+    *f = make_staggered<T>(n, dims, -1, d);
+  if (dims == 3) pop_.ab = make_staggered<T>(n, dims, -1, d), pop_.at = make_staggered<T>(n, dims, -1, d);
+  Field<std::uint8_t> pmask = make_staggered<std::uint8_t>(n, dims, -1, Device::cpu);
   std::int64_t fluid = 0;
   {
     const FieldView<std::uint8_t> pm = pmask.view();
@@ -306,7 +306,7 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d) : case_(c), device_(d) {
   pop_.unknowns = fluid;
   pop_.singular = true;
   solid_ = solid_host.copy_to(d);
-  if (c.pressure_solver != "mg") pressure_solver_ = make_solver<T>(c.pressure_solver);
+  pressure_solver_ = make_solver<T>(c.pressure_solver);
   apply_boundaries(c.inflow_period > 0 ? 0.0 : 1.0);
   inflow_factor_ = c.inflow_period > 0 ? 0.0 : 1.0;
 }
@@ -314,7 +314,7 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d) : case_(c), device_(d) {
 template <class T>
 void FlowSolver<T>::set_velocity(int comp, const std::function<double(double, double, double)>& f) {
   const auto ext = face_extent(grid_.cells(), comp);
-  Field<T> host(ext, case_.dims, Device::cpu);
+  Field<T> host = make_staggered<T>(grid_.cells(), case_.dims, comp, Device::cpu);
   const FieldView<T> v = host.view();
   const MacGeometry g = grid_.host_geometry();
   for (int k = 0; k < ext[2]; ++k)
@@ -333,7 +333,7 @@ void FlowSolver<T>::set_velocity(int comp, const std::function<double(double, do
 template <class T>
 void FlowSolver<T>::set_pressure(const std::function<double(double, double, double)>& f) {
   const auto& n = grid_.cells();
-  Field<T> host(n, case_.dims, Device::cpu);
+  Field<T> host = make_staggered<T>(n, case_.dims, -1, Device::cpu);
   const FieldView<T> v = host.view();
   const MacGeometry g = grid_.host_geometry();
   for (int k = 0; k < n[2]; ++k)
@@ -647,8 +647,7 @@ void FlowSolver<T>::project(int correctors, bool relax_pressure, StepReport& r, 
     if (!continue_solve) continue;  // already balanced to the target
     const auto t0 = std::chrono::steady_clock::now();
     if (profiling_) synchronize(device_);
-    const SolveReport sr =
-        pressure_solver_ ? pressure_solver_->solve(pop_, p_, so) : solve_pressure(so.tolerance);
+    const SolveReport sr = solve_pressure(so);
     if (profiling_) {
       synchronize(device_);
       pressure_seconds_ +=
@@ -691,40 +690,29 @@ void FlowSolver<T>::project(int correctors, bool relax_pressure, StepReport& r, 
 }
 
 template <class T>
-SolveReport FlowSolver<T>::solve_pressure(double tolerance) {
+SolveReport FlowSolver<T>::solve_pressure(const SolveOptions& options) {
+  // Set up once; the coefficients change every iteration but slowly, so the hierarchy
+  // (or preconditioner) of an earlier setup still makes a convergent cycle: it is
+  // refreshed with update() every `lifetime` solves, and at once when a solve misses.
   constexpr int lifetime = 25;
-  SolveReport r;
-  r.solver = "mg (hierarchy reused)";
-  const double scale = [&] {
-    const double b = rhs_norm(pop_, p_);
-    return b > 0 ? b : 1.0;
-  }();
-  r.rhs_norm = scale;
-  bool fresh = false;
-  auto rebuild = [&] {
-    hierarchy_.reset();
-    hierarchy_ = std::make_unique<MultigridHierarchy<T>>(pop_, MultigridOptions{});
-    hierarchy_age_ = 0;
-    fresh = true;
-  };
-  if (!hierarchy_ || hierarchy_age_ >= lifetime) rebuild();
-  ++hierarchy_age_;
-  double res = residual_norm(pop_, p_) / scale;
-  // At least one cycle: a warm start already inside the tolerance still improves, so that
-  // the steady iterations' pressure error keeps falling with their residual.
-  for (int cycle = 1; cycle <= 60 && (res > tolerance || cycle == 1); ++cycle) {
-    hierarchy_->cycle(p_);
-    const double next = residual_norm(pop_, p_) / scale;
-    ++r.iterations;
-    // A stale hierarchy that no longer reduces the residual well is rebuilt.
-    if (!fresh && next > 0.5 * res) rebuild();
-    res = next;
-    if (!std::isfinite(res)) break;
+  if (!pressure_ready_) {
+    pressure_solver_->setup(pop_);
+    pressure_ready_ = true;
+    pressure_age_ = 0;
+  } else if (pressure_age_ >= lifetime) {
+    pressure_solver_->update(pop_);
+    pressure_age_ = 0;
   }
-  fix_constant(pop_, p_);
-  r.relative_residual = residual_norm(pop_, p_) / scale;
-  r.converged = r.relative_residual <= tolerance * 1.01;
-  r.reason = r.converged ? "converged" : "cycle cap";
+  ++pressure_age_;
+  SolveReport r = pressure_solver_->solve(p_, options);
+  if (!r.converged && pressure_age_ > 1) {
+    pressure_solver_->update(pop_);
+    pressure_age_ = 1;
+    const SolveReport again = pressure_solver_->solve(p_, options);
+    const int before = r.iterations;
+    r = again;
+    r.iterations += before;
+  }
   return r;
 }
 

@@ -12,7 +12,6 @@
 #include "gridsolve/apps/flow/flow_fields.hpp"
 #include "gridsolve/problem/mac_grid.hpp"
 #include "gridsolve/problem/stencil_operator.hpp"
-#include "gridsolve/solve/multigrid/multigrid.hpp"
 #include "gridsolve/solve/solver.hpp"
 
 namespace gridsolve::flow {
@@ -79,11 +78,8 @@ class FlowSolver {
   void project(int correctors, bool relax_pressure, StepReport& r, bool measure);
   // Boundary faces (with `set_faces`) and ghost layers for the inflow scaled by `factor`.
   void apply_boundaries(double factor, bool set_faces = true);
-  // The pressure solve: multigrid cycles on a hierarchy built once and rebuilt every
-  // `hierarchy_lifetime` solves (the coefficients drift slowly between iterations, and a
-  // slightly stale coarse level still makes a convergent cycle), or, for any other
-  // pressure_solver name, that solver from the registry.
-  SolveReport solve_pressure(double tolerance);
+  // The pressure solve through the registry's solver (mg by default), set up once.
+  SolveReport solve_pressure(const SolveOptions& options);
 
  private:
   FlowCase case_;
@@ -95,8 +91,8 @@ class FlowSolver {
   Field<std::uint8_t> solid_;
   StencilOperator<T> pop_;
   std::unique_ptr<Solver<T>> pressure_solver_;
-  std::unique_ptr<MultigridHierarchy<T>> hierarchy_;
-  int hierarchy_age_ = 0;
+  bool pressure_ready_ = false;
+  int pressure_age_ = 0;
   double time_ = 0;
   std::int64_t steps_ = 0;
   bool have_previous_ = false;  // u^{n-1} holds a step (BDF2 may start)
