@@ -152,6 +152,8 @@ void FlowCase::validate() const {
     require(correctors >= 1 && correctors <= 4,
             fmt::format("{} pressure correctors; valid: 1 to 4 (PISO uses 2)", correctors));
   }
+  require(momentum_solver == "sor" || momentum_solver == "bicgstab",
+          fmt::format("momentum solver '{}' is not known; valid: sor, bicgstab", momentum_solver));
   require(momentum_sweeps >= 1 && momentum_sweeps <= 1000,
           fmt::format("momentum_sweeps is {}; valid: 1 to 1000", momentum_sweeps));
   require(momentum_omega > 0 && momentum_omega < 2,

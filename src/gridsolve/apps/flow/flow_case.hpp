@@ -79,6 +79,7 @@ struct FlowCase {
   double inflow_period = 0;
   // Linear solvers: momentum sweeps of red-black SOR per predictor, pressure tolerance
   // (relative residual), the pressure solver's name.
+  std::string momentum_solver = "sor";  // sor (red-black sweeps) | bicgstab
   int momentum_sweeps = 4;
   double momentum_omega = 1.0;
   // When positive, the predictor sweeps on (momentum_sweeps at a time, at most 100 times)

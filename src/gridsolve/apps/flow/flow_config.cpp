@@ -211,9 +211,9 @@ FlowConfig parse_flow_config(std::string_view text, const std::string& source) {
   if (const toml::table* m = root["method"].as_table()) {
     r.only(*m, "method",
            {"coupling", "convection", "time", "relax_u", "relax_p", "max_iterations", "tolerance",
-            "t_end", "cfl", "dt", "correctors", "momentum_sweeps", "momentum_omega",
-            "momentum_tolerance", "pressure_tolerance", "pressure_solver", "check_every",
-            "inflow_period"});
+            "t_end", "cfl", "dt", "correctors", "momentum_solver", "momentum_sweeps",
+            "momentum_omega", "momentum_tolerance", "pressure_tolerance", "pressure_solver",
+            "check_every", "inflow_period"});
     c.coupling = parse_coupling(r.text(*m, "method", "coupling", to_string(c.coupling)));
     c.convection = parse_convection(r.text(*m, "method", "convection", to_string(c.convection)));
     c.time_scheme = parse_time_scheme(r.text(*m, "method", "time", to_string(c.time_scheme)));
@@ -225,6 +225,7 @@ FlowConfig parse_flow_config(std::string_view text, const std::string& source) {
     c.cfl = r.number(*m, "method", "cfl", c.cfl);
     c.dt = r.number(*m, "method", "dt", c.dt);
     c.correctors = r.integer(*m, "method", "correctors", c.correctors);
+    c.momentum_solver = r.text(*m, "method", "momentum_solver", c.momentum_solver);
     c.momentum_sweeps = r.integer(*m, "method", "momentum_sweeps", c.momentum_sweeps);
     c.momentum_omega = r.number(*m, "method", "momentum_omega", c.momentum_omega);
     c.momentum_tolerance = r.number(*m, "method", "momentum_tolerance", c.momentum_tolerance);

@@ -29,8 +29,8 @@ inline std::array<int, 3> face_extent(std::array<int, 3> cells, int axis) {
 // A scalar on the faces normal to `axis` (or on the cells, axis -1), one ghost layer.
 template <class T>
 StaggeredField<T> make_staggered(const std::array<int, 3>& cells, int dims, int axis, Device d) {
-  return Field<T>(mac_node_grid(cells, dims), axis < 0 ? Centring::cell() : Centring::face(axis),
-                  1, 1, d);
+  return Field<T>(mac_node_grid(cells, dims), axis < 0 ? Centring::cell() : Centring::face(axis), 1,
+                  1, d);
 }
 
 }  // namespace gridsolve::flow

@@ -219,8 +219,10 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d) : case_(c), device_(d) {
     active.lo[comp] = 1;
     active.hi[comp] = ext[comp] - 2;
     m.active = active;
-    for (auto* f : {&m.ap, &m.aw, &m.ae, &m.as, &m.an, &m.rhs}) *f = make_staggered<T>(n, dims, comp, d);
-    if (dims == 3) m.ab = make_staggered<T>(n, dims, comp, d), m.at = make_staggered<T>(n, dims, comp, d);
+    for (auto* f : {&m.ap, &m.aw, &m.ae, &m.as, &m.an, &m.rhs})
+      *f = make_staggered<T>(n, dims, comp, d);
+    if (dims == 3)
+      m.ab = make_staggered<T>(n, dims, comp, d), m.at = make_staggered<T>(n, dims, comp, d);
     // Faces beside a solid cell are fixed at zero.
     Field<std::uint8_t> mask = make_staggered<std::uint8_t>(n, dims, comp, Device::cpu);
     const FieldView<std::uint8_t> mv = mask.view();
@@ -277,7 +279,8 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d) : case_(c), device_(d) {
   pop_.active = Box{{0, 0, 0}, {n[0] - 1, n[1] - 1, n[2] - 1}};
   for (auto* f : {&pop_.ap, &pop_.aw, &pop_.ae, &pop_.as, &pop_.an, &pop_.rhs})
     *f = make_staggered<T>(n, dims, -1, d);
-  if (dims == 3) pop_.ab = make_staggered<T>(n, dims, -1, d), pop_.at = make_staggered<T>(n, dims, -1, d);
+  if (dims == 3)
+    pop_.ab = make_staggered<T>(n, dims, -1, d), pop_.at = make_staggered<T>(n, dims, -1, d);
   Field<std::uint8_t> pmask = make_staggered<std::uint8_t>(n, dims, -1, Device::cpu);
   std::int64_t fluid = 0;
   {
@@ -515,6 +518,16 @@ void FlowSolver<T>::sweep_momentum(int comp, int sweeps) {
           u(i, j, k) += omega * (gs - u(i, j, k));
         });
   };
+  if (case_.momentum_solver == "bicgstab") {
+    // Krylov: to the momentum tolerance (default 1e-6 relative), Jacobi preconditioned.
+    bicgstab_[c].setup(op);
+    SolveOptions so;
+    so.tolerance = case_.momentum_tolerance > 0 ? case_.momentum_tolerance : 1e-6;
+    so.max_iterations = 200;
+    so.progress_after = 1e30;
+    bicgstab_[c].solve(nullptr, u_[c], so);
+    return;
+  }
   if (case_.momentum_tolerance <= 0) {
     sweep(sweeps);
     return;

@@ -12,6 +12,7 @@
 #include "gridsolve/apps/flow/flow_fields.hpp"
 #include "gridsolve/problem/mac_grid.hpp"
 #include "gridsolve/problem/stencil_operator.hpp"
+#include "gridsolve/solve/bicgstab.hpp"
 #include "gridsolve/solve/solver.hpp"
 
 namespace gridsolve::flow {
@@ -87,6 +88,7 @@ class FlowSolver {
   MacGrid grid_;
   std::array<StaggeredField<T>, 3> u_, u_n_, u_nm1_, hbya_, b0_, d_, wall_;
   std::array<StencilOperator<T>, 3> mom_;
+  std::array<BiCgStab<T>, 3> bicgstab_;
   StaggeredField<T> p_;
   Field<std::uint8_t> solid_;
   StencilOperator<T> pop_;
