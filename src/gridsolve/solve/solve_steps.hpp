@@ -36,6 +36,7 @@ void finish_solve(const StencilOperator<T>& op, Field<T>& u, double scale,
   synchronize(op.device);
   report.relative_residual = residual_norm(op, u) / scale;
   report.seconds = monitor.seconds();
+  confirm_finite_result(report);
 }
 
 }  // namespace gridsolve
