@@ -283,7 +283,9 @@ Discretization<T> assemble(const ProblemSpec& spec, Device device) {
       const FieldView<T> rv = rhs.view();
       for (int k = 0; k < nz; ++k)
         for (int j = 0; j < ny; ++j)
-          for (int i = 0; i < nx; ++i) rv(i, j, k) = T(as.f_at(i, j, k) * vol);
+          for (int i = 0; i < nx; ++i)  // b of the unknowns only: f may be singular on a side
+            if (op.active.contains(i, j, k) && as.kind[as.idx(i, j, k)] == (unsigned char)NodeKind::free)
+              rv(i, j, k) = T(as.f_at(i, j, k) * vol);
       as.throw_if_bad();
       op.rhs = std::move(rhs);
     }
