@@ -89,7 +89,8 @@ TEST(BadInputToml, NestingIsBoundedBeforeParsing) {
   std::string arrays = "x = " + std::string(3000, '[') + std::string(3000, ']') + "\n";
   EXPECT_TRUE(contains(message_of([&] { parse_config(arrays, "deep.toml"); }), "nested deeper"));
   // Dots inside strings and numbers are not nesting.
-  std::string fine = "name = \"" + std::string(500, '.') + "\"\n" + grid17 + "[equation]\nf = 1.5\n";
+  std::string fine =
+      "name = \"" + std::string(500, '.') + "\"\n" + grid17 + "[equation]\nf = 1.5\n";
   EXPECT_NO_THROW(parse_config(fine, "fine.toml"));
 }
 
@@ -110,10 +111,12 @@ TEST(BadInputToml, SameTypesAcceptedByEveryCommand) {
   const magnet::MagnetConfig m =
       magnet::parse_magnet_config("[solver]\nmax_iterations = 1e5\n", "m.toml");
   EXPECT_EQ(m.solve.options.max_iterations, 100000);
-  EXPECT_TRUE(contains(message_of([] { magnet::parse_magnet_config("[magnet]\nwirse = 3\n", "m"); }),
-                       "did you mean 'wires'"));
-  EXPECT_TRUE(contains(message_of([] { parse_config(grid17 + "[solver]\nname = \"sorr\"\n", "a"); }),
-                       "did you mean 'sor'"));
+  EXPECT_TRUE(
+      contains(message_of([] { magnet::parse_magnet_config("[magnet]\nwirse = 3\n", "m"); }),
+               "did you mean 'wires'"));
+  EXPECT_TRUE(
+      contains(message_of([] { parse_config(grid17 + "[solver]\nname = \"sorr\"\n", "a"); }),
+               "did you mean 'sor'"));
 }
 
 // precision = "float" without a tolerance kept double's 1e-8 and stagnated.
@@ -217,7 +220,8 @@ TEST(BadInputGeometry, BoxesWithoutNodesAreRefused) {
   s.regions[0].kind = NodeKind::outside;
   s.regions[0].lo = {2, 2, 0};
   s.regions[0].hi = {3, 3, 0};
-  EXPECT_TRUE(contains(message_of([&] { assemble<double>(s, Device::cpu); }), "holds no grid node"));
+  EXPECT_TRUE(
+      contains(message_of([&] { assemble<double>(s, Device::cpu); }), "holds no grid node"));
   HeatPlate tiny;
   tiny.n = 64;
   tiny.patch = 0.001;

@@ -146,8 +146,10 @@ TEST(Text, HintsAndPrintableText) {
   EXPECT_EQ(closest_name("max_iter", {"max_iterations", "omega"}), "max_iterations");
   EXPECT_EQ(closest_name("banana", {"tolerance", "rule"}), "");
   EXPECT_EQ(printable("plate\x1b[31m"), "plate\\x1b[31m");
-  EXPECT_EQ(printable("caf\xc3\xa9"), "caf\xc3\xa9");      // UTF-8 stays
-  EXPECT_EQ(printable("\xc2\x9b" "2J"), "\\xc2\\x9b2J");  // C1 CSI does not
+  EXPECT_EQ(printable("caf\xc3\xa9"), "caf\xc3\xa9");  // UTF-8 stays
+  EXPECT_EQ(printable("\xc2\x9b"
+                      "2J"),
+            "\\xc2\\x9b2J");  // C1 CSI does not
   EXPECT_EQ(number_text(-std::nan("")), "nan");
 }
 

@@ -36,8 +36,8 @@ struct Parameter {
   // "help (unit, default 0.25)" for help texts, from the defaults in S{}.
   std::string help_text() const {
     const S defaults{};
-    const std::string value = std::visit(
-        [&](auto m) { return fmt::format("{}", defaults.*m); }, member);
+    const std::string value =
+        std::visit([&](auto m) { return fmt::format("{}", defaults.*m); }, member);
     return unit.empty() ? fmt::format("{} (default {})", help, value)
                         : fmt::format("{}, {} (default {})", help, unit, value);
   }
@@ -52,8 +52,8 @@ template <class S>
 void require_finite(const std::vector<Parameter<S>>& params, const S& s) {
   for (const Parameter<S>& p : params)
     if (const auto* m = std::get_if<double S::*>(&p.member))
-      require(std::isfinite(s.**m),
-              fmt::format("{} ({}) must be a finite number, got {}", p.key, p.option(), number_text(s.**m)));
+      require(std::isfinite(s.**m), fmt::format("{} ({}) must be a finite number, got {}", p.key,
+                                                p.option(), number_text(s.**m)));
 }
 
 // {"key": value, ...} for summary.json.

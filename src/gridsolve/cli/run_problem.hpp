@@ -16,7 +16,7 @@ struct RunSettings {
   SolveOptions options;             // what ran (resolved; read by the result files)
   std::string out;                  // results folder; empty writes nothing
   bool quiet = false;
-  nlohmann::json parameters;        // the application's parameters, for summary.json
+  nlohmann::json parameters;  // the application's parameters, for summary.json
 };
 
 // Returns the process exit code (0 converged, 3 not converged).

@@ -172,7 +172,8 @@ void read_solver(const Reader& r, const toml::table& root, RunConfig& cfg) {
   if (auto v = r.choice(*t, "cycle", path, {"V", "W", "F"})) mg.cycle = parse_cycle(*v);
   if (auto v = r.integer(*t, "pre_smooth", path, 0, 100)) mg.pre_smooth = int(*v);
   if (auto v = r.integer(*t, "post_smooth", path, 0, 100)) mg.post_smooth = int(*v);
-  if (auto v = r.choice(*t, "smoother", path, {"rb-gs", "jacobi"})) mg.smoother = parse_smoother(*v);
+  if (auto v = r.choice(*t, "smoother", path, {"rb-gs", "jacobi"}))
+    mg.smoother = parse_smoother(*v);
   if (auto v = r.boolean(*t, "full_multigrid", path)) mg.full_multigrid = *v;
   if (auto v = r.number(*t, "tolerance", path)) s.tolerance = *v;
   if (auto v = r.choice(*t, "rule", path, {"residual", "update"}))
@@ -253,6 +254,8 @@ RunConfig parse_config(std::string_view toml_text, const std::string& source_nam
   return read_config(Reader(toml_text, source_name));
 }
 
-RunConfig load_config(const std::string& path) { return read_config(Reader::from_file(path)); }
+RunConfig load_config(const std::string& path) {
+  return read_config(Reader::from_file(path));
+}
 
 }  // namespace gridsolve

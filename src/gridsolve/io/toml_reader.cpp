@@ -16,9 +16,7 @@
 
 namespace gridsolve {
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 std::string describe(const toml::node& n) {
   if (const auto* s = n.as_string()) return fmt::format("a string (\"{}\")", printable(s->get()));
@@ -41,9 +39,10 @@ void check_nesting(std::string_view text, int limit, const std::string& file) {
   bool key_context = true, in_header = false, in_comment = false;
   int dots = 0, line = 1;
   auto refuse = [&](const char* what) {
-    throw Error(fmt::format("config '{}', line {}: {} nested deeper than {} levels; a settings "
-                            "file needs far fewer",
-                            file, line, what, limit));
+    throw Error(
+        fmt::format("config '{}', line {}: {} nested deeper than {} levels; a settings "
+                    "file needs far fewer",
+                    file, line, what, limit));
   };
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
@@ -115,8 +114,8 @@ std::string read_input_file(const std::string& path, std::size_t limit, std::str
   if (path.empty()) throw Error(fmt::format("the {} path is empty; name a file", what));
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
-    throw Error(fmt::format("cannot read {} '{}': it is a directory, not a file", what,
-                            printable(path)));
+    throw Error(
+        fmt::format("cannot read {} '{}': it is a directory, not a file", what, printable(path)));
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f)
     throw Error(fmt::format("cannot read {} '{}': {}", what, printable(path),
@@ -184,8 +183,8 @@ const toml::table* TomlReader::table(const toml::table& parent, std::string_view
   const toml::node* n = parent.get(key);
   if (!n) return nullptr;
   if (!n->is_table())
-    fail(n, fmt::format("'{0}' must be a table ([{0}]), got {1}", join_key(path, key),
-                        describe(*n)));
+    fail(n,
+         fmt::format("'{0}' must be a table ([{0}]), got {1}", join_key(path, key), describe(*n)));
   return n->as_table();
 }
 
@@ -204,7 +203,8 @@ double TomlReader::number_value(const toml::node& n, const std::string& name) co
     v = f->get();
   else
     fail(&n, fmt::format("{} must be a number, got {}", name, describe(n)));
-  if (!std::isfinite(v)) fail(&n, fmt::format("{} must be a finite number, got {}", name, number_text(v)));
+  if (!std::isfinite(v))
+    fail(&n, fmt::format("{} must be a finite number, got {}", name, number_text(v)));
   return v;
 }
 
@@ -239,13 +239,12 @@ std::optional<std::string> TomlReader::string(const toml::table& t, std::string_
 }
 
 std::optional<std::string> TomlReader::choice(const toml::table& t, std::string_view key,
-                                              const std::string& path,
-                                              const Names& choices) const {
+                                              const std::string& path, const Names& choices) const {
   std::optional<std::string> s = string(t, key, path);
   if (s && std::find(choices.begin(), choices.end(), *s) == choices.end())
-    fail(t.get(key), fmt::format("{} must be one of {}; got '{}'{}", join_key(path, key),
-                                 fmt::join(choices, ", "), printable(*s),
-                                 did_you_mean(*s, choices)));
+    fail(t.get(key),
+         fmt::format("{} must be one of {}; got '{}'{}", join_key(path, key),
+                     fmt::join(choices, ", "), printable(*s), did_you_mean(*s, choices)));
   return s;
 }
 
@@ -284,10 +283,8 @@ std::optional<Expression> TomlReader::expression(const toml::table& t, std::stri
   }
 }
 
-std::optional<std::array<double, 3>> TomlReader::vector(const toml::table& t,
-                                                        std::string_view key,
-                                                        const std::string& path,
-                                                        int dims) const {
+std::optional<std::array<double, 3>> TomlReader::vector(const toml::table& t, std::string_view key,
+                                                        const std::string& path, int dims) const {
   const toml::node* n = t.get(key);
   if (!n) return std::nullopt;
   const toml::array* a = sized_array(*n, join_key(path, key), dims, "numbers");

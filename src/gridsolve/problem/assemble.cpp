@@ -85,11 +85,12 @@ struct Assembler : detail::DomainMarks {
     }
     if (spec.k.is_constant()) return spec.k.constant;
     // Checked where it is evaluated, the face's midpoint; reported at the node.
-    return positive(
-        spec.k(0.5 * (x(i) + x(c[0])), 0.5 * (y(j) + y(c[1])), 0.5 * (z(k) + z(c[2]))), i, j, k);
+    return positive(spec.k(0.5 * (x(i) + x(c[0])), 0.5 * (y(j) + y(c[1])), 0.5 * (z(k) + z(c[2]))),
+                    i, j, k);
   }
   double f_at(int i, int j, int k) const {
-    if (!spec.f_nodes.empty()) return finite_value(spec.f_nodes[idx(i, j, k)], "the source f", i, j, k);
+    if (!spec.f_nodes.empty())
+      return finite_value(spec.f_nodes[idx(i, j, k)], "the source f", i, j, k);
     return finite_value(spec.f(x(i), y(j), z(k)), "the source f", i, j, k);
   }
 
@@ -206,7 +207,8 @@ void check_components(const FieldView<std::uint8_t>& mv, const FieldView<T>* nb,
         const unsigned char kind = mv(o[0], o[1], o[2]);
         if (kind == fixed_node) anchored = true;
         if (kind != free_node) continue;
-        const std::size_t oid = std::size_t(o[0]) + nx * (std::size_t(o[1]) + ny * std::size_t(o[2]));
+        const std::size_t oid =
+            std::size_t(o[0]) + nx * (std::size_t(o[1]) + ny * std::size_t(o[2]));
         if (label[oid] >= 0) continue;
         label[oid] = pieces;
         stack.push_back(oid);
@@ -284,7 +286,8 @@ Discretization<T> assemble(const ProblemSpec& spec, Device device) {
       for (int k = 0; k < nz; ++k)
         for (int j = 0; j < ny; ++j)
           for (int i = 0; i < nx; ++i)  // b of the unknowns only: f may be singular on a side
-            if (op.active.contains(i, j, k) && as.kind[as.idx(i, j, k)] == (unsigned char)NodeKind::free)
+            if (op.active.contains(i, j, k) &&
+                as.kind[as.idx(i, j, k)] == (unsigned char)NodeKind::free)
               rv(i, j, k) = T(as.f_at(i, j, k) * vol);
       as.throw_if_bad();
       op.rhs = std::move(rhs);
@@ -403,20 +406,19 @@ Field<T> sample_exact(const ProblemSpec& spec, Device device) {
   const FieldView<T> v = e.view();
   for (int k = 0; k < g.n[2]; ++k)
     for (int j = 0; j < g.n[1]; ++j)
-      for (int i = 0; i < g.n[0]; ++i)
-        {
-          const double x = g.coord(0, i), y = g.coord(1, j), z = g.dims == 3 ? g.coord(2, k) : 0.0;
-          const double value = (*spec.exact)(x, y, z);
-          // A NaN here would make every error comparison false: "max error 0".
-          require(std::isfinite(value),
-                  g.dims == 3 ? fmt::format("the exact solution is {} at ({:.6g}, {:.6g}, {:.6g}); "
-                                            "it must be finite at every node",
-                                            number_text(value), x, y, z)
-                              : fmt::format("the exact solution is {} at ({:.6g}, {:.6g}); it must "
-                                            "be finite at every node",
-                                            number_text(value), x, y));
-          v(i, j, k) = T(value);
-        }
+      for (int i = 0; i < g.n[0]; ++i) {
+        const double x = g.coord(0, i), y = g.coord(1, j), z = g.dims == 3 ? g.coord(2, k) : 0.0;
+        const double value = (*spec.exact)(x, y, z);
+        // A NaN here would make every error comparison false: "max error 0".
+        require(std::isfinite(value),
+                g.dims == 3 ? fmt::format("the exact solution is {} at ({:.6g}, {:.6g}, {:.6g}); "
+                                          "it must be finite at every node",
+                                          number_text(value), x, y, z)
+                            : fmt::format("the exact solution is {} at ({:.6g}, {:.6g}); it must "
+                                          "be finite at every node",
+                                          number_text(value), x, y));
+        v(i, j, k) = T(value);
+      }
   return device == Device::cpu ? std::move(e) : e.copy_to(device);
 }
 

@@ -67,9 +67,9 @@ struct DomainMarks {
             const int c[3] = {i, j, k};
             if (c[axis] != at) continue;
             kind[idx(i, j, k)] = (unsigned char)NodeKind::fixed;
-            value[idx(i, j, k)] = finite(bc.g(x(i), y(j), z(k)),
-                                         fmt::format("the Dirichlet value on {}", face_name(f)), i,
-                                         j, k);
+            value[idx(i, j, k)] =
+                finite(bc.g(x(i), y(j), z(k)),
+                       fmt::format("the Dirichlet value on {}", face_name(f)), i, j, k);
           }
     }
     for (std::size_t index = 0; index < spec.regions.size(); ++index) {
@@ -98,8 +98,8 @@ struct DomainMarks {
         throw Error(fmt::format(
             "{} ({}) holds no grid node{} (spacing {:.6g}); enlarge it, move it onto nodes or "
             "refine the grid",
-            region_name(r, index), box,
-            r.kind == NodeKind::outside ? " strictly inside it" : "", g.spacing[0]));
+            region_name(r, index), box, r.kind == NodeKind::outside ? " strictly inside it" : "",
+            g.spacing[0]));
       }
       const std::string what = region_name(r, index) + " value";
       for (int k = k0; k <= k1; ++k)

@@ -53,12 +53,13 @@ Expression Expression::parse(const std::string& text) {
     if (text[i] != '=') continue;
     const char before = i > 0 ? text[i - 1] : ' ';
     const char after = i + 1 < text.size() ? text[i + 1] : ' ';
-    const bool comparison = after == '=' || before == '=' || before == '<' || before == '>' ||
-                            before == '!';
+    const bool comparison =
+        after == '=' || before == '=' || before == '<' || before == '>' || before == '!';
     if (!comparison)
-      throw Error(fmt::format("malformed formula '{}': '=' assigns in muParser; a formula is one "
-                              "expression in x, y, z (compare with '==')",
-                              printable(text)));
+      throw Error(
+          fmt::format("malformed formula '{}': '=' assigns in muParser; a formula is one "
+                      "expression in x, y, z (compare with '==')",
+                      printable(text)));
   }
   auto f = std::make_shared<CompiledFormula>();
   double first_value = 0;
@@ -75,9 +76,10 @@ Expression Expression::parse(const std::string& text) {
                             printable(text), printable(ex.GetMsg())));
   }
   if (f->parser.GetNumResults() != 1)
-    throw Error(fmt::format("malformed formula '{}': it holds {} comma-separated expressions; give "
-                            "one (decimal numbers take a point: 1.5)",
-                            printable(text), f->parser.GetNumResults()));
+    throw Error(
+        fmt::format("malformed formula '{}': it holds {} comma-separated expressions; give "
+                    "one (decimal numbers take a point: 1.5)",
+                    printable(text), f->parser.GetNumResults()));
   if (f->parser.GetUsedVar().empty()) {
     // A constant written as a formula ("5/2", "2*pi") is a constant: solvers that need
     // constant coefficients take it, and it evaluates without the parser.

@@ -14,7 +14,9 @@ Precision parse_precision(std::string_view name) {
   throw Error(fmt::format("precision must be double or float, got '{}'", name));
 }
 
-const char* to_string(Precision p) { return p == Precision::fp64 ? "double" : "float"; }
+const char* to_string(Precision p) {
+  return p == Precision::fp64 ? "double" : "float";
+}
 
 const char* to_string(StopReason r) {
   switch (r) {
@@ -42,9 +44,10 @@ void confirm_finite_result(SolveReport& report) {
   // non-finite data returns non-finite values: neither is a result.
   report.converged = false;
   report.stop = StopReason::not_a_number;
-  report.reason = fmt::format("not a number: the final relative residual is {} (the solution holds "
-                              "NaN or infinite values)",
-                              report.relative_residual);
+  report.reason = fmt::format(
+      "not a number: the final relative residual is {} (the solution holds "
+      "NaN or infinite values)",
+      report.relative_residual);
 }
 
 void SolveOptions::validate() const {

@@ -103,7 +103,7 @@ std::vector<SolverInfo> build_rows() {
   // a multigrid-accelerated residual reaches 1e-5 reliably.
   std::vector<SolverInfo> rows;
   rows.push_back(with_factory<MakeJacobi>({.name = "jacobi",
- .aliases = {},
+                                           .aliases = {},
                                            .summary = "Jacobi, optionally weighted (--weight)",
                                            .stationary = true,
                                            .needs = any,
@@ -140,13 +140,13 @@ std::vector<SolverInfo> build_rows() {
                                          .reads = multigrid,
                                          .tolerance_fp32 = 1e-5}));
   rows.push_back(with_factory<MakeMgcgMixed>({.name = "mgcg-mixed",
- .aliases = {},
+                                              .aliases = {},
                                               .summary = "mgcg with a single-precision cycle",
                                               .needs = cg_family,
                                               .reads = multigrid,
                                               .tolerance_fp32 = 1e-5}));
   rows.push_back(with_factory<MakeCg>({.name = "cg",
- .aliases = {},
+                                       .aliases = {},
                                        .summary = "conjugate gradients",
                                        .needs = cg_family,
                                        .reads = plain}));
@@ -232,16 +232,18 @@ std::vector<std::string> inapplicable_options(const SolverInfo& info,
     out.push_back(fmt::format("the Jacobi weight applies to {} only, not {}",
                               readers(&SolverOptionUse::weight), info.name));
   if (given.multigrid && !info.reads.multigrid)
-    out.push_back(fmt::format("the multigrid settings (cycle, smoothing, smoother, full "
-                              "multigrid) apply to {} only, not {}",
-                              readers(&SolverOptionUse::multigrid), info.name));
+    out.push_back(
+        fmt::format("the multigrid settings (cycle, smoothing, smoother, full "
+                    "multigrid) apply to {} only, not {}",
+                    readers(&SolverOptionUse::multigrid), info.name));
   if (given.update_rule && info.needs.residual_rule_only) {
     std::vector<std::string_view> names;
     for (const SolverInfo& row : solver_registry())
       if (!row.needs.residual_rule_only) names.push_back(row.name);
-    out.push_back(fmt::format("{} stops on the relative residual only; the max-update rule "
-                              "applies to {}; use the residual rule",
-                              info.name, fmt::join(names, ", ")));
+    out.push_back(
+        fmt::format("{} stops on the relative residual only; the max-update rule "
+                    "applies to {}; use the residual rule",
+                    info.name, fmt::join(names, ", ")));
   }
   return out;
 }

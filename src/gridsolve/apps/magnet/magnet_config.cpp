@@ -55,9 +55,9 @@ MagnetConfig parse_magnet_config(std::string_view toml_text, const std::string& 
     if (auto h = rd.number(*m, "h", "magnet")) d.dr = d.dz = *h;
     for (const Parameter<MagnetDesign>& p : magnet_parameters()) {
       if (const auto* dm = std::get_if<double MagnetDesign::*>(&p.member)) {
-        if (auto v = rd.number(*m, p.key, "magnet")) d.**dm = *v;
+        if (auto v = rd.number(*m, p.key, "magnet")) d.** dm = *v;
       } else if (const auto* im = std::get_if<int MagnetDesign::*>(&p.member)) {
-        if (auto v = rd.integer(*m, p.key, "magnet", INT_MIN, INT_MAX)) d.**im = int(*v);
+        if (auto v = rd.integer(*m, p.key, "magnet", INT_MIN, INT_MAX)) d.** im = int(*v);
       }
     }
   }

@@ -267,9 +267,9 @@ int MultigridHierarchy<T>::levels() const {
 
 template <class T>
 std::string MultigridHierarchy<T>::describe() const {
-  std::string s = fmt::format("{}({},{}) {}, {} levels", to_string(options_.cycle),
-                              options_.pre_smooth, options_.post_smooth,
-                              to_string(options_.smoother), levels_.size());
+  std::string s =
+      fmt::format("{}({},{}) {}, {} levels", to_string(options_.cycle), options_.pre_smooth,
+                  options_.post_smooth, to_string(options_.smoother), levels_.size());
   const Grid& g = levels_.size() > 1 ? levels_.back()->op.grid : fine_.grid;
   s += g.dims == 3 ? fmt::format(", coarsest {}x{}x{}", g.n[0], g.n[1], g.n[2])
                    : fmt::format(", coarsest {}x{}", g.n[0], g.n[1]);

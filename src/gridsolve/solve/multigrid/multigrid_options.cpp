@@ -20,16 +20,20 @@ Smoother parse_smoother(std::string_view name) {
   throw Error(fmt::format("smoother must be rb-gs or jacobi, got '{}'", name));
 }
 
-const char* to_string(Cycle c) { return c == Cycle::V ? "V" : c == Cycle::W ? "W" : "F"; }
-const char* to_string(Smoother s) { return s == Smoother::rb_gs ? "rb-gs" : "jacobi"; }
+const char* to_string(Cycle c) {
+  return c == Cycle::V ? "V" : c == Cycle::W ? "W" : "F";
+}
+const char* to_string(Smoother s) {
+  return s == Smoother::rb_gs ? "rb-gs" : "jacobi";
+}
 
 void MultigridOptions::validate() const {
   require(pre_smooth >= 0 && post_smooth >= 0 && pre_smooth + post_smooth >= 1,
           fmt::format("smoothing counts must be >= 0 and not both 0, got ({}, {})", pre_smooth,
                       post_smooth));
-  require(pre_smooth <= 100 && post_smooth <= 100,
-          fmt::format("smoothing counts must be at most 100, got ({}, {})", pre_smooth,
-                      post_smooth));
+  require(
+      pre_smooth <= 100 && post_smooth <= 100,
+      fmt::format("smoothing counts must be at most 100, got ({}, {})", pre_smooth, post_smooth));
   require(coarsest_nodes >= 3,
           fmt::format("coarsest level needs >= 3 nodes per axis, got {}", coarsest_nodes));
   require(coarse_sweeps >= 1, fmt::format("coarse sweeps must be >= 1, got {}", coarse_sweeps));
