@@ -60,7 +60,8 @@ void require_finite(const std::vector<Parameter<S>>& params, const S& s) {
 template <class S>
 nlohmann::json parameters_json(const std::vector<Parameter<S>>& params, const S& s) {
   nlohmann::json j = nlohmann::json::object();
-  for (const Parameter<S>& p : params) j[std::string(p.key)] = p.get(s);
+  for (const Parameter<S>& p : params)
+    std::visit([&](auto m) { j[std::string(p.key)] = s.*m; }, p.member);
   return j;
 }
 

@@ -109,6 +109,26 @@ void refuse_empty_values(const CLI::App* app) {
   for (const CLI::App* sub : app->get_subcommands()) refuse_empty_values(sub);
 }
 
+// " (did you mean '--tol'?)" for the first unknown long option, among the options of
+// the commands given.
+std::string option_hint(CLI::App& app, int argc, char** argv) {
+  std::vector<std::string> names;
+  std::vector<CLI::App*> apps{&app};
+  for (std::size_t a = 0; a < apps.size(); ++a) {
+    for (const CLI::Option* opt : apps[a]->get_options())
+      for (const std::string& n : opt->get_lnames()) names.push_back("--" + n);
+    for (CLI::App* sub : apps[a]->get_subcommands()) apps.push_back(sub);
+  }
+  const std::vector<std::string_view> views(names.begin(), names.end());
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = std::string(argv[i]).substr(0, std::string(argv[i]).find('='));
+    if (arg.rfind("--", 0) != 0 || std::find(names.begin(), names.end(), arg) != names.end())
+      continue;
+    return did_you_mean(arg, views);
+  }
+  return "";
+}
+
 }  // namespace
 
 int run(int argc, char** argv) {
@@ -209,7 +229,8 @@ int run(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "gridsolve: %s\n", printable(e.what()).c_str());
+    std::fprintf(stderr, "gridsolve: %s%s\n", printable(e.what()).c_str(),
+                 option_hint(app, argc, argv).c_str());
     std::fprintf(stderr,
                  "run 'gridsolve --help' or 'gridsolve <command> --help' for the options\n");
     return exit_bad_input;
