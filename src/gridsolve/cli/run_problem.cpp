@@ -94,7 +94,8 @@ int run_typed(const ProblemSpec& spec, const RunSettings& settings, ResolvedSolv
     files.write(spec, s, device, report, error, assembly_seconds, d.u,
                 spec.exact ? sample_exact<T>(spec, Device::cpu) : Field<T>());
     if (!s.quiet)
-      fmt::print("  results     {}/ (summary.json, history.csv, solution.h5 + .xdmf)\n", s.out);
+      fmt::print("  results     {}/ (summary.json, history.csv, solution.h5 + .xdmf)\n",
+                 printable(s.out));
   }
   return report.converged ? exit_ok : exit_not_converged;
 }

@@ -155,18 +155,17 @@ std::vector<SolverInfo> build_rows() {
                                         .summary = "Jacobi-preconditioned CG",
                                         .needs = cg_family,
                                         .reads = plain}));
-  rows.push_back(with_factory<MakeBuneman>(
-      {.name = "buneman",
-       .aliases = {"bcr"},
-       .summary = "direct: block cyclic reduction (2D, Dirichlet, constant k)",
-       .needs = rectangle,
-       .reads = direct}));
-  rows.push_back(with_factory<MakeFft>(
-      {.name = "fft",
-       .aliases = {"transform"},
-       .summary = "direct: transforms (Dirichlet or Neumann sides, constant k)",
-       .needs = rectangle,
-       .reads = direct}));
+  rows.push_back(
+      with_factory<MakeBuneman>({.name = "buneman",
+                                 .aliases = {"bcr"},
+                                 .summary = "direct: block cyclic reduction, 2D Dirichlet",
+                                 .needs = rectangle,
+                                 .reads = direct}));
+  rows.push_back(with_factory<MakeFft>({.name = "fft",
+                                        .aliases = {"transform"},
+                                        .summary = "direct: transforms, Dirichlet or Neumann sides",
+                                        .needs = rectangle,
+                                        .reads = direct}));
   return rows;
 }
 
