@@ -107,6 +107,18 @@ TEST(SolverRegistry, OptionsTheSolverWouldIgnoreAreRefused) {
   EXPECT_NE(message_of([&] { resolve(s); }).find("weight applies to jacobi"), std::string::npos);
 }
 
+TEST(SolverRegistry, IterationSettingsDoNotApplyToDirectSolvers) {
+  SolveSettings s;
+  s.device = "cpu";
+  s.solver = "fft";
+  EXPECT_NO_THROW(resolve(s));
+  s.tolerance = 1e-6;
+  EXPECT_NE(message_of([&] { resolve(s); }).find("fft is a direct solver"), std::string::npos);
+  s.tolerance.reset();
+  s.options.max_iterations = 10;
+  EXPECT_NE(message_of([&] { resolve(s); }).find("direct solver"), std::string::npos);
+}
+
 TEST(SolverRegistry, DevicesComeFromTheRow) {
   const SolverInfo& gs = find_solver("gauss-seidel");
   EXPECT_FALSE(gs.runs_on(Device::cuda));

@@ -44,12 +44,13 @@ void add_solver_options(CLI::App* app, RunSettings& s, SolverArguments& a) {
   app->add_option("--device", a.device, "auto | cpu | cuda (auto takes the GPU when present)")
       ->capture_default_str();
   app->add_option("--precision", a.precision, "double | float")->capture_default_str();
-  app->add_option("--tol", a.tolerance,
-                  s.solve.tolerance
-                      ? fmt::format("stop when the watched quantity falls below this (default {})",
-                                    *s.solve.tolerance)
-                      : std::string("stop when the watched quantity falls below this (default: the "
-                                    "solver's for the precision, e.g. 1e-8 double, 1e-4 float)"));
+  app->add_option(
+      "--tol", a.tolerance,
+      s.solve.default_tolerance
+          ? fmt::format("stop when the watched quantity falls below this (default {})",
+                        s.solve.default_tolerance(Precision::fp64, find_solver(s.solve.solver)))
+          : std::string("stop when the watched quantity falls below this (default: the "
+                        "solver's for the precision, e.g. 1e-8 double, 1e-4 float)"));
   app->add_option("--rule", a.rule,
                   "residual: ||b - Au|| / ||b|| < tol;  update: max |u_new - u_old| < tol")
       ->capture_default_str();
@@ -170,7 +171,9 @@ int run(int argc, char** argv) {
   RunSettings heat_run;
   heat_run.command = "heat";
   heat_run.solve.solver = "jacobi";
-  heat_run.solve.tolerance = heat_update_tolerance;
+  heat_run.solve.default_tolerance = [](Precision, const SolverInfo&) {
+    return heat_update_tolerance;
+  };
   heat_run.solve.options.max_iterations = heat_max_sweeps;
   heat_run.solve.options.rule = StopRule::update;
   SolverArguments heat_args;

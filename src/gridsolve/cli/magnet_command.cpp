@@ -15,6 +15,7 @@
 #include "gridsolve/apps/magnet/magnet_study.hpp"
 #include "gridsolve/cli/commands.hpp"
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/core/text.hpp"
 #include "gridsolve/io/atomic_file.hpp"
 #include "gridsolve/io/summary_json.hpp"
 #include "gridsolve/solve/solver_registry.hpp"
@@ -125,7 +126,7 @@ void print_design(const MagnetResult& r, const std::string& out) {
       "  homogeneity  {:.1f} ppm peak to peak over the central {:.0f} cm of the axis; "
       "{:.1f} ppm over a sphere of radius {:.0f} cm\n",
       r.quality.axis_ppm, d.axis_span * 100, r.quality.sphere_ppm, d.sphere_radius * 100);
-  if (!out.empty()) fmt::print("  results      {}/\n", out);
+  if (!out.empty()) fmt::print("  results      {}/\n", printable(out));
 }
 
 int design(const MagnetArguments& m) {
@@ -207,7 +208,7 @@ int study(const MagnetArguments& m) {
   write_file_atomically(c.out + "/study.csv", study_csv(all));
   bool converged = true;
   for (const StudyStep& st : all) converged = converged && st.converged;
-  if (!m.quiet) fmt::print("  results      {}/study.csv\n", c.out);
+  if (!m.quiet) fmt::print("  results      {}/study.csv\n", printable(c.out));
   return converged ? exit_ok : exit_not_converged;
 }
 

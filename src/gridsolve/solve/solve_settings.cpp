@@ -31,10 +31,14 @@ ResolvedSolve resolve(const SolveSettings& s) {
   }
   r.options.validate();
   r.multigrid.validate();
-  const GivenSolverOptions given{.omega = s.options.omega != 0,
-                                 .weight = s.options.weight != 1,
-                                 .multigrid = !(s.multigrid == MultigridOptions{}),
-                                 .update_rule = s.options.rule == StopRule::update};
+  const GivenSolverOptions given{
+      .omega = s.options.omega != 0,
+      .weight = s.options.weight != 1,
+      .multigrid = !(s.multigrid == MultigridOptions{}),
+      .update_rule = s.options.rule == StopRule::update,
+      .tolerance = s.tolerance.has_value(),
+      .iteration_limits =
+          s.options.max_iterations != SolveOptions{}.max_iterations || s.options.check_every != 0};
   const std::vector<std::string> ignored = inapplicable_options(*r.solver, given);
   require(ignored.empty(), fmt::format("{}", fmt::join(ignored, "; ")));
   return r;

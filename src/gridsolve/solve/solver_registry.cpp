@@ -235,6 +235,11 @@ std::vector<std::string> inapplicable_options(const SolverInfo& info,
         fmt::format("the multigrid settings (cycle, smoothing, smoother, full "
                     "multigrid) apply to {} only, not {}",
                     readers(&SolverOptionUse::multigrid), info.name));
+  if ((given.tolerance || given.iteration_limits) && !info.reads.iterations)
+    out.push_back(
+        fmt::format("{} is a direct solver: a tolerance, an iteration cap and a check "
+                    "interval do not apply (its residual is measured and reported)",
+                    info.name));
   if (given.update_rule && info.needs.residual_rule_only) {
     std::vector<std::string_view> names;
     for (const SolverInfo& row : solver_registry())

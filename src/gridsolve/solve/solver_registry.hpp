@@ -73,6 +73,7 @@ std::string solver_choices(std::string_view separator = " | ");
 // are those of the command line.
 struct GivenSolverOptions {
   bool omega = false, weight = false, multigrid = false, update_rule = false;
+  bool tolerance = false, iteration_limits = false;  // max_iterations, check_every
 };
 std::vector<std::string> inapplicable_options(const SolverInfo& info,
                                               const GivenSolverOptions& given);
