@@ -38,9 +38,10 @@ void add_design_options(CLI::App* a, MagnetArguments& m) {
                             default_magnet_solver()));
   a->add_option("--device", m.device, "auto | cpu | cuda (default auto)");
   a->add_option("--precision", m.precision, "double | float (default double)");
-  a->add_option("--tol", m.tol,
-                "relative residual to stop at (default 0.5e-6, the source's rule; float: 1e-5 with "
-                "mg, 1e-3 otherwise)");
+  a->add_option(
+      "--tol", m.tol,
+      "relative residual to stop at (default 0.5e-6, the source's rule; float: 1e-4, or 1e-3 with "
+      "the stationary solvers)");
   a->add_option("--max-iter", m.max_iter, "iteration cap");
   a->add_option("--omega", m.omega, "SOR factor (default: the source's estimate)");
   a->add_option("--residual", m.residual,

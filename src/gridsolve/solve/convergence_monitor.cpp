@@ -34,6 +34,8 @@ const char* to_string(StopReason r) {
       return "divergence";
     case StopReason::not_a_number:
       return "not-a-number";
+    case StopReason::true_residual_above:
+      return "true-residual-above-tolerance";
   }
   return "none";
 }

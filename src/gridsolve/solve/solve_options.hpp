@@ -21,15 +21,17 @@ constexpr Precision precision_of() {
 
 // Why a solve stopped.
 enum class StopReason {
-  none,           // not stopped (yet)
-  converged,      // the watched quantity met the tolerance (and the true residual is finite)
-  direct,         // a direct solve: one pass, residual measured afterwards
-  iteration_cap,  // max_iterations reached
-  stagnation,     // no progress for many checks
-  divergence,     // grew far beyond its start
-  not_a_number,   // NaN or infinity appeared
+  none,                 // not stopped (yet)
+  converged,            // the watched quantity met the tolerance (and the true residual is finite)
+  direct,               // a direct solve: one pass, residual measured afterwards
+  iteration_cap,        // max_iterations reached
+  stagnation,           // no progress for many checks
+  divergence,           // grew far beyond its start
+  not_a_number,         // NaN or infinity appeared
+  true_residual_above,  // the iteration's estimate met the tolerance, the true residual not
 };
-// converged, direct, iteration-cap, stagnation, divergence, not-a-number (summary.json).
+// converged, direct, iteration-cap, stagnation, divergence, not-a-number,
+// true-residual-above-tolerance (summary.json).
 const char* to_string(StopReason r);
 
 enum class StopRule {

@@ -99,8 +99,9 @@ std::vector<SolverInfo> build_rows() {
   const SolverRequirements any{};
   const SolverRequirements cg_family{.symmetric = true, .residual_rule_only = true};
   const SolverRequirements rectangle{.constant_coefficients = true, .residual_rule_only = true};
-  // Single precision: the stationary methods and plain CG stall near 1e-5 on fine grids;
-  // a multigrid-accelerated residual reaches 1e-5 reliably.
+  // Single precision: the true relative residual of every method stalls between 1e-6 and
+  // 1e-5 on fine grids (its rounding floor grows with the condition number), so float
+  // solves stop at the rows' default 1e-4.
   std::vector<SolverInfo> rows;
   rows.push_back(with_factory<MakeJacobi>({.name = "jacobi",
                                            .aliases = {},
@@ -131,20 +132,17 @@ std::vector<SolverInfo> build_rows() {
                                               .aliases = {"multigrid"},
                                               .summary = "geometric multigrid cycles",
                                               .needs = {.residual_rule_only = true},
-                                              .reads = multigrid,
-                                              .tolerance_fp32 = 1e-5}));
+                                              .reads = multigrid}));
   rows.push_back(with_factory<MakeMgcg>({.name = "mgcg",
                                          .aliases = {"mg-pcg", "mgpcg"},
                                          .summary = "CG preconditioned by one multigrid cycle",
                                          .needs = cg_family,
-                                         .reads = multigrid,
-                                         .tolerance_fp32 = 1e-5}));
+                                         .reads = multigrid}));
   rows.push_back(with_factory<MakeMgcgMixed>({.name = "mgcg-mixed",
                                               .aliases = {},
                                               .summary = "mgcg with a single-precision cycle",
                                               .needs = cg_family,
-                                              .reads = multigrid,
-                                              .tolerance_fp32 = 1e-5}));
+                                              .reads = multigrid}));
   rows.push_back(with_factory<MakeCg>({.name = "cg",
                                        .aliases = {},
                                        .summary = "conjugate gradients",

@@ -31,8 +31,8 @@ struct MagnetConfig {
 };
 
 // The relative residual to stop at when none is given: the source's 0.5e-6 in double;
-// in float the solver's registry default, except that the stationary solvers' rounding
-// floor on this problem is near 1e-4, so they stop at 1e-3.
+// in float the solver's registry default (1e-4), except that the stationary solvers'
+// rounding floor on this problem is near 1e-4, so they stop at 1e-3.
 double default_tolerance(Precision precision, const SolverInfo& solver);
 
 // Reads `path` over the defaults in `base`. Throws Error (invalid input) naming the
