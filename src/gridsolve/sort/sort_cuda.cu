@@ -1,7 +1,7 @@
-// The sorting networks on the GPU. A block sorts a tile of 4096 keys on chip (16 per
+// The sorting networks on the GPU. A block sorts a tile of 8192 keys on chip (16 per
 // thread): strides below 16 inside a thread's registers, 16 to 256 by warp shuffles,
 // longer ones after a transpose through shared memory. Strides of a tile or more are
-// global passes, up to four stages merged in each (16 keys per thread in registers).
+// global passes, up to five stages merged in each (32 keys per thread in registers).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -18,12 +18,14 @@ namespace {
 
 using ull = unsigned long long;
 
-constexpr int kThreads = 256;
-constexpr int kPer = 16;  // keys per thread
-constexpr int kTileBits = 12;
+constexpr int kThreadBits = 9;
+constexpr int kThreads = 1 << kThreadBits;  // per tile block
+constexpr int kPer = 16;                    // keys per thread
+constexpr int kTileBits = kThreadBits + 4;
 constexpr int kTile = 1 << kTileBits;       // kThreads * kPer
 constexpr int kSlots = kTile + kTile / 32;  // one padding slot per 32 avoids bank conflicts
-constexpr int kMaxMerged = 4;               // global stages per pass
+constexpr int kMaxMerged = 5;               // global stages per pass
+constexpr int kPassThreads = 256;           // global passes, min-max and small kernels
 
 struct NoValue {};
 template <class V>
@@ -43,6 +45,12 @@ struct Regs {
 // equal keys never move, so pads (the largest code) never pass a real key in the butterfly.
 template <class U, class V>
 __device__ __forceinline__ void exchange(U& ka, V& va, U& kb, V& vb, bool a_min) {
+  if constexpr (!has_values<V>) {
+    const bool swap = kb < ka;
+    const U lo = swap ? kb : ka, hi = swap ? ka : kb;
+    ka = a_min ? lo : hi, kb = a_min ? hi : lo;
+    return;
+  }
   if (a_min ? kb < ka : ka < kb) {
     const U t = ka;
     ka = kb, kb = t;
@@ -72,11 +80,11 @@ struct TileArgs {
   ull store_len;   // keys per segment written
   ull seg_count;
   int seg_bits;     // log2 of the padded segment length
-  int merge_stage;  // 0: sort the tile (outer stages 1..min(seg_bits, 12)); s: merge
+  int merge_stage;  // 0: sort the tile (outer stages 1..min(seg_bits, 13)); s: merge
 };
 
 // Layout A: thread t holds tile positions 16 t + j (strides 1..8 in registers, 16..256
-// across the warp). Layout B: positions 256 j + t (strides 256..2048 in registers;
+// across the warp). Layout B: positions 512 j + t (strides 512..4096 in registers;
 // coalesced global loads and stores).
 template <class U, class V>
 __device__ __forceinline__ void put_a(const Regs<U, V>& r, U* sk, V* sv) {
@@ -183,7 +191,7 @@ __device__ __forceinline__ void stage_a(Regs<U, V>& r, int K, int s, ull base, i
   }
 }
 
-// Layout B, stride 2^(8 + K8), inside the registers.
+// Layout B, stride 2^(kThreadBits + K8), inside the registers.
 template <int K8, bool Bitonic, class U, class V>
 __device__ __forceinline__ void regs_b(Regs<U, V>& r, int s, ull tile_first, int bits) {
 #pragma unroll
@@ -197,14 +205,14 @@ __device__ __forceinline__ void regs_b(Regs<U, V>& r, int s, ull tile_first, int
 
 template <bool Bitonic, class U, class V>
 __device__ __forceinline__ void stage_b(Regs<U, V>& r, int K, int s, ull tile_first, int bits) {
-  switch (K) {
-    case 8:
+  switch (K - kThreadBits) {
+    case 0:
       regs_b<0, Bitonic>(r, s, tile_first, bits);
       break;
-    case 9:
+    case 1:
       regs_b<1, Bitonic>(r, s, tile_first, bits);
       break;
-    case 10:
+    case 2:
       regs_b<2, Bitonic>(r, s, tile_first, bits);
       break;
     default:
@@ -212,7 +220,7 @@ __device__ __forceinline__ void stage_b(Regs<U, V>& r, int K, int s, ull tile_fi
   }
 }
 
-// The butterfly's flip for blocks of 2^s, s = 10..12, in shared memory.
+// The butterfly's flip for blocks of 2^s, s = 10..13, in shared memory.
 template <class U, class V>
 __device__ __forceinline__ void flip_shared(U* sk, V* sv, int s) {
   const int half = 1 << (s - 1), mirror = (1 << s) - 1;
@@ -229,8 +237,8 @@ __device__ __forceinline__ void flip_shared(U* sk, V* sv, int s) {
   }
 }
 
-// Sorts tiles (outer stages 1..min(seg_bits, 12); segments of up to a tile are sorted
-// completely, several per tile) or, with merge_stage s, runs strides 2^11..1 of stage s.
+// Sorts tiles (outer stages 1..min(seg_bits, 13); segments of up to a tile are sorted
+// completely, several per tile) or, with merge_stage s, runs strides 2^12..1 of stage s.
 template <bool Bitonic, class U, class V>
 __global__ void __launch_bounds__(kThreads) tile_kernel(TileArgs<U> a) {
   extern __shared__ __align__(16) unsigned char smem[];
@@ -257,12 +265,12 @@ __global__ void __launch_bounds__(kThreads) tile_kernel(TileArgs<U> a) {
   const ull base_a = tile_first + ull(t) * kPer;
   if (a.merge_stage > 0) {
     const int s = a.merge_stage;
-    for (int K = kTileBits - 1; K >= 8; --K) stage_b<Bitonic>(r, K, s, tile_first, bits);
+    for (int K = kTileBits - 1; K >= kThreadBits; --K) stage_b<Bitonic>(r, K, s, tile_first, bits);
     __syncthreads();
     put_b(r, sk, sv);
     __syncthreads();
     get_a(r, sk, sv);
-    for (int K = 7; K >= 0; --K) stage_a<false, Bitonic>(r, K, s, base_a, bits);
+    for (int K = kThreadBits - 1; K >= 0; --K) stage_a<false, Bitonic>(r, K, s, base_a, bits);
   } else {
     put_b(r, sk, sv);
     __syncthreads();
@@ -285,13 +293,15 @@ __global__ void __launch_bounds__(kThreads) tile_kernel(TileArgs<U> a) {
         __syncthreads();
         --K;
       }
-      get_b(r, sk, sv);
-      for (; K >= 8; --K) stage_b<Bitonic>(r, K, s, tile_first, bits);
-      __syncthreads();
-      put_b(r, sk, sv);
-      __syncthreads();
+      if (K >= kThreadBits) {
+        get_b(r, sk, sv);
+        for (; K >= kThreadBits; --K) stage_b<Bitonic>(r, K, s, tile_first, bits);
+        __syncthreads();
+        put_b(r, sk, sv);
+        __syncthreads();
+      }
       get_a(r, sk, sv);
-      for (K = 7; K >= 0; --K) stage_a<false, Bitonic>(r, K, s, base_a, bits);
+      for (K = kThreadBits - 1; K >= 0; --K) stage_a<false, Bitonic>(r, K, s, base_a, bits);
     }
   }
   __syncthreads();
@@ -326,23 +336,26 @@ struct GlobalArgs {
 // M consecutive stages of strides 2^k_hi .. 2^(k_hi - M + 1) in one pass: each thread
 // holds the 2^M keys these comparators connect.
 template <int M, bool Bitonic, class U, class V>
-__global__ void __launch_bounds__(kThreads) global_kernel(GlobalArgs<U> a) {
+__global__ void __launch_bounds__(kPassThreads) global_kernel(GlobalArgs<U> a) {
   constexpr int R = 1 << M;
-  const ull g = ull(blockIdx.x) * kThreads + threadIdx.x;
+  const ull g = ull(blockIdx.x) * kPassThreads + threadIdx.x;
   const int k_lo = a.k_hi - M + 1;
   const ull base = ((g >> k_lo) << (a.k_hi + 1)) | (g & ((ull(1) << k_lo) - 1));
   const ull mirror = (ull(1) << a.s) - 1;
+  // The position register r holds (recomputed at the store: fewer live registers).
+  const auto at = [&](int r) {
+    const bool top = (r >> (M - 1)) & 1;
+    return a.flip_first ? (base ^ (top ? mirror : 0) ^ (ull(r & (R / 2 - 1)) << k_lo))
+                        : (base | (ull(r) << k_lo));
+  };
   U k[R];
   V v[R];
-  ull at[R];
 #pragma unroll
   for (int r = 0; r < R; ++r) {
-    const bool top = (r >> (M - 1)) & 1;
-    at[r] = a.flip_first ? (base ^ (top ? mirror : 0) ^ (ull(r & (R / 2 - 1)) << k_lo))
-                         : (base | (ull(r) << k_lo));
-    if (at[r] < a.n) {
-      k[r] = encode_bits(a.keys[at[r]], a.kind) ^ a.flip;
-      if constexpr (has_values<V>) v[r] = a.values[at[r]];
+    const ull p = at(r);
+    if (p < a.n) {
+      k[r] = encode_bits(a.keys[p], a.kind) ^ a.flip;
+      if constexpr (has_values<V>) v[r] = a.values[p];
     } else {
       k[r] = ~U(0);
       if constexpr (has_values<V>) v[r] = 0;
@@ -360,11 +373,13 @@ __global__ void __launch_bounds__(kThreads) global_kernel(GlobalArgs<U> a) {
       exchange(k[r], v[r], k[r | (1 << st)], v[r | (1 << st)], lower != down);
     }
 #pragma unroll
-  for (int r = 0; r < R; ++r)
-    if (at[r] < a.n) {
-      a.keys[at[r]] = decode_bits(U(k[r] ^ a.flip), a.kind);
-      if constexpr (has_values<V>) a.values[at[r]] = v[r];
+  for (int r = 0; r < R; ++r) {
+    const ull p = at(r);
+    if (p < a.n) {
+      a.keys[p] = decode_bits(U(k[r] ^ a.flip), a.kind);
+      if constexpr (has_values<V>) a.values[p] = v[r];
     }
+  }
 }
 
 // Bitonic payload repair (see sort_cpu.cpp): before the sort, the payloads of keys equal
@@ -391,7 +406,7 @@ __global__ void put_back_kernel(std::uint32_t* values, const std::uint32_t* asid
 }
 
 int grid_stride_blocks(ull n) {
-  return int(std::min<ull>((n + kThreads - 1) / kThreads, ull(cuda::reduce_blocks()) * 4));
+  return int(std::min<ull>((n + kPassThreads - 1) / kPassThreads, ull(cuda::reduce_blocks()) * 4));
 }
 
 template <bool Bitonic, class U, class V>
@@ -411,7 +426,8 @@ void launch_tile(const TileArgs<U>& a, ull tiles) {
 template <int M, bool Bitonic, class U, class V>
 void launch_global(const GlobalArgs<U>& a, ull padded) {
   const ull threads = padded >> M;
-  global_kernel<M, Bitonic, U, V><<<unsigned((threads + kThreads - 1) / kThreads), kThreads>>>(a);
+  global_kernel<M, Bitonic, U, V>
+      <<<unsigned((threads + kPassThreads - 1) / kPassThreads), kPassThreads>>>(a);
   cuda::check_launch("sort global pass");
 }
 
@@ -427,8 +443,11 @@ void launch_global_m(int m, const GlobalArgs<U>& a, ull padded) {
     case 3:
       launch_global<3, Bitonic, U, V>(a, padded);
       break;
-    default:
+    case 4:
       launch_global<4, Bitonic, U, V>(a, padded);
+      break;
+    default:
+      launch_global<5, Bitonic, U, V>(a, padded);
   }
 }
 
@@ -443,7 +462,7 @@ void sort_array(const Job& job, const U* in, U* out, const std::uint32_t* vin, s
   TileArgs<U> t{in, out, vin, vout, job.kind, flip, 0, n, stored, 1, bits, 0};
   launch_tile<Bitonic, U, V>(t, std::max<ull>(1, padded >> kTileBits));
   for (int s = kTileBits + 1; s <= bits; ++s) {
-    // Strides 2^(s-1) .. 2^12 in as few passes as possible, of near-equal depth.
+    // Strides 2^(s-1) .. 2^13 in as few passes as possible, of near-equal depth.
     const int strides = s - kTileBits;
     const int passes = (strides + kMaxMerged - 1) / kMaxMerged;
     int k = s - 1;
@@ -475,7 +494,7 @@ void sort_job(const Job& job) {
     aside = Buffer<std::uint32_t>(Device::cuda, count * len);
     counters = Buffer<unsigned>(Device::cuda, count);
     cuda::check(cudaMemsetAsync(counters.data(), 0, count * sizeof(unsigned)), "sort counters");
-    set_aside_kernel<U><<<grid_stride_blocks(count * len), kThreads>>>(
+    set_aside_kernel<U><<<grid_stride_blocks(count * len), kPassThreads>>>(
         in, job.values_in, job.kind, flip, count, len, aside.data(), counters.data());
     cuda::check_launch("sort set-aside");
   }
@@ -508,8 +527,8 @@ void sort_job(const Job& job) {
     }
   }
   if (repair) {
-    put_back_kernel<<<grid_stride_blocks(count * len), kThreads>>>(job.values_out, aside.data(),
-                                                                   counters.data(), count, len);
+    put_back_kernel<<<grid_stride_blocks(count * len), kPassThreads>>>(job.values_out, aside.data(),
+                                                                       counters.data(), count, len);
     cuda::check_launch("sort put-back");
     synchronize(Device::cuda);  // before the set-aside buffers are freed
   }
@@ -544,41 +563,64 @@ __device__ __forceinline__ U greater(U a, U b) {
 // to the min side, the larger to the max side), the later stages reduce both sides; inside
 // a warp those are xor-shuffle butterflies. Blocks combine by atomics on the ordered codes.
 template <bool Butterfly, class U>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kPassThreads)
     min_max_kernel(const U* keys, ull n, KeyKind kind, U* result) {
+  constexpr int W = 16 / sizeof(U);  // keys per 16-byte load
   U lo = ~U(0), hi = 0;
-  const ull stride = ull(gridDim.x) * kThreads;
-  const ull first = ull(blockIdx.x) * kThreads + threadIdx.x;
+  const ull stride = ull(gridDim.x) * kPassThreads;
+  const ull first = ull(blockIdx.x) * kPassThreads + threadIdx.x;
+  const auto pair = [&](U a, U b) {  // one compare-exchange of the first stage
+    const bool le = a < b;
+    lo = lesser(lo, le ? a : b);
+    hi = greater(hi, le ? b : a);
+  };
+  const auto one = [&](U c) { lo = lesser(lo, c), hi = greater(hi, c); };
+  const auto load = [&](ull v, U(&x)[W]) {
+    const uint4 q = reinterpret_cast<const uint4*>(keys)[v];
+    memcpy(x, &q, sizeof q);
+  };
+  // 16-byte loads where the array is aligned for them, then the rest key by key.
+  ull done = 0;
+  if (reinterpret_cast<std::uintptr_t>(keys) % 16 == 0) {
+    U x[W], y[W];
+    if constexpr (Butterfly) {
+      const ull vecs = n / (2 * W);  // per half
+      for (ull i = first; i < vecs; i += stride) {
+        load(i, x), load(i + vecs, y);
+#pragma unroll
+        for (int w = 0; w < W; ++w) pair(encode_bits(x[w], kind), encode_bits(y[w], kind));
+      }
+      done = 2 * vecs * W;
+    } else {
+      const ull vecs = n / W;
+      for (ull i = first; i < vecs; i += stride) {
+        load(i, x);
+#pragma unroll
+        for (int w = 0; w < W; ++w) one(encode_bits(x[w], kind));
+      }
+      done = vecs * W;
+    }
+  }
+  const ull rest = n - done, half = rest / 2;
   if constexpr (Butterfly) {
-    const ull half = n / 2;
-    for (ull i = first; i < half; i += stride) {
-      const U a = encode_bits(keys[i], kind), b = encode_bits(keys[i + half], kind);
-      const bool le = a < b;
-      lo = lesser(lo, le ? a : b);
-      hi = greater(hi, le ? b : a);
-    }
-    if ((n & 1) && first == 0) {
-      const U c = encode_bits(keys[n - 1], kind);
-      lo = lesser(lo, c), hi = greater(hi, c);
-    }
+    for (ull i = first; i < half; i += stride)
+      pair(encode_bits(keys[done + i], kind), encode_bits(keys[done + half + i], kind));
+    if ((rest & 1) && first == 0) one(encode_bits(keys[n - 1], kind));
   } else {
-    for (ull i = first; i < n; i += stride) {
-      const U c = encode_bits(keys[i], kind);
-      lo = lesser(lo, c), hi = greater(hi, c);
-    }
+    for (ull i = first; i < rest; i += stride) one(encode_bits(keys[done + i], kind));
   }
 #pragma unroll
   for (int m = 16; m >= 1; m /= 2) {
     lo = lesser(lo, __shfl_xor_sync(0xFFFFFFFFu, lo, m));
     hi = greater(hi, __shfl_xor_sync(0xFFFFFFFFu, hi, m));
   }
-  __shared__ U wlo[kThreads / 32], whi[kThreads / 32];
+  __shared__ U wlo[kPassThreads / 32], whi[kPassThreads / 32];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   if (lane == 0) wlo[warp] = lo, whi[warp] = hi;
   __syncthreads();
   if (warp == 0) {
-    lo = lane < kThreads / 32 ? wlo[lane] : ~U(0);
-    hi = lane < kThreads / 32 ? whi[lane] : U(0);
+    lo = lane < kPassThreads / 32 ? wlo[lane] : ~U(0);
+    hi = lane < kPassThreads / 32 ? whi[lane] : U(0);
 #pragma unroll
     for (int m = 4; m >= 1; m /= 2) {
       lo = lesser(lo, __shfl_xor_sync(0xFFFFFFFFu, lo, m));
@@ -599,9 +641,9 @@ MinMaxCodes min_max_typed(const U* keys, KeyKind kind, ull n, MinMaxMethod metho
   cuda::check(cudaMemsetAsync(result + 1, 0, sizeof(U)), "min-max init");
   const int blocks = grid_stride_blocks(method == MinMaxMethod::butterfly ? n / 2 + 1 : n);
   if (method == MinMaxMethod::butterfly)
-    min_max_kernel<true><<<blocks, kThreads>>>(keys, n, kind, result);
+    min_max_kernel<true><<<blocks, kPassThreads>>>(keys, n, kind, result);
   else
-    min_max_kernel<false><<<blocks, kThreads>>>(keys, n, kind, result);
+    min_max_kernel<false><<<blocks, kPassThreads>>>(keys, n, kind, result);
   cuda::check_launch("min-max kernel");
   U host[2];
   cuda::check(cudaMemcpy(host, result, sizeof host, cudaMemcpyDeviceToHost), "min-max result");
