@@ -22,6 +22,7 @@
 #include "gridsolve/exec/cuda_check.hpp"
 #include "gridsolve/exec/memory.hpp"
 #include "gridsolve/sort/sort.hpp"
+#include "gridsolve/sort/sort_backend.hpp"
 
 namespace gridsolve::detail {
 
@@ -129,6 +130,18 @@ std::vector<SortTiming> sort_bench_cuda(int repeats, int max_log2, int batch_log
   }
 
   const int n = 1 << max_log2;
+  // Where the butterfly's time goes at the largest size: each kind of kernel alone.
+  for (const auto& [phase, what] :
+       {std::pair{1u, "tile sort"}, std::pair{2u, "global passes"}, std::pair{4u, "tile merges"}}) {
+    int launches = 0;
+    const double ms = time_ms(
+        repeats, [&] { launches = sort::detail::butterfly_phases_cuda(a.data(), n, phase); },
+        [&] {
+          cudaMemcpyAsync(a.data(), keys.data(), std::size_t(n) * 4, cudaMemcpyDeviceToDevice);
+        });
+    out.push_back({"phases", fmt::format("butterfly: {} ({} launches)", what, launches), 1,
+                   std::size_t(n), ms, false});
+  }
   {
     // Key-value pairs: uint32 payloads (the keys' original places).
     std::vector<std::uint32_t> idx(n);

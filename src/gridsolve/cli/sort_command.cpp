@@ -11,6 +11,7 @@
 #include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -295,6 +296,13 @@ int sort_bench_command(const BenchSettings& s) {
     } else if (r.group == "pairs" && r.method.rfind("ours", 0) == 0) {
       fmt::print("  pairs {}: {} vs CUB DeviceRadixSort::SortPairs\n", r.method,
                  ratio(find("pairs", "CUB DeviceRadixSort::SortPairs", r.length), r.ms));
+    } else if (r.group == "phases") {
+      const double copy = find("copy", "cudaMemcpy", r.length);
+      const auto open = r.method.rfind('(');
+      const int launches = open == std::string::npos ? 1 : std::atoi(r.method.c_str() + open + 1);
+      if (copy > 0 && launches > 0)
+        fmt::print("  {}: {:.4f} ms a launch, {:.2f} copies of the keys\n", r.method,
+                   r.ms / launches, r.ms / launches / copy);
     } else if (r.group == "min-max" && r.method.rfind("ours", 0) == 0) {
       fmt::print("  min-max {}: {} vs CUB DeviceReduce (min-max pair)\n", r.method,
                  ratio(find("min-max", "CUB DeviceReduce, (min, max) pairs", r.length), r.ms));

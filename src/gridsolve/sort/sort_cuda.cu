@@ -24,12 +24,15 @@ constexpr int kPer = 16;                    // keys per thread
 constexpr int kTileBits = kThreadBits + 4;
 constexpr int kTile = 1 << kTileBits;       // kThreads * kPer
 constexpr int kSlots = kTile + kTile / 32;  // one padding slot per 32 avoids bank conflicts
-constexpr int kMaxMerged = 5;               // global stages per pass
 constexpr int kPassThreads = 256;           // global passes, min-max and small kernels
 
 struct NoValue {};
 template <class V>
 constexpr bool has_values = !std::is_same_v<V, NoValue>;
+
+// Global stages merged per pass: 2^M keys per thread in registers (and as many payloads).
+template <class V>
+constexpr int kMaxMerged = has_values<V> ? 5 : 6;
 
 __device__ __forceinline__ int slot(int i) {
   return i + (i >> 5);
@@ -446,35 +449,45 @@ void launch_global_m(int m, const GlobalArgs<U>& a, ull padded) {
     case 4:
       launch_global<4, Bitonic, U, V>(a, padded);
       break;
-    default:
+    case 5:
       launch_global<5, Bitonic, U, V>(a, padded);
+      break;
+    default:
+      if constexpr (kMaxMerged<V> >= 6) launch_global<6, Bitonic, U, V>(a, padded);
   }
 }
+
+// The kernels of a full-array sort, to run some of them alone (timing: a network's work
+// does not depend on the keys).
+enum Phase : unsigned { tile_phase = 1, global_phase = 2, merge_phase = 4, all_phases = 7 };
 
 // One array: in[0, n) sorted into out, whose first `stored` positions are written
 // (stored = padded for the bitonic network's padded copy).
 template <bool Bitonic, class U, class V>
-void sort_array(const Job& job, const U* in, U* out, const std::uint32_t* vin, std::uint32_t* vout,
-                ull n, ull stored) {
+int sort_array(const Job& job, const U* in, U* out, const std::uint32_t* vin, std::uint32_t* vout,
+               ull n, ull stored, unsigned phases = all_phases) {
+  int launches = 0;  // of the phases asked for
   const int bits = ceil_log2(std::size_t(n));
   const ull padded = ull(1) << bits;
   const U flip = job.descending ? ~U(0) : U(0);
   TileArgs<U> t{in, out, vin, vout, job.kind, flip, 0, n, stored, 1, bits, 0};
-  launch_tile<Bitonic, U, V>(t, std::max<ull>(1, padded >> kTileBits));
+  if (phases & tile_phase)
+    launch_tile<Bitonic, U, V>(t, std::max<ull>(1, padded >> kTileBits)), ++launches;
   for (int s = kTileBits + 1; s <= bits; ++s) {
     // Strides 2^(s-1) .. 2^13 in as few passes as possible, of near-equal depth.
     const int strides = s - kTileBits;
-    const int passes = (strides + kMaxMerged - 1) / kMaxMerged;
+    const int passes = (strides + kMaxMerged<V> - 1) / kMaxMerged<V>;
     int k = s - 1;
     for (int p = 0; p < passes; ++p) {
       const int m = strides / passes + (p < strides % passes ? 1 : 0);
       const GlobalArgs<U> g{out, vout, job.kind, flip, stored, s, k, bits, !Bitonic && p == 0};
-      launch_global_m<Bitonic, U, V>(m, g, padded);
+      if (phases & global_phase) launch_global_m<Bitonic, U, V>(m, g, padded), ++launches;
       k -= m;
     }
     TileArgs<U> mt{out, out, vout, vout, job.kind, flip, 0, stored, stored, 1, bits, s};
-    launch_tile<Bitonic, U, V>(mt, padded >> kTileBits);
+    if (phases & merge_phase) launch_tile<Bitonic, U, V>(mt, padded >> kTileBits), ++launches;
   }
+  return launches;
 }
 
 template <bool Bitonic, class U, class V>
@@ -651,6 +664,15 @@ MinMaxCodes min_max_typed(const U* keys, KeyKind kind, ull n, MinMaxMethod metho
 }
 
 }  // namespace
+
+int butterfly_phases_cuda(float* keys, std::size_t n, unsigned phases) {
+  Job job;
+  job.keys_in = keys;
+  job.keys_out = keys;
+  job.length = n;
+  const auto k = reinterpret_cast<std::uint32_t*>(keys);
+  return sort_array<false, std::uint32_t, NoValue>(job, k, k, nullptr, nullptr, n, n, phases);
+}
 
 void sort_cuda(const Job& job) {
   if (job.kind == KeyKind::f64)
