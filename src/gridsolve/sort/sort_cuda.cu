@@ -1,7 +1,7 @@
 // The sorting networks on the GPU. A block sorts a tile of 8192 keys on chip (16 per
 // thread): strides below 16 inside a thread's registers, 16 to 256 by warp shuffles,
 // longer ones after a transpose through shared memory. Strides of a tile or more are
-// global passes, up to five stages merged in each (32 keys per thread in registers).
+// global passes, up to six stages merged in each (64 keys per thread in registers).
 #include <cuda_runtime.h>
 
 #include <algorithm>
