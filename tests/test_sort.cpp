@@ -262,5 +262,15 @@ TEST(SortCli, BadFilesExitWithTwoAndSayWhy) {
   EXPECT_EQ(o.code, 2) << o.output;
 }
 
+TEST(SortCli, BenchOnTheCpuChecksItsResults) {
+  const auto d = scratch_dir() / "bench";
+  const Outcome o = gridsolve("bench sort --device cpu --n 12 --repeats 1 --out " + d.string());
+  ASSERT_EQ(o.code, 0) << o.output;
+  EXPECT_NE(o.output.find("butterfly"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("std::sort"), std::string::npos) << o.output;
+  EXPECT_TRUE(std::filesystem::exists(d / "bench.json"));
+  EXPECT_EQ(gridsolve("bench sort --device cpu --n 40").code, 2);
+}
+
 }  // namespace
 }  // namespace gridsolve
