@@ -112,6 +112,13 @@ TEST(SortCpu, BitonicPairsKeepPayloadsOfKeysEqualToThePadding) {
   }
 }
 
+TEST(SortCpu, LargerArraysUseThreadsAndBlocks) {
+  for (Network net : {Network::butterfly, Network::bitonic}) {
+    check_pairs<float>(net, Order::ascending, 100003, Pattern::specials);
+    check_pairs<std::int32_t>(net, Order::descending, std::size_t(1) << 17, Pattern::random);
+  }
+}
+
 TEST(SortCpu, InPlaceEqualsOutOfPlace) {
   const std::vector<float> in = testing::make_keys<float>(Pattern::specials, 3001, 5);
   std::vector<float> a = in, b(in.size());

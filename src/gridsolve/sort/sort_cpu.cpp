@@ -12,31 +12,65 @@ namespace gridsolve::sort::detail {
 
 namespace {
 
+// One compare-exchange: i < j; i gets the key that sorts first when `up`. Strict: equal
+// keys (and a real key equal to the padding) never move.
+template <class U>
+inline void compare_exchange(U* k, std::uint32_t* v, std::size_t i, std::size_t j, bool up) {
+  const U a = k[i], b = k[j];
+  const bool swap = up ? b < a : a < b;
+  k[i] = swap ? b : a;
+  k[j] = swap ? a : b;
+  if (v && swap) std::swap(v[i], v[j]);
+}
+
+// The comparators of stride 2^b in outer stage s, for the pairs q in [q0, q1).
+template <class U>
+void stage(U* k, std::uint32_t* v, std::size_t n, int s, int b, int bits, bool butterfly,
+           std::size_t q0, std::size_t q1) {
+  const std::size_t half = std::size_t(1) << b;
+  const std::size_t flip = butterfly && b == s - 1 ? (std::size_t(2) << b) - 1 : 0;
+  for (std::size_t q = q0; q < q1; ++q) {
+    const std::size_t i = ((q >> b) << (b + 1)) | (q & (half - 1));
+    const std::size_t j = flip ? i ^ flip : i | half;
+    if (j >= n) continue;
+    compare_exchange(k, v, i, j, butterfly || s == bits || !((i >> s) & 1));
+  }
+}
+
 // One network over k[0, cap) (cap a power of two). Positions at or above n hold no data:
 // the butterfly never moves them (every comparator puts the smaller key low and nothing
 // is smaller than the "sorts last" code they stand for), so its comparators that reach
 // them are skipped; the bitonic network moves them, so it needs n == cap (padded).
+// Strides below a block of 4096 keys run block by block (cache-resident, one parallel
+// loop over blocks), like the GPU's tiles; longer strides one stage at a time.
 template <class U>
 void network(U* k, std::uint32_t* v, std::size_t n, std::size_t cap, Network net, bool parallel) {
   const int bits = ceil_log2(cap);
   const bool butterfly = net == Network::butterfly;
-  const std::int64_t pairs = std::int64_t(cap / 2);
-  for (int s = 1; s <= bits; ++s)
-    for (int b = s - 1; b >= 0; --b) {
-      const std::size_t half = std::size_t(1) << b;
-      const std::size_t flip = butterfly && b == s - 1 ? (std::size_t(2) << b) - 1 : 0;
-#pragma omp parallel for schedule(static) if (parallel && pairs >= 65536)
-      for (std::int64_t q = 0; q < pairs; ++q) {
-        const std::size_t i = ((std::size_t(q) >> b) << (b + 1)) | (std::size_t(q) & (half - 1));
-        const std::size_t j = flip ? i ^ flip : i | half;
-        if (j >= n) continue;
-        const bool up = butterfly || s == bits || !((i >> s) & 1);
-        if (up ? k[j] < k[i] : k[i] < k[j]) {
-          std::swap(k[i], k[j]);
-          if (v) std::swap(v[i], v[j]);
-        }
-      }
+  const int block_bits = std::min(bits, 12);
+  const std::int64_t blocks = std::int64_t(cap >> block_bits);
+  const std::size_t block_pairs = (std::size_t(1) << block_bits) / 2;
+  const std::size_t pairs = cap / 2;
+  const bool threads = parallel && cap >= (std::size_t(1) << 15);
+#pragma omp parallel for schedule(static) if (threads)
+  for (std::int64_t blk = 0; blk < blocks; ++blk)
+    for (int s = 1; s <= block_bits; ++s)
+      for (int b = s - 1; b >= 0; --b)
+        stage(k, v, n, s, b, bits, butterfly, std::size_t(blk) * block_pairs,
+              std::size_t(blk + 1) * block_pairs);
+  for (int s = block_bits + 1; s <= bits; ++s) {
+    for (int b = s - 1; b >= block_bits; --b) {
+#pragma omp parallel for schedule(static) if (threads)
+      for (std::int64_t c = 0; c < blocks; ++c)
+        stage(k, v, n, s, b, bits, butterfly, pairs * std::size_t(c) / std::size_t(blocks),
+              pairs * std::size_t(c + 1) / std::size_t(blocks));
     }
+#pragma omp parallel for schedule(static) if (threads)
+    for (std::int64_t blk = 0; blk < blocks; ++blk)
+      for (int b = block_bits - 1; b >= 0; --b)
+        stage(k, v, n, s, b, bits, butterfly, std::size_t(blk) * block_pairs,
+              std::size_t(blk + 1) * block_pairs);
+  }
 }
 
 template <class U>
@@ -91,11 +125,7 @@ MinMaxCodes min_max_typed(const U* keys, KeyKind kind, std::size_t n, MinMaxMeth
 #pragma omp for schedule(static) nowait
       for (std::int64_t i = 0; i < half; ++i) {
         const U a = code(std::size_t(i)), b = code(std::size_t(i + half));
-        if (b < a) {
-          l = std::min(l, b), h = std::max(h, a);
-        } else {
-          l = std::min(l, a), h = std::max(h, b);
-        }
+        l = std::min(l, std::min(a, b)), h = std::max(h, std::max(a, b));
       }
 #pragma omp critical(gridsolve_min_max)
       lo = std::min(lo, l), hi = std::max(hi, h);
