@@ -15,6 +15,7 @@
 #include "gridsolve/cli/info_command.hpp"
 #include "gridsolve/cli/magnet_command.hpp"
 #include "gridsolve/cli/run_problem.hpp"
+#include "gridsolve/cli/sort_command.hpp"
 #include "gridsolve/cli/tridiag_command.hpp"
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/core/text.hpp"
@@ -204,6 +205,10 @@ int run(int argc, char** argv) {
   TridiagSettings tridiag_settings;
   CLI::App* tridiag_cmd = add_tridiag_command(app, tridiag_settings);
 
+  // sort FILE
+  SortSettings sort_settings;
+  CLI::App* sort_cmd = add_sort_command(app, sort_settings);
+
   // bench
   BenchSettings bench_settings;
   CLI::App* bench =
@@ -265,6 +270,7 @@ int run(int argc, char** argv) {
     }
     if (*bench) return bench_command(bench_settings);
     if (*tridiag_cmd) return tridiag_command(tridiag_settings);
+    if (*sort_cmd) return sort_command(sort_settings);
     if (*magnet) return magnet_command(magnet_args);
   } catch (const Error& e) {
     std::fprintf(stderr, "gridsolve: error: %s\n", printable(e.what()).c_str());
