@@ -82,6 +82,8 @@ if [ "$check" != tests ]; then
   run_logged bench_tridiag 120 "$cli" bench tridiag --device cuda
   run_logged bench_poisson 120 "$cli" bench poisson --device cuda
   run_logged bench_sort 180 "$cli" bench sort --device cuda --repeats "$repeats"
+  run_logged bench_flow 180 "$cli" bench flow --device cuda --repeats 10
+  run_logged cavity_1000_512 180 "$cli" cavity --re 1000 --n 512 --device cuda --no-plots --out "$out/cavity1000_512"
   run_logged heat_2048_jacobi 120 --allow 3 "$cli" heat --n 2048 --device cuda
   run_logged heat_2048_sor 120 "$cli" heat --n 2048 --device cuda --solver sor
   run_logged magnet_default 120 "$cli" magnet --device cuda --no-plots --out "$out/magnet_default"

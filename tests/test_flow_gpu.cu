@@ -65,6 +65,22 @@ TEST(FlowGpu, PisoCylinderMatchesCpu) {
   EXPECT_LT(cpu.max_divergence(), 1e-6);
 }
 
+TEST(FlowGpu, BiCgStabMomentumMatchesCpu) {
+  SKIP_WITHOUT_GPU();
+  FlowCase c = cavity_case(400, 40);
+  c.momentum_solver = "bicgstab";
+  c.momentum_tolerance = 1e-10;
+  c.pressure_tolerance = 1e-10;
+  FlowSolver<double> cpu(c, Device::cpu), gpu(c, Device::cuda);
+  for (int it = 0; it < 40; ++it) {
+    cpu.simple_iteration(false);
+    gpu.simple_iteration(false);
+  }
+  const double d = field_difference(cpu, gpu);
+  std::printf("SIMPLEC with BiCGStab momentum, 40 iterations: CPU and GPU differ by %.2e\n", d);
+  EXPECT_LT(d, 1e-7);
+}
+
 TEST(FlowGpu, CavityRe100At128AgainstGhia) {
   SKIP_WITHOUT_GPU();
   FlowCase c = cavity_case(100, 128);
