@@ -45,9 +45,10 @@ int bench_command(const BenchSettings& s) {
   if (s.what == "mg") return multigrid_bench_command(s);
   if (s.what == "sort") return sort_bench_command(s);
   if (s.what == "flow") return flow_bench_command(s);
-  require(s.what == "stencil",
-          fmt::format("bench knows 'stencil', 'tridiag', 'poisson', 'mg', 'sort' and 'flow', got '{}'",
-                      s.what));
+  require(
+      s.what == "stencil",
+      fmt::format("bench knows 'stencil', 'tridiag', 'poisson', 'mg', 'sort' and 'flow', got '{}'",
+                  s.what));
   require(s.n >= 16, fmt::format("--n must be at least 16, got {}", s.n));
   require(s.repeats >= 1, fmt::format("--repeats must be at least 1, got {}", s.repeats));
   const Device device = select_device(s.device);
