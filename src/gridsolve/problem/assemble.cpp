@@ -1,13 +1,20 @@
+// Cartesian vertex-centred finite-volume assembly, run on the device that solves.
 #include "gridsolve/problem/assemble.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <numbers>
+#include <utility>
+#include <vector>
 
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/problem/assemble_axisymmetric.hpp"
+#include "gridsolve/exec/parallel_for.hpp"
 #include "gridsolve/problem/domain_marks.hpp"
+#include "gridsolve/problem/assembly_data.hpp"
 
 namespace gridsolve {
 
@@ -42,67 +49,40 @@ bool ProblemSpec::concurrent() const {
 
 namespace {
 
-struct Assembler : detail::DomainMarks {
-  explicit Assembler(const ProblemSpec& s) : DomainMarks(s) {}
+// Spectral radius of the Jacobi iteration on the bounding box: per axis, the lowest
+// mode of a Dirichlet-Dirichlet (cos(pi/(n-1))) or Dirichlet-Neumann line
+// (cos(pi/(2(n-1)))), weighted by the axis' share of the diagonal. Holes and fixed
+// patches only lower the true value, so SOR's omega errs on the large side.
+double jacobi_radius_estimate(const ProblemSpec& spec, const double face_share[3]) {
+  const Grid& g = spec.grid;
+  const int d = g.dims;
+  double num = 0, den = 0;
+  for (int a = 0; a < d; ++a) {
+    const double w = face_share[a] / g.spacing[a];
+    const bool lo = spec.boundaries[2 * a].kind != BoundaryKind::neumann;
+    const bool hi = spec.boundaries[2 * a + 1].kind != BoundaryKind::neumann;
+    const double lines = g.n[a] - 1;
+    double c = 1;
+    if (lo && hi)
+      c = std::cos(std::numbers::pi / lines);
+    else if (lo || hi)
+      c = std::cos(std::numbers::pi / (2 * lines));
+    num += w * c;
+    den += w;
+  }
+  double rho = num / den;
+  if (rho >= 1.0) {  // only fixed patches hold the solution: assume they sit far away
+    const int nmax = std::max({g.n[0], g.n[1], d == 3 ? g.n[2] : 0});
+    rho = std::cos(std::numbers::pi / (4.0 * nmax));
+  }
+  return rho;
+}
 
-  double k_at(int i, int j, int k) const {
-    if (!spec.k_nodes.empty()) return spec.k_nodes[idx(i, j, k)];
-    return spec.k(x(i), y(j), z(k));
-  }
-  double k_face(int i, int j, int k, int axis, int s) const {
-    int c[3] = {i, j, k};
-    c[axis] += s;
-    if (!spec.k_nodes.empty()) {
-      const double a = spec.k_nodes[idx(i, j, k)], b = spec.k_nodes[idx(c[0], c[1], c[2])];
-      return 2 * a * b / (a + b);
-    }
-    if (spec.k.is_constant()) return spec.k.constant;
-    return spec.k(0.5 * (x(i) + x(c[0])), 0.5 * (y(j) + y(c[1])), 0.5 * (z(k) + z(c[2])));
-  }
-  double f_at(int i, int j, int k) const {
-    if (!spec.f_nodes.empty()) return spec.f_nodes[idx(i, j, k)];
-    return spec.f(x(i), y(j), z(k));
-  }
-
-  // Area of one element's share of a face normal to `axis`, and one element's share of a
-  // node's volume.
-  double face_share(int axis) const {
-    double a = 1;
-    for (int b = 0; b < d; ++b)
-      if (b != axis) a *= 0.5 * g.spacing[b];
-    return a;
-  }
-  double volume_share() const {
-    double v = 1;
-    for (int b = 0; b < d; ++b) v *= 0.5 * g.spacing[b];
-    return v;
-  }
-
-  // Spectral radius of the Jacobi iteration on the bounding box: per axis, the lowest
-  // mode of a Dirichlet-Dirichlet (cos(pi/(n-1))) or Dirichlet-Neumann line
-  // (cos(pi/(2(n-1)))), weighted by the axis' share of the diagonal. Holes and fixed
-  // patches only lower the true value, so SOR's omega errs on the large side.
-  double jacobi_radius_estimate() const {
-    double num = 0, den = 0;
-    for (int a = 0; a < d; ++a) {
-      const double w = face_share(a) / g.spacing[a];
-      const bool lo = spec.boundaries[2 * a].kind != BoundaryKind::neumann;
-      const bool hi = spec.boundaries[2 * a + 1].kind != BoundaryKind::neumann;
-      const double lines = g.n[a] - 1;
-      double c = 1;
-      if (lo && hi)
-        c = std::cos(std::numbers::pi / lines);
-      else if (lo || hi)
-        c = std::cos(std::numbers::pi / (2 * lines));
-      num += w * c;
-      den += w;
-    }
-    double rho = num / den;
-    if (rho >= 1.0) {  // only fixed patches hold the solution: assume they sit far away
-      const int nmax = std::max({nx, ny, d == 3 ? nz : 0});
-      rho = std::cos(std::numbers::pi / (4.0 * nmax));
-    }
-    return rho;
+struct Balance {
+  double sum = 0, total = 0;
+  std::int64_t count = 0;
+  GRIDSOLVE_HD Balance operator+(const Balance& o) const {
+    return Balance{sum + o.sum, total + o.total, count + o.count};
   }
 };
 
@@ -114,35 +94,26 @@ template <class T>
 void make_compatible(StencilOperator<T>& op) {
   const FieldView<T> b = op.rhs.view();
   const FieldView<const std::uint8_t> m = op.mask.cview();
-  const Box& box = op.active;
-  double sum = 0, total = 0;
-  std::int64_t count = 0;
-  for (int k = box.lo[2]; k <= box.hi[2]; ++k)
-    for (int j = box.lo[1]; j <= box.hi[1]; ++j)
-      for (int i = box.lo[0]; i <= box.hi[0]; ++i)
-        if (m(i, j, k) == 0) {
-          sum += double(b(i, j, k));
-          total += std::abs(double(b(i, j, k)));
-          ++count;
-        }
-  const double mismatch = total > 0 ? std::abs(sum) / total : 0.0;
+  const Balance bal = reduce<Balance>(
+      op.device, op.active,
+      [=] GRIDSOLVE_HD(int i, int j, int k) -> Balance {
+        if (m(i, j, k) != 0) return Balance{};
+        const double v = double(b(i, j, k));
+        return Balance{v, v < 0 ? -v : v, 1};
+      },
+      SumOp{}, Balance{});
+  const double mismatch = bal.total > 0 ? std::abs(bal.sum) / bal.total : 0.0;
   require(mismatch <= 1e-2,
           fmt::format("every side is Neumann and no node is fixed, so the sources must balance the "
                       "boundary fluxes; here the net source is {:.4g} against a total of {:.4g} "
                       "({:.2g} of it), so no solution exists",
-                      sum, total, mismatch));
-  const T mean = T(sum / double(count));
-  for (int k = box.lo[2]; k <= box.hi[2]; ++k)
-    for (int j = box.lo[1]; j <= box.hi[1]; ++j)
-      for (int i = box.lo[0]; i <= box.hi[0]; ++i)
-        if (m(i, j, k) == 0) b(i, j, k) -= mean;
+                      bal.sum, bal.total, mismatch));
+  const T mean = T(bal.sum / double(bal.count));
+  for_each(op.device, op.active, [=] GRIDSOLVE_HD(int i, int j, int k) {
+    if (m(i, j, k) == 0) b(i, j, k) -= mean;
+  });
   op.singular = true;
   op.rhs_mismatch = mismatch;
-}
-
-template <class T>
-Field<T> host_field(const Grid& g) {
-  return Field<T>(g, Device::cpu);
 }
 
 }  // namespace
@@ -151,10 +122,8 @@ template <class T>
 Discretization<T> assemble(const ProblemSpec& spec, Device device) {
   if (spec.grid.geometry == Geometry::axisymmetric) return assemble_axisymmetric<T>(spec, device);
   spec.validate();
-  Assembler as(spec);
-  as.mark_nodes();
   const Grid& g = spec.grid;
-  const int d = g.dims, nx = as.nx, ny = as.ny, nz = as.nz;
+  const int d = g.dims, nx = g.n[0], ny = g.n[1], nz = g.n[2];
 
   bool all_dirichlet = true, any_outside = false;
   for (int f = 0; f < 2 * d; ++f)
@@ -163,12 +132,24 @@ Discretization<T> assemble(const ProblemSpec& spec, Device device) {
   const bool uniform =
       spec.k.is_constant() && spec.k_nodes.empty() && all_dirichlet && !any_outside;
 
+  // Area of one element's share of a face normal to each axis, and one element's share
+  // of a node's volume.
+  double face_share[3] = {1, 1, 1}, vshare = 1;
+  for (int a = 0; a < d; ++a) {
+    vshare *= 0.5 * g.spacing[a];
+    for (int b = 0; b < d; ++b)
+      if (b != a) face_share[a] *= 0.5 * g.spacing[b];
+  }
+
+  // Everything is built in the memory of the device that solves.
   StencilOperator<T> op;
   op.grid = g;
-  op.device = Device::cpu;
+  op.device = device;
   op.uniform = uniform;
-  Field<T> u = host_field<T>(g);
-  const FieldView<T> uv = u.view();
+  Field<T> u(g, device);
+  Field<std::uint8_t> kind(g, device);
+  detail::mark_nodes(spec, kind, u);
+  const FieldView<const std::uint8_t> kv = kind.cview();
 
   std::int64_t unknowns = 0;
   if (uniform) {
@@ -190,89 +171,92 @@ Discretization<T> assemble(const ProblemSpec& spec, Device device) {
     if (spec.f.is_constant() && spec.f_nodes.empty()) {
       op.b_const = T(spec.f.constant * vol);
     } else {
-      Field<T> rhs(g, Device::cpu);
+      const Samples f = spec.f_nodes.empty() ? Samples::of(spec.f, g, g.nodes(), {0, 0, 0}, device)
+                                             : Samples::of_nodes(spec.f_nodes, g, device);
+      const SampleView fv = f.view();
+      Field<T> rhs(g, device);
       const FieldView<T> rv = rhs.view();
-      for (int k = 0; k < nz; ++k)
-        for (int j = 0; j < ny; ++j)
-          for (int i = 0; i < nx; ++i) rv(i, j, k) = T(as.f_at(i, j, k) * vol);
+      for_each(device, g.nodes(),
+               [=] GRIDSOLVE_HD(int i, int j, int k) { rv(i, j, k) = T(fv(i, j, k) * vol); });
+      synchronize(device);
       op.rhs = std::move(rhs);
     }
-    if (!spec.regions.empty()) {
-      Field<std::uint8_t> mask(g, Device::cpu);
-      const FieldView<std::uint8_t> mv = mask.view();
-      for (int k = 0; k < nz; ++k)
-        for (int j = 0; j < ny; ++j)
-          for (int i = 0; i < nx; ++i) mv(i, j, k) = as.kind[as.idx(i, j, k)];
-      op.mask = std::move(mask);
-    }
-    for (int k = 0; k < nz; ++k)
-      for (int j = 0; j < ny; ++j)
-        for (int i = 0; i < nx; ++i) {
-          const std::size_t n = as.idx(i, j, k);
-          if (as.kind[n] == (unsigned char)NodeKind::fixed)
-            uv(i, j, k) = T(as.value[n]);
-          else if (op.active.contains(i, j, k))
-            ++unknowns;
-        }
+    unknowns = reduce<std::int64_t>(
+        device, op.active,
+        [=] GRIDSOLVE_HD(int i, int j, int k) -> std::int64_t {
+          return kv(i, j, k) != std::uint8_t(NodeKind::fixed) ? 1 : 0;
+        },
+        SumOp{}, std::int64_t(0));
+    if (!spec.regions.empty()) op.mask = std::move(kind);
   } else {
-    as.mark_elements();
+    Field<std::uint8_t> elements(g, device);
+    detail::mark_elements(g, kind, elements);
+    const detail::ElementMarks em{elements.cview(), d};
     op.active = g.nodes();
-    Field<T> ap(g, Device::cpu), aw(g, Device::cpu), ae(g, Device::cpu), asf(g, Device::cpu),
-        an(g, Device::cpu), rhs(g, Device::cpu);
+    Field<T> ap(g, device), aw(g, device), ae(g, device), asf(g, device), an(g, device),
+        rhs(g, device);
     Field<T> ab, at;
-    if (d == 3) ab = Field<T>(g, Device::cpu), at = Field<T>(g, Device::cpu);
-    Field<std::uint8_t> mask(g, Device::cpu);
-    const FieldView<std::uint8_t> mv = mask.view();
-    FieldView<T> nb[6] = {aw.view(), ae.view(), asf.view(), an.view(), ab.view(), at.view()};
+    if (d == 3) ab = Field<T>(g, device), at = Field<T>(g, device);
+    const detail::AssemblyData data(spec, device, true);
+    const detail::FaceConductivity k_face = data.k_face;
+    const SampleView fv = data.f;
+    detail::SideData sides;
+    for (int f = 0; f < 6; ++f) {
+      sides.k[f] = data.k_side[f], sides.g[f] = data.g_side[f];
+      sides.kind[f] = spec.boundaries[f].kind, sides.alpha[f] = spec.boundaries[f].alpha;
+    }
+    const FieldView<std::uint8_t> mv = kind.view();
+    const FieldView<T> nb[6] = {aw.view(), ae.view(), asf.view(), an.view(), ab.view(), at.view()};
     const FieldView<T> apv = ap.view(), rv = rhs.view();
-    const double vshare = as.volume_share();
     const int n[3] = {nx, ny, nz};
-    // Rows are independent: assemble them in parallel unless a parsed formula (which
-    // keeps its variables inside the parser) has to be evaluated.
-    const bool parallel = spec.concurrent();
-#pragma omp parallel for collapse(2) reduction(+ : unknowns) schedule(dynamic, 8) if (parallel)
-    for (int k = 0; k < nz; ++k)
-      for (int j = 0; j < ny; ++j)
-        for (int i = 0; i < nx; ++i) {
-          const std::size_t id = as.idx(i, j, k);
-          unsigned char kd = as.kind[id];
-          if (kd == (unsigned char)NodeKind::free && as.elements_around(i, j, k, -1, 0) == 0)
-            kd = (unsigned char)NodeKind::outside;  // isolated by cut-outs: not an unknown
-          mv(i, j, k) = kd;
-          if (kd == (unsigned char)NodeKind::fixed) uv(i, j, k) = T(as.value[id]);
-          if (kd != (unsigned char)NodeKind::free) continue;
-          ++unknowns;
-          const int c[3] = {i, j, k};
-          double diag = 0;
-          for (int f = 0; f < 2 * d; ++f) {
-            const int axis = f / 2, s = (f % 2) ? 1 : -1;
-            const bool on_side = s < 0 ? c[axis] == 0 : c[axis] == n[axis] - 1;
-            if (on_side) {
-              const BoundaryCondition& bc = spec.boundaries[f];
-              if (bc.kind == BoundaryKind::dirichlet) continue;
-              const double area = as.elements_around(i, j, k, -1, 0) * as.face_share(axis);
-              const double kp = as.k_at(i, j, k);
-              rv(i, j, k) += T(kp * bc.g(as.x(i), as.y(j), as.z(k)) * area);
-              if (bc.kind == BoundaryKind::robin) diag += kp * bc.alpha * area;
-              continue;
-            }
-            const double area =
-                as.elements_around(i, j, k, axis, s < 0 ? -1 : 0) * as.face_share(axis);
-            if (area == 0) continue;
-            const double a = as.k_face(i, j, k, axis, s) * area / g.spacing[axis];
-            nb[f](i, j, k) = T(a);
-            diag += a;
-          }
-          apv(i, j, k) = T(diag);
-          rv(i, j, k) += T(as.f_at(i, j, k) * vshare * as.elements_around(i, j, k, -1, 0));
+    const double share[3] = {face_share[0], face_share[1], face_share[2]};
+    const double h[3] = {g.spacing[0], g.spacing[1], g.spacing[2]};
+    // One row per node, independent of the others: the loop body runs where the solve does.
+    for_each(device, g.nodes(), [=] GRIDSOLVE_HD(int i, int j, int k) {
+      std::uint8_t kd = mv(i, j, k);
+      const int around = em.around(i, j, k, -1, 0);
+      if (kd == std::uint8_t(NodeKind::free) && around == 0) {
+        kd = std::uint8_t(NodeKind::outside);  // isolated by cut-outs: not an unknown
+        mv(i, j, k) = kd;
+      }
+      if (kd != std::uint8_t(NodeKind::free)) return;
+      const int c[3] = {i, j, k};
+      double diag = 0;
+      T b = 0;
+      for (int f = 0; f < 2 * d; ++f) {
+        const int axis = f / 2, s = (f % 2) ? 1 : -1;
+        const bool on_side = s < 0 ? c[axis] == 0 : c[axis] == n[axis] - 1;
+        if (on_side) {
+          if (sides.kind[f] == BoundaryKind::dirichlet) continue;
+          const double area = around * share[axis];
+          const double kp = sides.k[f](i, j, k);
+          b += T(kp * sides.g[f](i, j, k) * area);
+          if (sides.kind[f] == BoundaryKind::robin) diag += kp * sides.alpha[f] * area;
+          continue;
         }
+        const double area = em.around(i, j, k, axis, s < 0 ? -1 : 0) * share[axis];
+        if (area == 0) continue;
+        const double a = k_face(i, j, k, axis, s) * area / h[axis];
+        nb[f](i, j, k) = T(a);
+        diag += a;
+      }
+      apv(i, j, k) = T(diag);
+      b += T(fv(i, j, k) * vshare * around);
+      rv(i, j, k) = b;
+    });
+    unknowns = reduce<std::int64_t>(
+        device, op.active,
+        [=] GRIDSOLVE_HD(int i, int j, int k) -> std::int64_t {
+          return kv(i, j, k) == std::uint8_t(NodeKind::free) ? 1 : 0;
+        },
+        SumOp{}, std::int64_t(0));
     op.ap = std::move(ap), op.aw = std::move(aw), op.ae = std::move(ae), op.as = std::move(asf),
     op.an = std::move(an), op.ab = std::move(ab), op.at = std::move(at);
     op.rhs = std::move(rhs);
-    op.mask = std::move(mask);
+    op.mask = std::move(kind);
   }
   op.unknowns = unknowns;
-  op.jacobi_radius = as.jacobi_radius_estimate();
+  op.jacobi_radius = jacobi_radius_estimate(spec, face_share);
   for (int f = 0; f < 6; ++f) op.sides[f] = spec.boundaries[f].kind;
   op.k_constant = spec.k.is_constant() && spec.k_nodes.empty() ? spec.k.constant : 0.0;
   op.has_cutouts = any_outside;
@@ -288,13 +272,8 @@ Discretization<T> assemble(const ProblemSpec& spec, Device device) {
   }
 
   Discretization<T> out;
-  if (device == Device::cpu) {
-    out.op = std::move(op);
-    out.u = std::move(u);
-  } else {
-    out.op = op.copy_to(device);
-    out.u = u.copy_to(device);
-  }
+  out.op = std::move(op);
+  out.u = std::move(u);
   return out;
 }
 

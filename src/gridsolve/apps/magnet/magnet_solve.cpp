@@ -56,13 +56,17 @@ MagnetField solve_typed(const MagnetDesign& d, const MagnetSolveSettings& s) {
   auto solver = make_solver<T>(name);
   out.report = solver->solve(disc.op, disc.u, s.options);
 
-  const std::vector<T> u = disc.u.to_vector();
-  const int nr = spec.grid.n[0], i0 = d.corner_i(), j0 = d.corner_j();
-  out.phi.resize(u.size());
-  for (std::size_t n = 0; n < u.size(); ++n) {
-    const int i = int(n % std::size_t(nr)), j = int(n / std::size_t(nr));
-    const bool inside_magnet = i < i0 && j < j0;
-    out.phi[n] = inside_magnet ? inner_potential(d, spec.grid.coord(1, j)) : double(u[n]);
+  // One copy of u to the host, read in place (no packed intermediate), rows in parallel.
+  const Field<T> host = disc.u.device() == Device::cpu ? Field<T>() : disc.u.copy_to(Device::cpu);
+  const FieldView<const T> u = host.empty() ? disc.u.cview() : host.cview();
+  const int nr = spec.grid.n[0], nz = spec.grid.n[1], i0 = d.corner_i(), j0 = d.corner_j();
+  out.phi.resize(std::size_t(nr) * std::size_t(nz));
+  double* phi = out.phi.data();
+#pragma omp parallel for schedule(static)
+  for (int j = 0; j < nz; ++j) {
+    const double inner = inner_potential(d, spec.grid.coord(1, j));
+    double* row = phi + std::size_t(nr) * std::size_t(j);
+    for (int i = 0; i < nr; ++i) row[i] = i < i0 && j < j0 ? inner : double(u(i, j, 0));
   }
   return out;
 }
