@@ -39,6 +39,8 @@ nlohmann::json summary_json(const MagnetResult& r) {
   j["solve"]["device"] = r.field.device;
   j["solve"]["precision"] = r.field.precision;
   j["solve"]["assembly_seconds"] = r.field.assembly_seconds;
+  j["solve"]["readback_seconds"] = r.field.readback_seconds;
+  j["solve"]["device_start_seconds"] = r.field.device_start_seconds;
   j["solve"]["rule"] = r.field.residual == "diagonal"
                            ? "relative residual ||D^-1 (b - Au)|| / ||D^-1 b||, D = diag(A)"
                            : "relative residual ||b - Au|| / ||b||";

@@ -43,6 +43,10 @@ struct MagnetField {
   SolveReport report;
   std::int64_t unknowns = 0;
   double assembly_seconds = 0;
+  // Starting the GPU (its context, once per process; 0 on the CPU), and copying the
+  // potential back to the host after the solve.
+  double device_start_seconds = 0;
+  double readback_seconds = 0;
   std::string device, precision;
   std::string residual = "volume";  // the measure the stopping rule watched
 
