@@ -189,7 +189,7 @@ Discretization<T> assemble(const ProblemSpec& spec, Device device) {
         SumOp{}, std::int64_t(0));
     if (!spec.regions.empty()) op.mask = std::move(kind);
   } else {
-    Field<std::uint8_t> elements(g, device);
+    Field<std::uint8_t> elements(g, Centring::cell(), 1, 1, device);
     detail::mark_elements(g, kind, elements);
     const detail::ElementMarks em{elements.cview(), d};
     op.active = g.nodes();

@@ -190,7 +190,7 @@ Discretization<T> assemble_axisymmetric(const ProblemSpec& spec, Device device,
   op.active = g.nodes();
   Field<T> u(g, device), ap(g, device), aw(g, device), ae(g, device), asf(g, device),
       an(g, device), rhs(g, device);
-  Field<std::uint8_t> mask(g, device), elements(g, device);
+  Field<std::uint8_t> mask(g, device), elements(g, Centring::cell(), 1, 1, device);
   detail::mark_nodes(spec, mask, u);
   detail::mark_elements(g, mask, elements);
   const detail::ElementMarks em{elements.cview(), 2};

@@ -69,7 +69,7 @@ void mark_nodes(const ProblemSpec& spec, Field<std::uint8_t>& kind, Field<T>& u)
 
 void mark_elements(const Grid& g, const Field<std::uint8_t>& kind, Field<std::uint8_t>& inside) {
   const int d = g.dims;
-  const Box elements{{0, 0, 0}, {g.n[0] - 2, g.n[1] - 2, d == 3 ? g.n[2] - 2 : 0}};
+  const Box elements = g.box(Centring::cell());
   const FieldView<const std::uint8_t> kv = kind.cview();
   const FieldView<std::uint8_t> in = inside.view();
   const int corners = d == 3 ? 8 : 4;

@@ -23,12 +23,12 @@ Box region_nodes(const MaskRegion& r, const Grid& g);
 template <class T>
 void mark_nodes(const ProblemSpec& spec, Field<std::uint8_t>& kind, Field<T>& u);
 
-// inside: 1 for an element (stored at its lowest corner) none of whose corners is
-// outside, 0 otherwise and beyond the last element (a fresh zero field).
+// inside: 1 for an element (a cell, indexed by its lowest corner) none of whose corners
+// is outside, else 0; `inside` is a fresh zero cell-centred field with ghost width 1.
 void mark_elements(const Grid& g, const Field<std::uint8_t>& kind, Field<std::uint8_t>& inside);
 
 // The element marks as loop bodies read them. Elements off the grid read as outside:
-// the ghost layer and the last node row of the marks stay 0.
+// they are the marks' ghosts, which stay 0.
 struct ElementMarks {
   FieldView<const std::uint8_t> in;
   int d = 2;

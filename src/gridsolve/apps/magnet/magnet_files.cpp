@@ -87,6 +87,7 @@ std::vector<std::string> write_magnet_data(const std::string& dir, const MagnetR
   const Grid& g = r.field.grid;
   Field<double> phi(g, Device::cpu);
   const FieldView<double> v = phi.view();
+#pragma omp parallel for schedule(static) if (g.node_count() >= 32768)
   for (int j = 0; j < g.n[1]; ++j)
     for (int i = 0; i < g.n[0]; ++i) v(i, j, 0) = r.field.at(i, j);
   FieldFileWriter(g).add("phi", phi).write(dir, "phi");
