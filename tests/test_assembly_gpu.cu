@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gridsolve/apps/magnet/magnet_problem.hpp"
+#include "gridsolve/apps/magnet/magnet_solve.hpp"
 #include "gridsolve/exec/device.hpp"
 #include "gridsolve/exec/field.hpp"
 #include "gridsolve/problem/assemble.hpp"
@@ -163,7 +164,7 @@ TEST(AssemblyOnGpu, ModelProblemsMatchCpu) {
         m.coefficient = std::string(mask) == "hole" ? "variable" : "constant";
         // Random data only where the model allows it: zero Dirichlet sides, no mask.
         m.rhs = std::string(sides) == "dirichlet" && std::string(mask) == "none" ? "random"
-                                                                                  : "manufactured";
+                                                                                 : "manufactured";
         SCOPED_TRACE(std::to_string(dims) + "D " + sides + " " + mask);
         const ProblemSpec spec = make_model_problem(m);
         expect_same(assemble<double>(spec, Device::cpu), assemble<double>(spec, Device::cuda));
@@ -218,6 +219,30 @@ TEST(AssemblyOnGpu, AxisymmetricFormulasMatchCpu) {
     expect_same(assemble_axisymmetric<double>(s, Device::cpu, flux),
                 assemble_axisymmetric<double>(s, Device::cuda, flux));
   }
+}
+
+// The whole magnet solve on the GPU (assembly there, the potential read back from the
+// solve's field) against the CPU.
+TEST(AssemblyOnGpu, MagnetPotentialMatchesCpu) {
+  SKIP_WITHOUT_GPU();
+  magnet::MagnetDesign d;
+  d.r1 = d.z1 = 1.0, d.dr = d.dz = 0.01;
+  magnet::MagnetSolveSettings s;
+  s.solver = "mgcg";
+  s.options.tolerance = 1e-10;
+  s.device = Device::cpu;
+  const magnet::MagnetField cpu = magnet::solve_magnet(d, s);
+  s.device = Device::cuda;
+  const magnet::MagnetField gpu = magnet::solve_magnet(d, s);
+  ASSERT_EQ(cpu.phi.size(), gpu.phi.size());
+  double scale = 0, diff = 0;
+  for (std::size_t n = 0; n < cpu.phi.size(); ++n) {
+    scale = std::max(scale, std::abs(cpu.phi[n]));
+    diff = std::max(diff, std::abs(cpu.phi[n] - gpu.phi[n]));
+  }
+  EXPECT_GT(scale, 100.0);
+  EXPECT_LE(diff, 1e-7 * scale);
+  EXPECT_GT(gpu.device_start_seconds, 0.0);
 }
 
 }  // namespace

@@ -117,7 +117,9 @@ CutTerms cut_terms(const ProblemSpec& spec, const CutFlux& cut_flux) {
         // and (side, 0); normal along z.
         if (element_in_grid(i + side, j - 1) && element_in_grid(i + side, j) &&
             in(i + side, j - 1) != in(i + side, j)) {
-          if (!any) kp = spec.k_nodes.empty() ? spec.k(r, z, 0.0) : spec.k_nodes[std::size_t(i) + std::size_t(nx) * j];
+          if (!any)
+            kp = spec.k_nodes.empty() ? spec.k(r, z, 0.0)
+                                      : spec.k_nodes[std::size_t(i) + std::size_t(nx) * j];
           any = true;
           const int sign = in(i + side, j) ? -1 : 1;
           const double rm = r + (side < 0 ? -0.25 : 0.25) * dr;
@@ -127,7 +129,9 @@ CutTerms cut_terms(const ProblemSpec& spec, const CutFlux& cut_flux) {
         // and (0, side); normal along r.
         if (element_in_grid(i - 1, j + side) && element_in_grid(i, j + side) &&
             in(i - 1, j + side) != in(i, j + side)) {
-          if (!any) kp = spec.k_nodes.empty() ? spec.k(r, z, 0.0) : spec.k_nodes[std::size_t(i) + std::size_t(nx) * j];
+          if (!any)
+            kp = spec.k_nodes.empty() ? spec.k(r, z, 0.0)
+                                      : spec.k_nodes[std::size_t(i) + std::size_t(nx) * j];
           any = true;
           const int sign = in(i, j + side) ? -1 : 1;
           const double zm = z + (side < 0 ? -0.25 : 0.25) * dz;
@@ -188,8 +192,8 @@ Discretization<T> assemble_axisymmetric(const ProblemSpec& spec, Device device,
   op.device = device;
   op.uniform = false;
   op.active = g.nodes();
-  Field<T> u(g, device), ap(g, device), aw(g, device), ae(g, device), asf(g, device),
-      an(g, device), rhs(g, device);
+  Field<T> u(g, device), ap(g, device), aw(g, device), ae(g, device), asf(g, device), an(g, device),
+      rhs(g, device);
   Field<std::uint8_t> mask(g, device), elements(g, Centring::cell(), 1, 1, device);
   detail::mark_nodes(spec, mask, u);
   detail::mark_elements(g, mask, elements);

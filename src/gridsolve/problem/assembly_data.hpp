@@ -21,11 +21,13 @@ struct FaceConductivity {
   GRIDSOLVE_HD double operator()(int i, int j, int k, int axis, int s) const {
     if (per_node) {
       const double a = nodes(i, j, k);
-      const double b = nodes(i + (axis == 0 ? s : 0), j + (axis == 1 ? s : 0), k + (axis == 2 ? s : 0));
+      const double b =
+          nodes(i + (axis == 0 ? s : 0), j + (axis == 1 ? s : 0), k + (axis == 2 ? s : 0));
       return 2 * a * b / (a + b);
     }
     const int lo = s < 0 ? -1 : 0;
-    return faces[axis](i + (axis == 0 ? lo : 0), j + (axis == 1 ? lo : 0), k + (axis == 2 ? lo : 0));
+    return faces[axis](i + (axis == 0 ? lo : 0), j + (axis == 1 ? lo : 0),
+                       k + (axis == 2 ? lo : 0));
   }
 };
 
