@@ -6,11 +6,14 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
+#include <string>
 #include <numbers>
 #include <utility>
 #include <vector>
 
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/core/text.hpp"
 #include "gridsolve/problem/assemble_axisymmetric.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
 #include "gridsolve/problem/domain_marks.hpp"
@@ -116,6 +119,142 @@ void make_compatible(StencilOperator<T>& op) {
   op.rhs_mismatch = mismatch;
 }
 
+// What the row loop found wrong at a node (0: nothing), for the message thrown after it.
+enum BadValue : std::uint8_t { bad_k_face = 1, bad_k_side = 7, bad_g_side = 13, bad_f = 19 };
+
+struct MinIndex {
+  GRIDSOLVE_HD std::int64_t operator()(std::int64_t a, std::int64_t b) const {
+    return a < b ? a : b;
+  }
+};
+
+// Throws Error naming the first node (x fastest) whose data the row loop found wrong and
+// the value there, evaluated again on the host.
+void throw_if_bad(const ProblemSpec& spec, const Field<std::uint8_t>& bad) {
+  const Grid& g = spec.grid;
+  const std::int64_t nx = g.n[0], ny = g.n[1];
+  const FieldView<const std::uint8_t> bv = bad.cview();
+  const std::int64_t none = std::numeric_limits<std::int64_t>::max();
+  const std::int64_t first = reduce<std::int64_t>(
+      bad.device(), g.nodes(),
+      [=] GRIDSOLVE_HD(int i, int j, int k) -> std::int64_t {
+        const std::uint8_t c = bv(i, j, k);
+        return c ? (std::int64_t(i) + nx * (j + ny * std::int64_t(k))) * 32 + c : none;
+      },
+      MinIndex{}, none);
+  if (first == none) return;
+  const int code = int(first % 32);
+  const std::int64_t node = first / 32;
+  int c[3] = {int(node % nx), int((node / nx) % ny), int(node / (nx * ny))};
+  auto at = [&](const int* p, int axis, int half) {
+    if (axis >= g.dims) return 0.0;
+    return half ? 0.5 * (g.coord(axis, p[axis]) + g.coord(axis, p[axis] + 1))
+                : g.coord(axis, p[axis]);
+  };
+  auto node_value = [&](const std::vector<double>& values, const Expression& e, const int* p) {
+    return values.empty()
+               ? e(at(p, 0, 0), at(p, 1, 0), at(p, 2, 0))
+               : values[std::size_t(p[0]) + std::size_t(nx) * (p[1] + std::size_t(ny) * p[2])];
+  };
+  const char* finite = "every value the problem takes must be finite";
+  double v = 0;
+  std::string what, valid = finite;
+  if (code >= bad_f) {
+    what = "the source f", v = node_value(spec.f_nodes, spec.f, c);
+  } else if (code >= bad_g_side) {
+    const int f = code - bad_g_side;
+    what = "a Neumann or Robin boundary value";
+    v = spec.boundaries[f].g(at(c, 0, 0), at(c, 1, 0), at(c, 2, 0));
+  } else {
+    what = "the coefficient k";
+    valid = "k must be positive and finite everywhere in the domain";
+    if (code >= bad_k_side || !spec.k_nodes.empty()) {
+      v = node_value(spec.k_nodes, spec.k, c);
+      if (code < bad_k_side && finite_number(v) && v > 0) {  // the neighbour's value
+        const int f = code - bad_k_face;
+        c[f / 2] += f % 2 ? 1 : -1;
+        v = node_value(spec.k_nodes, spec.k, c);
+      }
+    } else {  // the formula at the face's midpoint, reported at the node
+      const int f = code - bad_k_face, axis = f / 2;
+      int lower[3] = {c[0], c[1], c[2]};
+      if (f % 2 == 0) lower[axis] -= 1;
+      double p[3];
+      for (int a = 0; a < 3; ++a) p[a] = at(lower, a, a == axis ? 1 : 0);
+      v = spec.k(p[0], p[1], p[2]);
+    }
+  }
+  throw Error(fmt::format("{} is {} at {}; {}", what, number_text(v),
+                          point_text(g, at(c, 0, 0), at(c, 1, 0), at(c, 2, 0)), valid));
+}
+
+// Every connected piece of the free nodes needs something that fixes its level: a
+// coupling to a fixed node (a Dirichlet side or a fixed box) or a Robin side. A cut-out
+// can split off a piece that has none; its solution is then not unique, and the
+// whole-domain compatibility check cannot see it. One floating piece that is the whole
+// domain is the all-Neumann problem, handled by make_compatible; any other is refused.
+// Runs on the host, over host copies of the marks (two bytes per node).
+void check_components(const Field<std::uint8_t>& mask, const Field<std::uint8_t>& elements,
+                      const ProblemSpec& spec) {
+  const bool here = mask.device() == Device::cpu;
+  const Field<std::uint8_t> mask_host = here ? Field<std::uint8_t>() : mask.copy_to(Device::cpu);
+  const Field<std::uint8_t> elements_host =
+      here ? Field<std::uint8_t>() : elements.copy_to(Device::cpu);
+  const FieldView<const std::uint8_t> mv = here ? mask.cview() : mask_host.cview();
+  const detail::ElementMarks em{here ? elements.cview() : elements_host.cview(), spec.grid.dims};
+  const Grid& g = spec.grid;
+  const int d = g.dims, n[3] = {g.n[0], g.n[1], g.n[2]};
+  const std::size_t nx = std::size_t(n[0]), ny = std::size_t(n[1]), nz = std::size_t(n[2]);
+  std::vector<std::int32_t> label(nx * ny * nz, -1);
+  std::vector<std::size_t> stack;
+  int pieces = 0, floating = 0;
+  std::size_t floating_node = 0;
+  const std::uint8_t free_node = std::uint8_t(NodeKind::free),
+                     fixed_node = std::uint8_t(NodeKind::fixed);
+  for (std::size_t start = 0; start < label.size(); ++start) {
+    const int si = int(start % nx), sj = int((start / nx) % ny), sk = int(start / (nx * ny));
+    if (label[start] >= 0 || mv(si, sj, sk) != free_node) continue;
+    bool anchored = false;
+    label[start] = pieces;
+    stack.assign(1, start);
+    while (!stack.empty()) {
+      const std::size_t id = stack.back();
+      stack.pop_back();
+      const int c[3] = {int(id % nx), int((id / nx) % ny), int(id / (nx * ny))};
+      for (int f = 0; f < 2 * d; ++f) {
+        const int axis = f / 2, step = (f % 2) ? 1 : -1;
+        if (c[axis] + step < 0 || c[axis] + step >= n[axis]) {
+          anchored = anchored || spec.boundaries[f].kind == BoundaryKind::robin;
+          continue;
+        }
+        // Coupled through the face when some domain element touches it (k > 0 there).
+        if (em.around(c[0], c[1], c[2], axis, step < 0 ? -1 : 0) == 0) continue;
+        int o[3] = {c[0], c[1], c[2]};
+        o[axis] += step;
+        const std::uint8_t kind = mv(o[0], o[1], o[2]);
+        if (kind == fixed_node) anchored = true;
+        if (kind != free_node) continue;
+        const std::size_t oid =
+            std::size_t(o[0]) + nx * (std::size_t(o[1]) + ny * std::size_t(o[2]));
+        if (label[oid] >= 0) continue;
+        label[oid] = pieces;
+        stack.push_back(oid);
+      }
+    }
+    if (!anchored && floating++ == 0) floating_node = start;
+    ++pieces;
+  }
+  if (floating == 0 || pieces == 1) return;
+  const int i = int(floating_node % nx), j = int((floating_node / nx) % ny),
+            k = int(floating_node / (nx * ny));
+  const std::string at = point_text(g, g.coord(0, i), g.coord(1, j), d == 3 ? g.coord(2, k) : 0.0);
+  throw Error(fmt::format(
+      "the cut-outs split the domain into {} pieces, and {} of them (the one holding {}) touches "
+      "no fixed node, Dirichlet or Robin side: only Neumann sides and cut-out edges bound it, so "
+      "its solution is not unique; fix a node in it, or join it to the rest",
+      pieces, floating == 1 ? "one" : fmt::format("{}", floating), at));
+}
+
 }  // namespace
 
 template <class T>
@@ -175,10 +314,18 @@ Discretization<T> assemble(const ProblemSpec& spec, Device device) {
                                              : Samples::of_nodes(spec.f_nodes, g, device);
       const SampleView fv = f.view();
       Field<T> rhs(g, device);
+      Field<std::uint8_t> bad(g, device);
       const FieldView<T> rv = rhs.view();
-      for_each(device, g.nodes(),
-               [=] GRIDSOLVE_HD(int i, int j, int k) { rv(i, j, k) = T(fv(i, j, k) * vol); });
-      synchronize(device);
+      const FieldView<std::uint8_t> bv = bad.view();
+      const Box active = op.active;
+      // b of the unknowns only: f may be singular on a side.
+      for_each(device, g.nodes(), [=] GRIDSOLVE_HD(int i, int j, int k) {
+        if (!active.contains(i, j, k) || kv(i, j, k) != std::uint8_t(NodeKind::free)) return;
+        const double fp = fv(i, j, k);
+        if (!finite_number(fp)) bv(i, j, k) = bad_f;
+        rv(i, j, k) = T(fp * vol);
+      });
+      throw_if_bad(spec, bad);
       op.rhs = std::move(rhs);
     }
     unknowns = reduce<std::int64_t>(
@@ -205,6 +352,8 @@ Discretization<T> assemble(const ProblemSpec& spec, Device device) {
       sides.k[f] = data.k_side[f], sides.g[f] = data.g_side[f];
       sides.kind[f] = spec.boundaries[f].kind, sides.alpha[f] = spec.boundaries[f].alpha;
     }
+    Field<std::uint8_t> bad(g, device);
+    const FieldView<std::uint8_t> bv = bad.view();
     const FieldView<std::uint8_t> mv = kind.view();
     const FieldView<T> nb[6] = {aw.view(), ae.view(), asf.view(), an.view(), ab.view(), at.view()};
     const FieldView<T> apv = ap.view(), rv = rhs.view();
@@ -223,27 +372,40 @@ Discretization<T> assemble(const ProblemSpec& spec, Device device) {
       const int c[3] = {i, j, k};
       double diag = 0;
       T b = 0;
+      std::uint8_t wrong = 0;  // the first value found bad here
+      auto check = [&](bool ok, int code) {
+        if (!ok && !wrong) wrong = std::uint8_t(code);
+      };
       for (int f = 0; f < 2 * d; ++f) {
         const int axis = f / 2, s = (f % 2) ? 1 : -1;
         const bool on_side = s < 0 ? c[axis] == 0 : c[axis] == n[axis] - 1;
         if (on_side) {
           if (sides.kind[f] == BoundaryKind::dirichlet) continue;
           const double area = around * share[axis];
-          const double kp = sides.k[f](i, j, k);
-          b += T(kp * sides.g[f](i, j, k) * area);
+          const double kp = sides.k[f](i, j, k), gp = sides.g[f](i, j, k);
+          check(kp > 0 && finite_number(kp), bad_k_side + f);
+          check(finite_number(gp), bad_g_side + f);
+          b += T(kp * gp * area);
           if (sides.kind[f] == BoundaryKind::robin) diag += kp * sides.alpha[f] * area;
           continue;
         }
         const double area = em.around(i, j, k, axis, s < 0 ? -1 : 0) * share[axis];
         if (area == 0) continue;
-        const double a = k_face(i, j, k, axis, s) * area / h[axis];
+        const double kf = k_face(i, j, k, axis, s);
+        check(kf > 0 && finite_number(kf), bad_k_face + f);
+        const double a = kf * area / h[axis];
         nb[f](i, j, k) = T(a);
         diag += a;
       }
+      const double fp = fv(i, j, k);
+      check(finite_number(fp), bad_f);
       apv(i, j, k) = T(diag);
-      b += T(fv(i, j, k) * vshare * around);
+      b += T(fp * vshare * around);
       rv(i, j, k) = b;
+      if (wrong) bv(i, j, k) = wrong;
     });
+    throw_if_bad(spec, bad);
+    if (any_outside) check_components(kind, elements, spec);
     unknowns = reduce<std::int64_t>(
         device, op.active,
         [=] GRIDSOLVE_HD(int i, int j, int k) -> std::int64_t {
@@ -285,9 +447,19 @@ Field<T> sample_exact(const ProblemSpec& spec, Device device) {
   const FieldView<T> v = e.view();
   for (int k = 0; k < g.n[2]; ++k)
     for (int j = 0; j < g.n[1]; ++j)
-      for (int i = 0; i < g.n[0]; ++i)
-        v(i, j, k) =
-            T((*spec.exact)(g.coord(0, i), g.coord(1, j), g.dims == 3 ? g.coord(2, k) : 0.0));
+      for (int i = 0; i < g.n[0]; ++i) {
+        const double x = g.coord(0, i), y = g.coord(1, j), z = g.dims == 3 ? g.coord(2, k) : 0.0;
+        const double value = (*spec.exact)(x, y, z);
+        // A NaN here would make every error comparison false: "max error 0".
+        require(std::isfinite(value),
+                g.dims == 3 ? fmt::format("the exact solution is {} at ({:.6g}, {:.6g}, {:.6g}); "
+                                          "it must be finite at every node",
+                                          number_text(value), x, y, z)
+                            : fmt::format("the exact solution is {} at ({:.6g}, {:.6g}); it must "
+                                          "be finite at every node",
+                                          number_text(value), x, y));
+        v(i, j, k) = T(value);
+      }
   return device == Device::cpu ? std::move(e) : e.copy_to(device);
 }
 

@@ -3,7 +3,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
+
+#include <fmt/format.h>
+
+#include "gridsolve/core/error.hpp"
 
 #include "gridsolve/exec/parallel_for.hpp"
 #include "gridsolve/problem/node_samples.hpp"
@@ -45,18 +50,31 @@ void mark_nodes(const ProblemSpec& spec, Field<std::uint8_t>& kind, Field<T>& u)
     const int axis = f / 2;
     Box side = g.nodes();
     side.lo[axis] = side.hi[axis] = (f % 2) ? g.n[axis] - 1 : 0;
-    keep.push_back(Samples::of(bc.g, g, side, {0, 0, 0}, dev));
+    keep.push_back(Samples::of(bc.g, g, side, {0, 0, 0}, dev,
+                               fmt::format("the Dirichlet value on {}", face_name(f))));
     const SampleView value = keep.back().view();
     for_each(dev, side, [=] GRIDSOLVE_HD(int i, int j, int k) {
       kv(i, j, k) = std::uint8_t(NodeKind::fixed);
       uv(i, j, k) = T(value(i, j, k));
     });
   }
-  for (const MaskRegion& r : spec.regions) {
+  for (std::size_t index = 0; index < spec.regions.size(); ++index) {
+    const MaskRegion& r = spec.regions[index];
+    const std::string name = r.name.empty() ? fmt::format("mask box {}", index) : r.name;
     const Box b = region_nodes(r, g);
-    if (b.empty()) continue;
+    // A box between nodes or off the grid would silently do nothing.
+    if (b.empty()) {
+      std::string box;
+      for (int a = 0; a < g.dims; ++a)
+        box += fmt::format("{}[{:.6g}, {:.6g}]", a ? " x " : "", r.lo[a], r.hi[a]);
+      throw Error(fmt::format(
+          "{} ({}) holds no grid node{} (spacing {:.6g}); enlarge it, move it onto nodes or "
+          "refine the grid",
+          name, box, r.kind == NodeKind::outside ? " strictly inside it" : "", g.spacing[0]));
+    }
     const bool fixed = r.kind == NodeKind::fixed;
-    keep.push_back(fixed ? Samples::of(r.value, g, b, {0, 0, 0}, dev) : Samples::constant(0));
+    keep.push_back(fixed ? Samples::of(r.value, g, b, {0, 0, 0}, dev, name + " value")
+                         : Samples::constant(0));
     const SampleView value = keep.back().view();
     const std::uint8_t mark = std::uint8_t(r.kind);
     for_each(dev, b, [=] GRIDSOLVE_HD(int i, int j, int k) {

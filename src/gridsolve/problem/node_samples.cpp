@@ -6,7 +6,10 @@
 #include <optional>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/core/text.hpp"
 
 namespace gridsolve {
 
@@ -34,9 +37,23 @@ SampleView layout(const Box& box) {
 
 }  // namespace
 
+std::string point_text(const Grid& g, double x, double y, double z) {
+  return g.dims == 3 ? fmt::format("({:.6g}, {:.6g}, {:.6g})", x, y, z)
+                     : fmt::format("({:.6g}, {:.6g})", x, y);
+}
+
 Samples Samples::of(const Expression& e, const Grid& g, const Box& box, std::array<int, 3> half,
-                    Device d) {
-  if (e.is_constant() || box.empty()) return constant(e.constant);
+                    Device d, const std::string& finite_what) {
+  auto refuse = [&](double v, int i, int j, int k) {
+    throw Error(fmt::format(
+        "{} is {} at {}; every value the problem takes must be finite", finite_what, number_text(v),
+        point_text(g, point(g, 0, i, half[0]), point(g, 1, j, half[1]), point(g, 2, k, half[2]))));
+  };
+  if (e.is_constant() || box.empty()) {
+    if (!finite_what.empty() && !box.empty() && !finite_number(e.constant))
+      refuse(e.constant, box.lo[0], box.lo[1], box.lo[2]);
+    return constant(e.constant);
+  }
   Samples s;
   s.view_ = layout(box);
   std::vector<double> host(std::size_t(box.cells()));
@@ -69,6 +86,14 @@ Samples Samples::of(const Expression& e, const Grid& g, const Box& box, std::arr
           row[i - box.lo[0]] = f(point(g, 0, i, half[0]), y, z);
       }
   }
+  if (!finite_what.empty())
+    for (std::size_t n = 0; n < host.size(); ++n)
+      if (!finite_number(host[n])) {
+        const std::int64_t e0 = std::int64_t(n) % pitch,
+                           e1 = (std::int64_t(n) / pitch) % box.extent(1),
+                           e2 = std::int64_t(n) / plane;
+        refuse(host[n], box.lo[0] + int(e0), box.lo[1] + int(e1), box.lo[2] + int(e2));
+      }
   if (d == Device::cpu) {
     s.host_ = std::move(host);
     s.view_.values = s.host_.data();

@@ -3,6 +3,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "gridsolve/core/box.hpp"
@@ -14,6 +15,14 @@
 namespace gridsolve {
 
 // What a loop body reads: a constant, or one value per point of `box` (x fastest).
+// Whether v is a finite number (false for NaN and +-inf), in host and device code.
+GRIDSOLVE_HD inline bool finite_number(double v) {
+  return v >= -1.7976931348623157e308 && v <= 1.7976931348623157e308;
+}
+
+// "(0.5, 0.25)" or "(0.5, 0.25, 1)": where a value was found wrong, for messages.
+std::string point_text(const Grid& g, double x, double y, double z);
+
 struct SampleView {
   double constant = 0;
   const double* values = nullptr;  // null: every point takes `constant`
@@ -35,8 +44,10 @@ class Samples {
   // and i + 1 (half = 1), z = 0 in 2D. A constant e stores nothing; a formula is
   // evaluated once per point in parallel on the host (one parser per thread, since a
   // parser keeps its variables inside it) and copied to device d once.
+  // With `finite_what` ("the Dirichlet value on x_low"), a non-finite value throws Error
+  // naming it and the first point (in x-fastest order) where it occurs.
   static Samples of(const Expression& e, const Grid& g, const Box& box, std::array<int, 3> half,
-                    Device d);
+                    Device d, const std::string& finite_what = {});
   // Per-node values over the whole grid (x fastest, no ghosts). On the CPU the view reads
   // `v` in place, so `v` must outlive it.
   static Samples of_nodes(const std::vector<double>& v, const Grid& g, Device d);
