@@ -42,6 +42,7 @@ double max_error(const ProblemSpec& spec, const Discretization<T>& d) {
 
 template <class T>
 int run_typed(const ProblemSpec& spec, const RunSettings& s, Device device) {
+  require_solve_memory(spec.grid, sizeof(T), device);
   const auto t0 = clock_type::now();
   Discretization<T> d = assemble<T>(spec, device);
   const double assembly_seconds = seconds_since(t0);

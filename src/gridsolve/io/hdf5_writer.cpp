@@ -14,6 +14,7 @@
 
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/io/atomic_file.hpp"
+#include "gridsolve/io/result_set.hpp"
 
 namespace gridsolve {
 
@@ -61,13 +62,6 @@ class QuietHdf5Errors {
   void* data_ = nullptr;
 };
 
-struct DatasetSource {
-  std::string name;
-  const void* data = nullptr;
-  std::size_t count = 0;
-  bool single = false;  // float rather than double
-};
-
 void check_dataset_name(const std::string& name) {
   bool ok = !name.empty() && (std::isalnum((unsigned char)name[0]) || name[0] == '_');
   for (char c : name)
@@ -102,46 +96,106 @@ void write_double_attribute(hid_t object, const char* attr_name, const double* v
                 Error::Kind::runtime);
   Hid attr(H5Acreate2(object, attr_name, H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
            H5Aclose);
-  if (!attr.ok() || H5Awrite(attr.get(), H5T_NATIVE_DOUBLE, values) < 0)
+  if (!attr.ok() || H5Awrite(attr.get(), H5T_NATIVE_DOUBLE, values) < 0 || !attr.close())
     throw Error(fmt::format("cannot write attribute '{}' in '{}'", attr_name, where),
                 Error::Kind::runtime);
 }
 
-void write_hdf5_file(const std::string& h5_path, const Grid& g,
-                     const std::vector<DatasetSource>& sources) {
+// What the HDF5 library says went wrong, innermost first: for a failed write that is
+// the system call and the OS error ("errno = 28, error message = 'No space left on
+// device'"), which the user needs to see.
+std::string hdf5_error_text() {
+  std::pair<std::string, std::string> found;  // innermost description, OS error
+  H5Ewalk2(
+      H5E_DEFAULT, H5E_WALK_UPWARD,
+      [](unsigned, const H5E_error2_t* e, void* out) -> herr_t {
+        auto* seen = static_cast<std::pair<std::string, std::string>*>(out);
+        const std::string d = e->desc ? e->desc : "";
+        if (seen->first.empty()) seen->first = d;
+        // The sec2 driver reports "errno = 28, error message = 'No space left on device'".
+        const auto at = d.find("error message = '");
+        if (seen->second.empty() && at != std::string::npos) {
+          const auto from = at + 17, to = d.find('\'', from);
+          seen->second = d.substr(from, to == std::string::npos ? std::string::npos : to - from);
+        }
+        return 0;
+      },
+      &found);
+  if (!found.second.empty()) return found.second;
+  return found.first.empty() ? "no detail from the HDF5 library" : found.first;
+}
+
+// A file whose close failed stays half open inside HDF5 1.10, and the library's exit
+// handler then crashes on it; without that handler the process just ends (every file
+// that succeeded was closed explicitly). Must run before the library starts.
+void skip_hdf5_exit_handler() {
+  static const bool once = [] {
+    H5dont_atexit();
+    return true;
+  }();
+  (void)once;
+}
+
+[[noreturn]] void hdf5_failure(const std::string& what) {
+  throw Error(fmt::format("{}: {}", what, hdf5_error_text()), Error::Kind::runtime);
+}
+
+void write_string_attribute(hid_t object, const char* attr_name, const std::string& value,
+                            const std::string& where) {
+  Hid type(H5Tcopy(H5T_C_S1), H5Tclose);
+  if (!type.ok() || H5Tset_size(type.get(), value.size() + 1) < 0)
+    hdf5_failure(fmt::format("cannot write attribute '{}' in '{}'", attr_name, where));
+  Hid space(H5Screate(H5S_SCALAR), H5Sclose);
+  Hid attr(H5Acreate2(object, attr_name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
+           H5Aclose);
+  if (!space.ok() || !attr.ok() || H5Awrite(attr.get(), type.get(), value.c_str()) < 0 ||
+      !attr.close())
+    hdf5_failure(fmt::format("cannot write attribute '{}' in '{}'", attr_name, where));
+}
+
+// Writes the datasets into `path` (an existing temporary that the caller publishes);
+// `label` is the final name, for messages. Every HDF5 call that can fail on a full disk
+// (dataset writes, attribute writes, closes, the final flush) is checked, so a failure
+// never reaches the rename.
+void write_hdf5_file(const std::string& path, const std::string& label, const Grid& g,
+                     const std::vector<DatasetSource>& sources, const std::string& run_id) {
   const std::size_t expected = std::size_t(g.node_count());
   for (const DatasetSource& s : sources)
     require(s.count == expected, fmt::format("field '{}' has {} values, the grid has {} nodes",
                                              s.name, s.count, expected));
-  AtomicOutput out(h5_path);
-  {
-    const QuietHdf5Errors quiet;
-    Hid file(H5Fcreate(out.temp_path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
-    if (!file.ok())
-      throw Error(
-          fmt::format("cannot create HDF5 file '{}' (writing '{}')", out.temp_path(), h5_path),
-          Error::Kind::runtime);
-    const std::vector<hsize_t> shape = dataset_shape(g);
-    for (const DatasetSource& s : sources) {
-      const std::string where = fmt::format("{}:/{}", h5_path, s.name);
-      Hid space(H5Screate_simple(int(shape.size()), shape.data(), nullptr), H5Sclose);
-      if (!space.ok())
-        throw Error(fmt::format("cannot write '{}': HDF5 dataspace failed", where),
-                    Error::Kind::runtime);
-      const hid_t file_type = s.single ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
-      const hid_t mem_type = s.single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
-      Hid dset(H5Dcreate2(file.get(), s.name.c_str(), file_type, space.get(), H5P_DEFAULT,
-                          H5P_DEFAULT, H5P_DEFAULT),
-               H5Dclose);
-      if (!dset.ok() || H5Dwrite(dset.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, s.data) < 0)
-        throw Error(fmt::format("cannot write dataset '{}'", where), Error::Kind::runtime);
-      write_double_attribute(dset.get(), "origin", g.origin.data(), g.dims, where);
-      write_double_attribute(dset.get(), "spacing", g.spacing.data(), g.dims, where);
-    }
-    if (!file.close())
-      throw Error(
-          fmt::format("cannot write '{}': closing the HDF5 file failed (disk full?)", h5_path));
+  skip_hdf5_exit_handler();
+  const QuietHdf5Errors quiet;
+  Hid file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+  if (!file.ok())
+    hdf5_failure(fmt::format("cannot create HDF5 file '{}' (writing '{}')", path, label));
+  if (!run_id.empty()) write_string_attribute(file.get(), "run_id", run_id, label);
+  const std::vector<hsize_t> shape = dataset_shape(g);
+  for (const DatasetSource& s : sources) {
+    const std::string where = fmt::format("{}:/{}", label, s.name);
+    Hid space(H5Screate_simple(int(shape.size()), shape.data(), nullptr), H5Sclose);
+    if (!space.ok()) hdf5_failure(fmt::format("cannot write '{}': HDF5 dataspace failed", where));
+    const hid_t file_type = s.single ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
+    const hid_t mem_type = s.single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+    Hid dset(H5Dcreate2(file.get(), s.name.c_str(), file_type, space.get(), H5P_DEFAULT,
+                        H5P_DEFAULT, H5P_DEFAULT),
+             H5Dclose);
+    if (!dset.ok() || H5Dwrite(dset.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, s.data) < 0)
+      hdf5_failure(fmt::format("cannot write dataset '{}'", where));
+    write_double_attribute(dset.get(), "origin", g.origin.data(), g.dims, where);
+    write_double_attribute(dset.get(), "spacing", g.spacing.data(), g.dims, where);
+    if (!dset.close()) hdf5_failure(fmt::format("cannot write dataset '{}'", where));
   }
+  if (H5Fflush(file.get(), H5F_SCOPE_LOCAL) < 0)
+    hdf5_failure(fmt::format("cannot write '{}'", label));
+  if (!file.close())
+    hdf5_failure(fmt::format("cannot write '{}': closing the HDF5 file failed", label));
+}
+
+void write_hdf5_file_atomically(const std::string& h5_path, const Grid& g,
+                                const std::vector<DatasetSource>& sources,
+                                const std::string& run_id) {
+  AtomicOutput out(h5_path);
+  write_hdf5_file(out.temp_path(), h5_path, g, sources, run_id);
   out.commit();
 }
 
@@ -186,12 +240,14 @@ void write_field_hdf5(const std::string& h5_path, const std::string& dataset, co
   check_dataset_name(dataset);
   check_field_matches_grid(f, g, dataset);
   const std::vector<T> values = f.to_vector();
-  write_hdf5_file(h5_path, g,
-                  {DatasetSource{dataset, values.data(), values.size(), sizeof(T) == 4}});
+  write_hdf5_file_atomically(
+      h5_path, g, {DatasetSource{dataset, values.data(), values.size(), sizeof(T) == 4}}, {});
 }
 
-void write_xdmf(const std::string& xdmf_path, const std::string& h5_reference, const Grid& g,
-                const std::vector<XdmfAttribute>& attributes) {
+namespace {
+
+std::string xdmf_text(const std::string& h5_reference, const Grid& g,
+                      const std::vector<XdmfAttribute>& attributes, const std::string& run_id) {
   require(g.dims == 2 || g.dims == 3,
           fmt::format("XDMF output needs a 2D or 3D grid, got {}D", g.dims));
   std::string dims_text;
@@ -212,6 +268,8 @@ void write_xdmf(const std::string& xdmf_path, const std::string& h5_reference, c
       "      </Geometry>\n",
       three ? "3DCoRectMesh" : "2DCoRectMesh", dims_text, three ? "ORIGIN_DXDYDZ" : "ORIGIN_DXDY",
       g.dims, reversed(g.origin, g.dims), g.dims, reversed(g.spacing, g.dims));
+  if (!run_id.empty())
+    x += fmt::format("      <Information Name=\"run_id\" Value=\"{}\"/>\n", xml_escape(run_id));
   for (const XdmfAttribute& a : attributes) {
     check_dataset_name(a.name);
     require(a.precision_bytes == 4 || a.precision_bytes == 8,
@@ -225,7 +283,14 @@ void write_xdmf(const std::string& xdmf_path, const std::string& h5_reference, c
         xml_escape(a.name), dims_text, a.precision_bytes, xml_escape(h5_reference));
   }
   x += "    </Grid>\n  </Domain>\n</Xdmf>\n";
-  write_file_atomically(xdmf_path, x);
+  return x;
+}
+
+}  // namespace
+
+void write_xdmf(const std::string& xdmf_path, const std::string& h5_reference, const Grid& g,
+                const std::vector<XdmfAttribute>& attributes) {
+  write_file_atomically(xdmf_path, xdmf_text(h5_reference, g, attributes, {}));
 }
 
 template <class T>
@@ -238,17 +303,9 @@ FieldFileWriter& FieldFileWriter::add(const std::string& name, const Field<T>& f
   return *this;
 }
 
-FieldFilePaths FieldFileWriter::write(const std::string& dir, const std::string& basename) const {
-  require(!basename.empty() && basename != "." && basename != ".." &&
-              basename.find('/') == std::string::npos,
-          fmt::format("output base name '{}' must be a plain file name without '/'", basename));
+void FieldFileWriter::collect(std::vector<DatasetSource>& sources,
+                              std::vector<XdmfAttribute>& attributes) const {
   require(!fields_.empty(), "no fields were added to the output file");
-  create_output_directory(dir);
-  const std::filesystem::path base = std::filesystem::path(dir) / basename;
-  FieldFilePaths paths{base.string() + ".h5", base.string() + ".xdmf"};
-
-  std::vector<DatasetSource> sources;
-  std::vector<XdmfAttribute> attributes;
   for (const Stored& s : fields_) {
     std::visit(
         [&](const auto& v) {
@@ -258,8 +315,38 @@ FieldFilePaths FieldFileWriter::write(const std::string& dir, const std::string&
         },
         s.values);
   }
-  write_hdf5_file(paths.h5, grid_, sources);
+}
+
+namespace {
+void check_basename(const std::string& basename) {
+  require(!basename.empty() && basename != "." && basename != ".." &&
+              basename.find('/') == std::string::npos,
+          fmt::format("output base name '{}' must be a plain file name without '/'", basename));
+}
+}  // namespace
+
+FieldFilePaths FieldFileWriter::write(const std::string& dir, const std::string& basename) const {
+  check_basename(basename);
+  std::vector<DatasetSource> sources;
+  std::vector<XdmfAttribute> attributes;
+  collect(sources, attributes);
+  create_output_directory(dir);
+  const std::filesystem::path base = std::filesystem::path(dir) / basename;
+  FieldFilePaths paths{base.string() + ".h5", base.string() + ".xdmf"};
+  write_hdf5_file_atomically(paths.h5, grid_, sources, {});
   write_xdmf(paths.xdmf, basename + ".h5", grid_, attributes);
+  return paths;
+}
+
+FieldFilePaths FieldFileWriter::stage(ResultSet& set, const std::string& basename) const {
+  check_basename(basename);
+  std::vector<DatasetSource> sources;
+  std::vector<XdmfAttribute> attributes;
+  collect(sources, attributes);
+  const std::string h5 = basename + ".h5", xdmf = basename + ".xdmf";
+  FieldFilePaths paths{set.path_of(h5), set.path_of(xdmf)};
+  write_hdf5_file(set.stage(h5), paths.h5, grid_, sources, set.run_id());
+  set.stage_text(xdmf, xdmf_text(h5, grid_, attributes, set.run_id()));
   return paths;
 }
 

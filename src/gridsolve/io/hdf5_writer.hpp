@@ -9,6 +9,16 @@
 
 namespace gridsolve {
 
+class ResultSet;
+
+// One dataset's values as the writer receives them (x fastest, packed).
+struct DatasetSource {
+  std::string name;
+  const void* data = nullptr;
+  std::size_t count = 0;
+  bool single = false;  // float rather than double
+};
+
 // Writes the interior nodes of `f` to a new HDF5 file `h5_path` (replacing it
 // atomically) as dataset `dataset`, shaped (ny, nx) in 2D or (nz, ny, nx) in 3D
 // (x fastest, as in memory), in the field's precision. The dataset carries the
@@ -55,6 +65,11 @@ class FieldFileWriter {
   // atomically; the .h5 goes first so the .xdmf never points at a missing file.
   FieldFilePaths write(const std::string& dir, const std::string& basename) const;
 
+  // The same pair staged in a result set (published by its commit(), with the set's
+  // run id in both files: an "run_id" attribute on the HDF5 root, an Information
+  // element in the XDMF).
+  FieldFilePaths stage(ResultSet& set, const std::string& basename) const;
+
   std::size_t size() const { return fields_.size(); }
 
  private:
@@ -62,6 +77,7 @@ class FieldFileWriter {
     std::string name;
     std::variant<std::vector<float>, std::vector<double>> values;
   };
+  void collect(std::vector<DatasetSource>& sources, std::vector<XdmfAttribute>& attributes) const;
   Grid grid_;
   std::vector<Stored> fields_;
 };
