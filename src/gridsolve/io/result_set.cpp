@@ -53,6 +53,23 @@ void ResultSet::stage_text(const std::string& name, std::string_view contents) {
   write_to_temporary(temp, path_of(name), contents);
 }
 
+namespace {
+void remove_manifest(const std::string& path) {
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT)
+    throw Error(
+        fmt::format("cannot replace '{}': {}", path, std::generic_category().message(errno)),
+        Error::Kind::runtime);
+}
+}  // namespace
+
+void ResultSet::commit_before_manifest(const std::string& manifest) {
+  for (const std::string& n : names_)
+    require(n != manifest, fmt::format("the manifest '{}' is written later, not staged", manifest));
+  for (const auto& f : files_) f->sync();
+  remove_manifest(path_of(manifest));
+  for (const auto& f : files_) f->commit();
+}
+
 void ResultSet::commit(const std::string& manifest) {
   std::size_t m = names_.size();
   for (std::size_t i = 0; i < names_.size(); ++i)
@@ -62,11 +79,7 @@ void ResultSet::commit(const std::string& manifest) {
   for (const auto& f : files_) f->sync();
   // The old manifest goes first: from here until the new one lands, the folder says
   // that its set is incomplete.
-  const std::string manifest_path = path_of(manifest);
-  if (::unlink(manifest_path.c_str()) != 0 && errno != ENOENT)
-    throw Error(fmt::format("cannot replace '{}': {}", manifest_path,
-                            std::generic_category().message(errno)),
-                Error::Kind::runtime);
+  remove_manifest(path_of(manifest));
   for (std::size_t i = 0; i < files_.size(); ++i)
     if (i != m) files_[i]->commit();
   files_[m]->commit();

@@ -40,6 +40,11 @@ class ResultSet {
   // temporaries not yet renamed are removed.
   void commit(const std::string& manifest);
 
+  // For a manifest written later by other code (with write_file_atomically, after the
+  // work that follows these files): removes the old `manifest` first, then publishes
+  // the staged files. Until the new manifest lands, the folder has none.
+  void commit_before_manifest(const std::string& manifest);
+
  private:
   std::string dir_;
   std::string run_id_;
