@@ -212,12 +212,15 @@ TEST(OutputSignals, TerminationSignalRemovesTemporaries) {
     remove_temporaries_on_termination_signals();
     AtomicOutput a(dir / "summary.json");
     AtomicOutput b(dir / "solution.h5");
+    TemporaryPath plot(dir / "plot.png.tmp");  // as gnuplot would be drawing it
+    std::ofstream(plot.path()) << "half a picture";
     (void)!::write(ready[1], "r", 1);
     for (;;) ::pause();
   }
   char c = 0;
   ASSERT_EQ(::read(ready[0], &c, 1), 1);
   EXPECT_EQ(temporaries_in(dir.path()).size(), 2u);
+  EXPECT_TRUE(fs::exists(dir / "plot.png.tmp"));
   ::kill(child, SIGINT);
   int status = 0;
   ::waitpid(child, &status, 0);
@@ -225,6 +228,7 @@ TEST(OutputSignals, TerminationSignalRemovesTemporaries) {
   ::close(ready[1]);
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT);  // ends as SIGINT does
   EXPECT_TRUE(temporaries_in(dir.path()).empty());
+  EXPECT_FALSE(fs::exists(dir / "plot.png.tmp"));
 }
 
 TEST(OutputSignals, CommandInterruptedWhileSolvingLeavesNoTemporaries) {

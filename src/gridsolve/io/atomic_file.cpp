@@ -193,6 +193,20 @@ OutputTarget check_output_path(const std::string& path, bool allow_stream) {
   return OutputTarget::stream;
 }
 
+TemporaryPath::TemporaryPath(std::string path)
+    : path_(std::move(path)), slot_(remember_temporary(path_)) {}
+
+TemporaryPath::~TemporaryPath() {
+  if (!path_.empty()) ::unlink(path_.c_str());
+  release();
+}
+
+void TemporaryPath::release() noexcept {
+  forget_temporary(slot_);
+  slot_ = -1;
+  path_.clear();
+}
+
 std::string prepare_output_file(const std::string& dir, const std::string& name) {
   create_output_directory(dir);
   const std::string path = (fs::path(dir) / name).string();

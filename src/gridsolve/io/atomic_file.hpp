@@ -21,6 +21,24 @@ enum class OutputTarget {
 // reads is refused (Error, invalid_input), never replaced. Symbolic links are followed.
 OutputTarget check_output_path(const std::string& path, bool allow_stream = true);
 
+// A file another program writes for us (a plot gnuplot draws before we rename it):
+// removed when this object goes away without release(), and by
+// remove_pending_temporaries() when a signal ends the process meanwhile.
+class TemporaryPath {
+ public:
+  explicit TemporaryPath(std::string path);
+  ~TemporaryPath();
+  TemporaryPath(const TemporaryPath&) = delete;
+  TemporaryPath& operator=(const TemporaryPath&) = delete;
+  const std::string& path() const { return path_; }
+  // The file is no longer ours to remove (renamed into place).
+  void release() noexcept;
+
+ private:
+  std::string path_;
+  int slot_ = -1;
+};
+
 // Creates `dir` when missing and checks that dir/name can be written (check_output_path,
 // regular files only); returns dir/name. Call it before the work whose result goes there,
 // so an unusable output path is reported before minutes of work, not after.
