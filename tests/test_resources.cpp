@@ -252,3 +252,22 @@ TEST(ResourcesNorms, HotPlateOfHugeTemperatureReportsItsResidual) {
   EXPECT_NEAR(residuals[1] / residuals[0], 1.0, 1e-9);
   EXPECT_NEAR(residuals[2] / residuals[0], 1.0, 1e-9);
 }
+
+TEST(ResourcesNorms, KrylovSolversWithHugeDataConvergeAsWithUnitData) {
+  for (const char* solver : {"cg", "pcg", "mgcg"}) {
+    std::vector<nlohmann::json> runs;
+    for (const char* hot : {"1", "1e300"}) {
+      Scratch dir(std::string(solver) + hot);
+      const Outcome o =
+          shell(std::string("$GS heat --n 33 --device cpu --rule residual --tol 1e-9 -q ") +
+                "--solver " + solver + " --hot " + hot + " --out " + dir.path().string());
+      EXPECT_EQ(o.code, 0) << solver << " " << hot << "\n" << o.output;
+      runs.push_back(nlohmann::json::parse(read_text(dir / "summary.json")));
+    }
+    ASSERT_TRUE(runs[1]["relative_residual"].is_number()) << solver << runs[1].dump();
+    EXPECT_LT(runs[1]["relative_residual"].get<double>(), 1e-9) << solver;
+    // The same iteration up to rounding: the count may differ by one at the tolerance.
+    EXPECT_NEAR(runs[0]["iterations"].get<double>(), runs[1]["iterations"].get<double>(), 1.0)
+        << solver;
+  }
+}

@@ -14,12 +14,18 @@ namespace gridsolve::cli {
 template <class T>
 void ResultFiles::write(const ProblemSpec& spec, const RunSettings& settings, Device device,
                         const SolveReport& report, double max_error, double assembly_seconds,
-                        const Field<T>& u, const Field<T>& exact) const {
+                        const Field<T>& u, const Field<T>& exact,
+                        const Field<std::uint8_t>& node_kinds) const {
   // Staged together and published at once (summary.json last), so a run killed while
   // writing never leaves a folder that mixes its files with a previous run's.
   ResultSet set(dir);
   const Grid& g = spec.grid;
   FieldFileWriter fields(g);
+  if (!node_kinds.empty()) {
+    std::vector<std::uint8_t> outside = node_kinds.to_vector();
+    for (std::uint8_t& o : outside) o = o == std::uint8_t(NodeKind::outside);
+    fields.blank_outside(std::move(outside));
+  }
   fields.add("u", u);
   if (!exact.empty()) {
     // error = u - exact, on the host: output is not a hot path.
@@ -58,9 +64,9 @@ void ResultFiles::write(const ProblemSpec& spec, const RunSettings& settings, De
 
 template void ResultFiles::write<float>(const ProblemSpec&, const RunSettings&, Device,
                                         const SolveReport&, double, double, const Field<float>&,
-                                        const Field<float>&) const;
+                                        const Field<float>&, const Field<std::uint8_t>&) const;
 template void ResultFiles::write<double>(const ProblemSpec&, const RunSettings&, Device,
                                          const SolveReport&, double, double, const Field<double>&,
-                                         const Field<double>&) const;
+                                         const Field<double>&, const Field<std::uint8_t>&) const;
 
 }  // namespace gridsolve::cli

@@ -83,7 +83,7 @@ int run_typed(const ProblemSpec& spec, const RunSettings& s, Device device) {
   if (!s.out.empty()) {
     ResultFiles files{s.out};
     files.write(spec, s, device, report, error, assembly_seconds, d.u,
-                spec.exact ? sample_exact<T>(spec, Device::cpu) : Field<T>());
+                spec.exact ? sample_exact<T>(spec, Device::cpu) : Field<T>(), d.op.mask);
     if (!s.quiet)
       fmt::print("  results     {}/ (summary.json, history.csv, solution.h5 + .xdmf)\n", s.out);
   }

@@ -153,8 +153,9 @@ std::size_t grid_fields_bytes(const Grid& g, std::size_t value_bytes, int fields
   return bytes >= double(unlimited) ? unlimited : std::size_t(bytes);
 }
 
-void require_solve_memory(const Grid& g, std::size_t value_bytes, Device d) {
-  const std::size_t fields = grid_fields_bytes(g, value_bytes, 3);
+void require_solve_memory(const Grid& g, std::size_t value_bytes, Device d,
+                          int coefficient_fields) {
+  const std::size_t fields = grid_fields_bytes(g, value_bytes, 3 + coefficient_fields);
   const std::size_t marks = grid_fields_bytes(g, 1, 1);
   const std::size_t bytes = fields > unlimited - marks ? unlimited : fields + marks;
   std::string nodes;

@@ -32,10 +32,13 @@ std::size_t grid_fields_bytes(const Grid& g, std::size_t value_bytes, int fields
 
 // Refuses (as require_memory) a solve on `g` that cannot fit on `d`: the least any
 // solver needs is the solution, the right-hand side and one work field of
-// `value_bytes` values, plus a byte per node for the node kinds. A solve that passes
-// may still run out later (multigrid and Krylov workspaces); then the allocation that
-// failed says so with its size.
-void require_solve_memory(const Grid& g, std::size_t value_bytes, Device d);
+// `value_bytes` values, plus a byte per node for the node kinds, plus
+// `coefficient_fields` fields of per-node operator coefficients (2 dims + 1 for a
+// variable-coefficient stencil, when the caller knows it will have one). A solve that
+// passes may still run out later (multigrid and Krylov workspaces); then the allocation
+// that failed says so with its size.
+void require_solve_memory(const Grid& g, std::size_t value_bytes, Device d,
+                          int coefficient_fields = 0);
 
 // A host allocation that did not fit, with its size (std::bad_alloc says neither).
 class HostOutOfMemory : public std::bad_alloc {
