@@ -80,6 +80,8 @@ MagnetField solve_typed(const MagnetDesign& d, const MagnetSolveSettings& s) {
   }
   const auto t0 = std::chrono::steady_clock::now();
   const ProblemSpec spec = make_magnet_problem(d);
+  // The axisymmetric operator has its 5 coefficients per node.
+  require_solve_memory(spec.grid, sizeof(T), s.device, 5);
   Discretization<T> disc = assemble_axisymmetric<T>(spec, s.device, magnet_cut_flux(d));
   disc.op.jacobi_radius = source_jacobi_radius(spec.grid);
   out.assembly_seconds = since(t0);
