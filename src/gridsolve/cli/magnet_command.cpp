@@ -109,8 +109,13 @@ void print_design(const MagnetResult& r, const std::string& out) {
   fmt::print("  result       {}\n", rep.reason);
   fmt::print("  iterations   {}, relative residual {:.3e}\n", rep.iterations,
              rep.relative_residual);
-  fmt::print("  time         {:.3f} s solve, {:.3f} s assembly, {:.3f} s post-processing\n",
-             rep.seconds, r.field.assembly_seconds, r.post_seconds);
+  fmt::print(
+      "  time         {:.3f} s solve, {:.3f} s assembly, {:.3f} s post-processing, {:.3f} s "
+      "potential to the host{}\n",
+      rep.seconds, r.field.assembly_seconds, r.post_seconds, r.field.readback_seconds,
+      r.field.device_start_seconds > 0
+          ? fmt::format("; {:.3f} s starting the GPU", r.field.device_start_seconds)
+          : "");
   if (device_bytes_peak() > 0)
     fmt::print("  GPU memory   {:.2f} GiB at the peak\n",
                double(device_bytes_peak()) / 1073741824.0);

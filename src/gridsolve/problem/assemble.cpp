@@ -1,16 +1,23 @@
+// Cartesian vertex-centred finite-volume assembly, run on the device that solves.
 #include "gridsolve/problem/assemble.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
-#include <numbers>
+#include <limits>
 #include <string>
+#include <numbers>
+#include <utility>
 #include <vector>
 
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/core/text.hpp"
 #include "gridsolve/problem/assemble_axisymmetric.hpp"
+#include "gridsolve/exec/parallel_for.hpp"
 #include "gridsolve/problem/domain_marks.hpp"
+#include "gridsolve/problem/assembly_data.hpp"
 
 namespace gridsolve {
 
@@ -45,94 +52,40 @@ bool ProblemSpec::concurrent() const {
 
 namespace {
 
-struct Assembler : detail::DomainMarks {
-  explicit Assembler(const ProblemSpec& s) : DomainMarks(s) {}
+// Spectral radius of the Jacobi iteration on the bounding box: per axis, the lowest
+// mode of a Dirichlet-Dirichlet (cos(pi/(n-1))) or Dirichlet-Neumann line
+// (cos(pi/(2(n-1)))), weighted by the axis' share of the diagonal. Holes and fixed
+// patches only lower the true value, so SOR's omega errs on the large side.
+double jacobi_radius_estimate(const ProblemSpec& spec, const double face_share[3]) {
+  const Grid& g = spec.grid;
+  const int d = g.dims;
+  double num = 0, den = 0;
+  for (int a = 0; a < d; ++a) {
+    const double w = face_share[a] / g.spacing[a];
+    const bool lo = spec.boundaries[2 * a].kind != BoundaryKind::neumann;
+    const bool hi = spec.boundaries[2 * a + 1].kind != BoundaryKind::neumann;
+    const double lines = g.n[a] - 1;
+    double c = 1;
+    if (lo && hi)
+      c = std::cos(std::numbers::pi / lines);
+    else if (lo || hi)
+      c = std::cos(std::numbers::pi / (2 * lines));
+    num += w * c;
+    den += w;
+  }
+  double rho = num / den;
+  if (rho >= 1.0) {  // only fixed patches hold the solution: assume they sit far away
+    const int nmax = std::max({g.n[0], g.n[1], d == 3 ? g.n[2] : 0});
+    rho = std::cos(std::numbers::pi / (4.0 * nmax));
+  }
+  return rho;
+}
 
-  // The first bad value met inside a parallel loop (where throwing is not allowed);
-  // thrown by throw_if_bad() after the loop.
-  mutable std::string bad;
-  double checked(double v, bool ok, const char* what, const char* valid, int i, int j,
-                 int k) const {
-    if (ok) return v;
-#pragma omp critical(gridsolve_assembly_bad_value)
-    if (bad.empty())
-      bad = fmt::format("{} is {} at {}; {}", what, number_text(v), where(i, j, k), valid);
-    return 0.0;
-  }
-  void throw_if_bad() const {
-    if (!bad.empty()) throw Error(bad);
-  }
-  double positive(double v, int i, int j, int k) const {
-    return checked(v, std::isfinite(v) && v > 0, "the coefficient k",
-                   "k must be positive and finite everywhere in the domain", i, j, k);
-  }
-  double finite_value(double v, const char* what, int i, int j, int k) const {
-    return checked(v, std::isfinite(v), what, "every value the problem takes must be finite", i, j,
-                   k);
-  }
-
-  double k_at(int i, int j, int k) const {
-    if (!spec.k_nodes.empty()) return positive(spec.k_nodes[idx(i, j, k)], i, j, k);
-    return positive(spec.k(x(i), y(j), z(k)), i, j, k);
-  }
-  double k_face(int i, int j, int k, int axis, int s) const {
-    int c[3] = {i, j, k};
-    c[axis] += s;
-    if (!spec.k_nodes.empty()) {
-      const double a = positive(spec.k_nodes[idx(i, j, k)], i, j, k),
-                   b = positive(spec.k_nodes[idx(c[0], c[1], c[2])], c[0], c[1], c[2]);
-      return a > 0 && b > 0 ? 2 * a * b / (a + b) : 0.0;
-    }
-    if (spec.k.is_constant()) return spec.k.constant;
-    // Checked where it is evaluated, the face's midpoint; reported at the node.
-    return positive(spec.k(0.5 * (x(i) + x(c[0])), 0.5 * (y(j) + y(c[1])), 0.5 * (z(k) + z(c[2]))),
-                    i, j, k);
-  }
-  double f_at(int i, int j, int k) const {
-    if (!spec.f_nodes.empty())
-      return finite_value(spec.f_nodes[idx(i, j, k)], "the source f", i, j, k);
-    return finite_value(spec.f(x(i), y(j), z(k)), "the source f", i, j, k);
-  }
-
-  // Area of one element's share of a face normal to `axis`, and one element's share of a
-  // node's volume.
-  double face_share(int axis) const {
-    double a = 1;
-    for (int b = 0; b < d; ++b)
-      if (b != axis) a *= 0.5 * g.spacing[b];
-    return a;
-  }
-  double volume_share() const {
-    double v = 1;
-    for (int b = 0; b < d; ++b) v *= 0.5 * g.spacing[b];
-    return v;
-  }
-
-  // Spectral radius of the Jacobi iteration on the bounding box: per axis, the lowest
-  // mode of a Dirichlet-Dirichlet (cos(pi/(n-1))) or Dirichlet-Neumann line
-  // (cos(pi/(2(n-1)))), weighted by the axis' share of the diagonal. Holes and fixed
-  // patches only lower the true value, so SOR's omega errs on the large side.
-  double jacobi_radius_estimate() const {
-    double num = 0, den = 0;
-    for (int a = 0; a < d; ++a) {
-      const double w = face_share(a) / g.spacing[a];
-      const bool lo = spec.boundaries[2 * a].kind != BoundaryKind::neumann;
-      const bool hi = spec.boundaries[2 * a + 1].kind != BoundaryKind::neumann;
-      const double lines = g.n[a] - 1;
-      double c = 1;
-      if (lo && hi)
-        c = std::cos(std::numbers::pi / lines);
-      else if (lo || hi)
-        c = std::cos(std::numbers::pi / (2 * lines));
-      num += w * c;
-      den += w;
-    }
-    double rho = num / den;
-    if (rho >= 1.0) {  // only fixed patches hold the solution: assume they sit far away
-      const int nmax = std::max({nx, ny, d == 3 ? nz : 0});
-      rho = std::cos(std::numbers::pi / (4.0 * nmax));
-    }
-    return rho;
+struct Balance {
+  double sum = 0, total = 0;
+  std::int64_t count = 0;
+  GRIDSOLVE_HD Balance operator+(const Balance& o) const {
+    return Balance{sum + o.sum, total + o.total, count + o.count};
   }
 };
 
@@ -144,30 +97,95 @@ template <class T>
 void make_compatible(StencilOperator<T>& op) {
   const FieldView<T> b = op.rhs.view();
   const FieldView<const std::uint8_t> m = op.mask.cview();
-  const Box& box = op.active;
-  double sum = 0, total = 0;
-  std::int64_t count = 0;
-  for (int k = box.lo[2]; k <= box.hi[2]; ++k)
-    for (int j = box.lo[1]; j <= box.hi[1]; ++j)
-      for (int i = box.lo[0]; i <= box.hi[0]; ++i)
-        if (m(i, j, k) == 0) {
-          sum += double(b(i, j, k));
-          total += std::abs(double(b(i, j, k)));
-          ++count;
-        }
-  const double mismatch = total > 0 ? std::abs(sum) / total : 0.0;
+  const Balance bal = reduce<Balance>(
+      op.device, op.active,
+      [=] GRIDSOLVE_HD(int i, int j, int k) -> Balance {
+        if (m(i, j, k) != 0) return Balance{};
+        const double v = double(b(i, j, k));
+        return Balance{v, v < 0 ? -v : v, 1};
+      },
+      SumOp{}, Balance{});
+  const double mismatch = bal.total > 0 ? std::abs(bal.sum) / bal.total : 0.0;
   require(mismatch <= 1e-2,
           fmt::format("every side is Neumann and no node is fixed, so the sources must balance the "
                       "boundary fluxes; here the net source is {:.4g} against a total of {:.4g} "
                       "({:.2g} of it), so no solution exists",
-                      sum, total, mismatch));
-  const T mean = T(sum / double(count));
-  for (int k = box.lo[2]; k <= box.hi[2]; ++k)
-    for (int j = box.lo[1]; j <= box.hi[1]; ++j)
-      for (int i = box.lo[0]; i <= box.hi[0]; ++i)
-        if (m(i, j, k) == 0) b(i, j, k) -= mean;
+                      bal.sum, bal.total, mismatch));
+  const T mean = T(bal.sum / double(bal.count));
+  for_each(op.device, op.active, [=] GRIDSOLVE_HD(int i, int j, int k) {
+    if (m(i, j, k) == 0) b(i, j, k) -= mean;
+  });
   op.singular = true;
   op.rhs_mismatch = mismatch;
+}
+
+// What the row loop found wrong at a node (0: nothing), for the message thrown after it.
+enum BadValue : std::uint8_t { bad_k_face = 1, bad_k_side = 7, bad_g_side = 13, bad_f = 19 };
+
+struct MinIndex {
+  GRIDSOLVE_HD std::int64_t operator()(std::int64_t a, std::int64_t b) const {
+    return a < b ? a : b;
+  }
+};
+
+// Throws Error naming the first node (x fastest) whose data the row loop found wrong and
+// the value there, evaluated again on the host.
+void throw_if_bad(const ProblemSpec& spec, const Field<std::uint8_t>& bad) {
+  const Grid& g = spec.grid;
+  const std::int64_t nx = g.n[0], ny = g.n[1];
+  const FieldView<const std::uint8_t> bv = bad.cview();
+  const std::int64_t none = std::numeric_limits<std::int64_t>::max();
+  const std::int64_t first = reduce<std::int64_t>(
+      bad.device(), g.nodes(),
+      [=] GRIDSOLVE_HD(int i, int j, int k) -> std::int64_t {
+        const std::uint8_t c = bv(i, j, k);
+        return c ? (std::int64_t(i) + nx * (j + ny * std::int64_t(k))) * 32 + c : none;
+      },
+      MinIndex{}, none);
+  if (first == none) return;
+  const int code = int(first % 32);
+  const std::int64_t node = first / 32;
+  int c[3] = {int(node % nx), int((node / nx) % ny), int(node / (nx * ny))};
+  auto at = [&](const int* p, int axis, int half) {
+    if (axis >= g.dims) return 0.0;
+    return half ? 0.5 * (g.coord(axis, p[axis]) + g.coord(axis, p[axis] + 1))
+                : g.coord(axis, p[axis]);
+  };
+  auto node_value = [&](const std::vector<double>& values, const Expression& e, const int* p) {
+    return values.empty()
+               ? e(at(p, 0, 0), at(p, 1, 0), at(p, 2, 0))
+               : values[std::size_t(p[0]) + std::size_t(nx) * (p[1] + std::size_t(ny) * p[2])];
+  };
+  const char* finite = "every value the problem takes must be finite";
+  double v = 0;
+  std::string what, valid = finite;
+  if (code >= bad_f) {
+    what = "the source f", v = node_value(spec.f_nodes, spec.f, c);
+  } else if (code >= bad_g_side) {
+    const int f = code - bad_g_side;
+    what = "a Neumann or Robin boundary value";
+    v = spec.boundaries[f].g(at(c, 0, 0), at(c, 1, 0), at(c, 2, 0));
+  } else {
+    what = "the coefficient k";
+    valid = "k must be positive and finite everywhere in the domain";
+    if (code >= bad_k_side || !spec.k_nodes.empty()) {
+      v = node_value(spec.k_nodes, spec.k, c);
+      if (code < bad_k_side && finite_number(v) && v > 0) {  // the neighbour's value
+        const int f = code - bad_k_face;
+        c[f / 2] += f % 2 ? 1 : -1;
+        v = node_value(spec.k_nodes, spec.k, c);
+      }
+    } else {  // the formula at the face's midpoint, reported at the node
+      const int f = code - bad_k_face, axis = f / 2;
+      int lower[3] = {c[0], c[1], c[2]};
+      if (f % 2 == 0) lower[axis] -= 1;
+      double p[3];
+      for (int a = 0; a < 3; ++a) p[a] = at(lower, a, a == axis ? 1 : 0);
+      v = spec.k(p[0], p[1], p[2]);
+    }
+  }
+  throw Error(fmt::format("{} is {} at {}; {}", what, number_text(v),
+                          point_text(g, at(c, 0, 0), at(c, 1, 0), at(c, 2, 0)), valid));
 }
 
 // Every connected piece of the free nodes needs something that fixes its level: a
@@ -175,16 +193,24 @@ void make_compatible(StencilOperator<T>& op) {
 // can split off a piece that has none; its solution is then not unique, and the
 // whole-domain compatibility check cannot see it. One floating piece that is the whole
 // domain is the all-Neumann problem, handled by make_compatible; any other is refused.
-template <class T>
-void check_components(const FieldView<std::uint8_t>& mv, const FieldView<T>* nb, int d,
-                      const int* n, const ProblemSpec& spec) {
+// Runs on the host, over host copies of the marks (two bytes per node).
+void check_components(const Field<std::uint8_t>& mask, const Field<std::uint8_t>& elements,
+                      const ProblemSpec& spec) {
+  const bool here = mask.device() == Device::cpu;
+  const Field<std::uint8_t> mask_host = here ? Field<std::uint8_t>() : mask.copy_to(Device::cpu);
+  const Field<std::uint8_t> elements_host =
+      here ? Field<std::uint8_t>() : elements.copy_to(Device::cpu);
+  const FieldView<const std::uint8_t> mv = here ? mask.cview() : mask_host.cview();
+  const detail::ElementMarks em{here ? elements.cview() : elements_host.cview(), spec.grid.dims};
+  const Grid& g = spec.grid;
+  const int d = g.dims, n[3] = {g.n[0], g.n[1], g.n[2]};
   const std::size_t nx = std::size_t(n[0]), ny = std::size_t(n[1]), nz = std::size_t(n[2]);
   std::vector<std::int32_t> label(nx * ny * nz, -1);
   std::vector<std::size_t> stack;
   int pieces = 0, floating = 0;
   std::size_t floating_node = 0;
-  const unsigned char free_node = (unsigned char)NodeKind::free,
-                      fixed_node = (unsigned char)NodeKind::fixed;
+  const std::uint8_t free_node = std::uint8_t(NodeKind::free),
+                     fixed_node = std::uint8_t(NodeKind::fixed);
   for (std::size_t start = 0; start < label.size(); ++start) {
     const int si = int(start % nx), sj = int((start / nx) % ny), sk = int(start / (nx * ny));
     if (label[start] >= 0 || mv(si, sj, sk) != free_node) continue;
@@ -201,10 +227,11 @@ void check_components(const FieldView<std::uint8_t>& mv, const FieldView<T>* nb,
           anchored = anchored || spec.boundaries[f].kind == BoundaryKind::robin;
           continue;
         }
-        if (nb[f](c[0], c[1], c[2]) == T(0)) continue;
+        // Coupled through the face when some domain element touches it (k > 0 there).
+        if (em.around(c[0], c[1], c[2], axis, step < 0 ? -1 : 0) == 0) continue;
         int o[3] = {c[0], c[1], c[2]};
         o[axis] += step;
-        const unsigned char kind = mv(o[0], o[1], o[2]);
+        const std::uint8_t kind = mv(o[0], o[1], o[2]);
         if (kind == fixed_node) anchored = true;
         if (kind != free_node) continue;
         const std::size_t oid =
@@ -220,20 +247,12 @@ void check_components(const FieldView<std::uint8_t>& mv, const FieldView<T>* nb,
   if (floating == 0 || pieces == 1) return;
   const int i = int(floating_node % nx), j = int((floating_node / nx) % ny),
             k = int(floating_node / (nx * ny));
-  const Grid& g = spec.grid;
-  const std::string at =
-      d == 3 ? fmt::format("({:.6g}, {:.6g}, {:.6g})", g.coord(0, i), g.coord(1, j), g.coord(2, k))
-             : fmt::format("({:.6g}, {:.6g})", g.coord(0, i), g.coord(1, j));
+  const std::string at = point_text(g, g.coord(0, i), g.coord(1, j), d == 3 ? g.coord(2, k) : 0.0);
   throw Error(fmt::format(
       "the cut-outs split the domain into {} pieces, and {} of them (the one holding {}) touches "
       "no fixed node, Dirichlet or Robin side: only Neumann sides and cut-out edges bound it, so "
       "its solution is not unique; fix a node in it, or join it to the rest",
       pieces, floating == 1 ? "one" : fmt::format("{}", floating), at));
-}
-
-template <class T>
-Field<T> host_field(const Grid& g) {
-  return Field<T>(g, Device::cpu);
 }
 
 }  // namespace
@@ -242,10 +261,8 @@ template <class T>
 Discretization<T> assemble(const ProblemSpec& spec, Device device) {
   if (spec.grid.geometry == Geometry::axisymmetric) return assemble_axisymmetric<T>(spec, device);
   spec.validate();
-  Assembler as(spec);
-  as.mark_nodes();
   const Grid& g = spec.grid;
-  const int d = g.dims, nx = as.nx, ny = as.ny, nz = as.nz;
+  const int d = g.dims, nx = g.n[0], ny = g.n[1], nz = g.n[2];
 
   bool all_dirichlet = true, any_outside = false;
   for (int f = 0; f < 2 * d; ++f)
@@ -254,12 +271,24 @@ Discretization<T> assemble(const ProblemSpec& spec, Device device) {
   const bool uniform =
       spec.k.is_constant() && spec.k_nodes.empty() && all_dirichlet && !any_outside;
 
+  // Area of one element's share of a face normal to each axis, and one element's share
+  // of a node's volume.
+  double face_share[3] = {1, 1, 1}, vshare = 1;
+  for (int a = 0; a < d; ++a) {
+    vshare *= 0.5 * g.spacing[a];
+    for (int b = 0; b < d; ++b)
+      if (b != a) face_share[a] *= 0.5 * g.spacing[b];
+  }
+
+  // Everything is built in the memory of the device that solves.
   StencilOperator<T> op;
   op.grid = g;
-  op.device = Device::cpu;
+  op.device = device;
   op.uniform = uniform;
-  Field<T> u = host_field<T>(g);
-  const FieldView<T> uv = u.view();
+  Field<T> u(g, device);
+  Field<std::uint8_t> kind(g, device);
+  detail::mark_nodes(spec, kind, u);
+  const FieldView<const std::uint8_t> kv = kind.cview();
 
   std::int64_t unknowns = 0;
   if (uniform) {
@@ -281,98 +310,115 @@ Discretization<T> assemble(const ProblemSpec& spec, Device device) {
     if (spec.f.is_constant() && spec.f_nodes.empty()) {
       op.b_const = T(spec.f.constant * vol);
     } else {
-      Field<T> rhs(g, Device::cpu);
+      const Samples f = spec.f_nodes.empty() ? Samples::of(spec.f, g, g.nodes(), {0, 0, 0}, device)
+                                             : Samples::of_nodes(spec.f_nodes, g, device);
+      const SampleView fv = f.view();
+      Field<T> rhs(g, device);
+      Field<std::uint8_t> bad(g, device);
       const FieldView<T> rv = rhs.view();
-      for (int k = 0; k < nz; ++k)
-        for (int j = 0; j < ny; ++j)
-          for (int i = 0; i < nx; ++i)  // b of the unknowns only: f may be singular on a side
-            if (op.active.contains(i, j, k) &&
-                as.kind[as.idx(i, j, k)] == (unsigned char)NodeKind::free)
-              rv(i, j, k) = T(as.f_at(i, j, k) * vol);
-      as.throw_if_bad();
+      const FieldView<std::uint8_t> bv = bad.view();
+      const Box active = op.active;
+      // b of the unknowns only: f may be singular on a side.
+      for_each(device, g.nodes(), [=] GRIDSOLVE_HD(int i, int j, int k) {
+        if (!active.contains(i, j, k) || kv(i, j, k) != std::uint8_t(NodeKind::free)) return;
+        const double fp = fv(i, j, k);
+        if (!finite_number(fp)) bv(i, j, k) = bad_f;
+        rv(i, j, k) = T(fp * vol);
+      });
+      throw_if_bad(spec, bad);
       op.rhs = std::move(rhs);
     }
-    if (!spec.regions.empty()) {
-      Field<std::uint8_t> mask(g, Device::cpu);
-      const FieldView<std::uint8_t> mv = mask.view();
-      for (int k = 0; k < nz; ++k)
-        for (int j = 0; j < ny; ++j)
-          for (int i = 0; i < nx; ++i) mv(i, j, k) = as.kind[as.idx(i, j, k)];
-      op.mask = std::move(mask);
-    }
-    for (int k = 0; k < nz; ++k)
-      for (int j = 0; j < ny; ++j)
-        for (int i = 0; i < nx; ++i) {
-          const std::size_t n = as.idx(i, j, k);
-          if (as.kind[n] == (unsigned char)NodeKind::fixed)
-            uv(i, j, k) = T(as.value[n]);
-          else if (op.active.contains(i, j, k))
-            ++unknowns;
-        }
+    unknowns = reduce<std::int64_t>(
+        device, op.active,
+        [=] GRIDSOLVE_HD(int i, int j, int k) -> std::int64_t {
+          return kv(i, j, k) != std::uint8_t(NodeKind::fixed) ? 1 : 0;
+        },
+        SumOp{}, std::int64_t(0));
+    if (!spec.regions.empty()) op.mask = std::move(kind);
   } else {
-    as.mark_elements();
+    Field<std::uint8_t> elements(g, Centring::cell(), 1, 1, device);
+    detail::mark_elements(g, kind, elements);
+    const detail::ElementMarks em{elements.cview(), d};
     op.active = g.nodes();
-    Field<T> ap(g, Device::cpu), aw(g, Device::cpu), ae(g, Device::cpu), asf(g, Device::cpu),
-        an(g, Device::cpu), rhs(g, Device::cpu);
+    Field<T> ap(g, device), aw(g, device), ae(g, device), asf(g, device), an(g, device),
+        rhs(g, device);
     Field<T> ab, at;
-    if (d == 3) ab = Field<T>(g, Device::cpu), at = Field<T>(g, Device::cpu);
-    Field<std::uint8_t> mask(g, Device::cpu);
-    const FieldView<std::uint8_t> mv = mask.view();
-    FieldView<T> nb[6] = {aw.view(), ae.view(), asf.view(), an.view(), ab.view(), at.view()};
+    if (d == 3) ab = Field<T>(g, device), at = Field<T>(g, device);
+    const detail::AssemblyData data(spec, device, true);
+    const detail::FaceConductivity k_face = data.k_face;
+    const SampleView fv = data.f;
+    detail::SideData sides;
+    for (int f = 0; f < 6; ++f) {
+      sides.k[f] = data.k_side[f], sides.g[f] = data.g_side[f];
+      sides.kind[f] = spec.boundaries[f].kind, sides.alpha[f] = spec.boundaries[f].alpha;
+    }
+    Field<std::uint8_t> bad(g, device);
+    const FieldView<std::uint8_t> bv = bad.view();
+    const FieldView<std::uint8_t> mv = kind.view();
+    const FieldView<T> nb[6] = {aw.view(), ae.view(), asf.view(), an.view(), ab.view(), at.view()};
     const FieldView<T> apv = ap.view(), rv = rhs.view();
-    const double vshare = as.volume_share();
     const int n[3] = {nx, ny, nz};
-    // Rows are independent: assemble them in parallel unless a parsed formula (which
-    // keeps its variables inside the parser) has to be evaluated.
-    const bool parallel = spec.concurrent();
-#pragma omp parallel for collapse(2) reduction(+ : unknowns) schedule(dynamic, 8) if (parallel)
-    for (int k = 0; k < nz; ++k)
-      for (int j = 0; j < ny; ++j)
-        for (int i = 0; i < nx; ++i) {
-          const std::size_t id = as.idx(i, j, k);
-          unsigned char kd = as.kind[id];
-          if (kd == (unsigned char)NodeKind::free && as.elements_around(i, j, k, -1, 0) == 0)
-            kd = (unsigned char)NodeKind::outside;  // isolated by cut-outs: not an unknown
-          mv(i, j, k) = kd;
-          if (kd == (unsigned char)NodeKind::fixed) uv(i, j, k) = T(as.value[id]);
-          if (kd != (unsigned char)NodeKind::free) continue;
-          ++unknowns;
-          const int c[3] = {i, j, k};
-          double diag = 0;
-          for (int f = 0; f < 2 * d; ++f) {
-            const int axis = f / 2, s = (f % 2) ? 1 : -1;
-            const bool on_side = s < 0 ? c[axis] == 0 : c[axis] == n[axis] - 1;
-            if (on_side) {
-              const BoundaryCondition& bc = spec.boundaries[f];
-              if (bc.kind == BoundaryKind::dirichlet) continue;
-              const double area = as.elements_around(i, j, k, -1, 0) * as.face_share(axis);
-              const double kp = as.k_at(i, j, k);
-              rv(i, j, k) += T(kp *
-                               as.finite_value(bc.g(as.x(i), as.y(j), as.z(k)),
-                                               "a Neumann or Robin boundary value", i, j, k) *
-                               area);
-              if (bc.kind == BoundaryKind::robin) diag += kp * bc.alpha * area;
-              continue;
-            }
-            const double area =
-                as.elements_around(i, j, k, axis, s < 0 ? -1 : 0) * as.face_share(axis);
-            if (area == 0) continue;
-            const double a = as.k_face(i, j, k, axis, s) * area / g.spacing[axis];
-            nb[f](i, j, k) = T(a);
-            diag += a;
-          }
-          apv(i, j, k) = T(diag);
-          rv(i, j, k) += T(as.f_at(i, j, k) * vshare * as.elements_around(i, j, k, -1, 0));
+    const double share[3] = {face_share[0], face_share[1], face_share[2]};
+    const double h[3] = {g.spacing[0], g.spacing[1], g.spacing[2]};
+    // One row per node, independent of the others: the loop body runs where the solve does.
+    for_each(device, g.nodes(), [=] GRIDSOLVE_HD(int i, int j, int k) {
+      std::uint8_t kd = mv(i, j, k);
+      const int around = em.around(i, j, k, -1, 0);
+      if (kd == std::uint8_t(NodeKind::free) && around == 0) {
+        kd = std::uint8_t(NodeKind::outside);  // isolated by cut-outs: not an unknown
+        mv(i, j, k) = kd;
+      }
+      if (kd != std::uint8_t(NodeKind::free)) return;
+      const int c[3] = {i, j, k};
+      double diag = 0;
+      T b = 0;
+      std::uint8_t wrong = 0;  // the first value found bad here
+      auto check = [&](bool ok, int code) {
+        if (!ok && !wrong) wrong = std::uint8_t(code);
+      };
+      for (int f = 0; f < 2 * d; ++f) {
+        const int axis = f / 2, s = (f % 2) ? 1 : -1;
+        const bool on_side = s < 0 ? c[axis] == 0 : c[axis] == n[axis] - 1;
+        if (on_side) {
+          if (sides.kind[f] == BoundaryKind::dirichlet) continue;
+          const double area = around * share[axis];
+          const double kp = sides.k[f](i, j, k), gp = sides.g[f](i, j, k);
+          check(kp > 0 && finite_number(kp), bad_k_side + f);
+          check(finite_number(gp), bad_g_side + f);
+          b += T(kp * gp * area);
+          if (sides.kind[f] == BoundaryKind::robin) diag += kp * sides.alpha[f] * area;
+          continue;
         }
-    as.throw_if_bad();
-    if (any_outside) check_components(mv, nb, d, n, spec);
+        const double area = em.around(i, j, k, axis, s < 0 ? -1 : 0) * share[axis];
+        if (area == 0) continue;
+        const double kf = k_face(i, j, k, axis, s);
+        check(kf > 0 && finite_number(kf), bad_k_face + f);
+        const double a = kf * area / h[axis];
+        nb[f](i, j, k) = T(a);
+        diag += a;
+      }
+      const double fp = fv(i, j, k);
+      check(finite_number(fp), bad_f);
+      apv(i, j, k) = T(diag);
+      b += T(fp * vshare * around);
+      rv(i, j, k) = b;
+      if (wrong) bv(i, j, k) = wrong;
+    });
+    throw_if_bad(spec, bad);
+    if (any_outside) check_components(kind, elements, spec);
+    unknowns = reduce<std::int64_t>(
+        device, op.active,
+        [=] GRIDSOLVE_HD(int i, int j, int k) -> std::int64_t {
+          return kv(i, j, k) == std::uint8_t(NodeKind::free) ? 1 : 0;
+        },
+        SumOp{}, std::int64_t(0));
     op.ap = std::move(ap), op.aw = std::move(aw), op.ae = std::move(ae), op.as = std::move(asf),
     op.an = std::move(an), op.ab = std::move(ab), op.at = std::move(at);
     op.rhs = std::move(rhs);
-    op.mask = std::move(mask);
+    op.mask = std::move(kind);
   }
   op.unknowns = unknowns;
-  op.jacobi_radius = as.jacobi_radius_estimate();
+  op.jacobi_radius = jacobi_radius_estimate(spec, face_share);
   for (int f = 0; f < 6; ++f) op.sides[f] = spec.boundaries[f].kind;
   op.k_constant = spec.k.is_constant() && spec.k_nodes.empty() ? spec.k.constant : 0.0;
   op.has_cutouts = any_outside;
@@ -388,13 +434,8 @@ Discretization<T> assemble(const ProblemSpec& spec, Device device) {
   }
 
   Discretization<T> out;
-  if (device == Device::cpu) {
-    out.op = std::move(op);
-    out.u = std::move(u);
-  } else {
-    out.op = op.copy_to(device);
-    out.u = u.copy_to(device);
-  }
+  out.op = std::move(op);
+  out.u = std::move(u);
   return out;
 }
 

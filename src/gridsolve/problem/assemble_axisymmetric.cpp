@@ -1,69 +1,173 @@
-// Axisymmetric finite-volume assembly on (r, z) grids with masks, sides and cut-face fluxes.
+// Axisymmetric finite-volume assembly on (r, z) grids with masks, sides and cut-face fluxes,
+// run on the device that solves.
 #include "gridsolve/problem/assemble_axisymmetric.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <numbers>
+#include <vector>
 
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/exec/parallel_for.hpp"
+#include "gridsolve/problem/assembly_data.hpp"
 #include "gridsolve/problem/domain_marks.hpp"
 
 namespace gridsolve {
 
 namespace {
 
-struct AxisymmetricAssembler : detail::DomainMarks {
-  double dr, dz;
+// Integral of r over the half of a dual cell's width on side oi (-1 west, 0 east), r the
+// node's radius.
+GRIDSOLVE_HD inline double half_width_moment(double r, double dr, int oi) {
+  return 0.5 * dr * (oi < 0 ? r - 0.25 * dr : r + 0.25 * dr);
+}
 
-  explicit AxisymmetricAssembler(const ProblemSpec& s)
-      : DomainMarks(s), dr(s.grid.spacing[0]), dz(s.grid.spacing[1]) {}
-
-  bool element_in_grid(int i, int j) const { return i >= 0 && j >= 0 && i < nx - 1 && j < ny - 1; }
-
-  // Integral of r over the half of node i's dual-cell width on side oi (-1 west, 0 east).
-  double half_width_moment(int i, int oi) const {
-    const double r = x(i);
-    return 0.5 * dr * (oi < 0 ? r - 0.25 * dr : r + 0.25 * dr);
+// Lowest Jacobi mode of the bounding box, per axis Dirichlet-Dirichlet, Dirichlet-
+// Neumann or Neumann-Neumann (treated as the next mode up), weighted by the axis'
+// share of the diagonal (dz/dr against dr/dz per unit r).
+double jacobi_radius_estimate(const ProblemSpec& spec) {
+  const Grid& g = spec.grid;
+  const double dr = g.spacing[0], dz = g.spacing[1];
+  const double w[2] = {dz / dr, dr / dz};
+  double num = 0, den = 0;
+  for (int a = 0; a < 2; ++a) {
+    const bool lo = spec.boundaries[2 * a].kind != BoundaryKind::neumann;
+    const bool hi = spec.boundaries[2 * a + 1].kind != BoundaryKind::neumann;
+    const double lines = g.n[a] - 1;
+    const double c = lo && hi   ? std::cos(std::numbers::pi / lines)
+                     : lo || hi ? std::cos(std::numbers::pi / (2 * lines))
+                                : 1.0;
+    num += w[a] * c;
+    den += w[a];
   }
+  const double rho = num / den;
+  return rho < 1 ? rho : std::cos(std::numbers::pi / (4.0 * std::max(g.n[0], g.n[1])));
+}
 
-  double k_face(int i, int j, int axis, int s) const {
-    int c[2] = {i, j};
-    c[axis] += s;
-    if (!spec.k_nodes.empty()) {
-      const double a = spec.k_nodes[idx(i, j, 0)], b = spec.k_nodes[idx(c[0], c[1], 0)];
-      return 2 * a * b / (a + b);
+// The cut-face terms of b (k du/dn times the face's r moment, summed per node), for the
+// few nodes next to a cut-out: the flux is a host function, so they are computed on the
+// host, over the nodes near the outside regions only, from marks of that window alone.
+// Sorted by node (x fastest); loop bodies look their node up.
+struct CutTerms {
+  Box window;  // the nodes that may have terms
+  std::vector<std::int64_t> node;
+  std::vector<double> value;
+};
+
+CutTerms cut_terms(const ProblemSpec& spec, const CutFlux& cut_flux) {
+  CutTerms out;
+  const Grid& g = spec.grid;
+  const int nx = g.n[0], ny = g.n[1];
+  const double dr = g.spacing[0], dz = g.spacing[1];
+  // Elements lose their place in the domain only at outside nodes, so cut faces lie
+  // within one node of an outside region; their quadrants' marks within two.
+  Box near;
+  for (const MaskRegion& r : spec.regions) {
+    if (r.kind != NodeKind::outside) continue;
+    const Box b = detail::region_nodes(r, g);
+    if (b.empty()) continue;
+    if (near.empty()) near = b;
+    for (int a = 0; a < 2; ++a)
+      near.lo[a] = std::min(near.lo[a], b.lo[a]), near.hi[a] = std::max(near.hi[a], b.hi[a]);
+  }
+  if (near.empty() || !cut_flux) return out;
+  const Box nodes = g.nodes();
+  const Box marks = near.grown(2).intersect(nodes);
+  out.window = near.grown(1).intersect(nodes);
+  // Node kinds on the marks window: Dirichlet sides in face order, then the regions.
+  const int wx = marks.extent(0), wy = marks.extent(1);
+  std::vector<unsigned char> kind(std::size_t(wx) * wy, (unsigned char)NodeKind::free);
+  auto at = [&](int i, int j) -> unsigned char& {
+    return kind[std::size_t(i - marks.lo[0]) + std::size_t(wx) * (j - marks.lo[1])];
+  };
+  for (int f = 0; f < 4; ++f) {
+    if (spec.boundaries[f].kind != BoundaryKind::dirichlet) continue;
+    Box side = nodes;
+    side.lo[f / 2] = side.hi[f / 2] = (f % 2) ? g.n[f / 2] - 1 : 0;
+    side = side.intersect(marks);
+    for (int j = side.lo[1]; j <= side.hi[1]; ++j)
+      for (int i = side.lo[0]; i <= side.hi[0]; ++i) at(i, j) = (unsigned char)NodeKind::fixed;
+  }
+  for (const MaskRegion& r : spec.regions) {
+    const Box b = detail::region_nodes(r, g).intersect(marks);
+    for (int j = b.lo[1]; j <= b.hi[1]; ++j)
+      for (int i = b.lo[0]; i <= b.hi[0]; ++i) at(i, j) = (unsigned char)r.kind;
+  }
+  // An element (lowest corner i, j) is in the domain when no corner is outside; elements
+  // off the grid are not.
+  auto in = [&](int i, int j) {
+    if (i < 0 || j < 0 || i >= nx - 1 || j >= ny - 1) return false;
+    for (int c = 0; c < 4; ++c)
+      if (at(i + (c & 1), j + (c >> 1)) == (unsigned char)NodeKind::outside) return false;
+    return true;
+  };
+  auto element_in_grid = [&](int i, int j) { return i >= 0 && j >= 0 && i < nx - 1 && j < ny - 1; };
+  for (int j = out.window.lo[1]; j <= out.window.hi[1]; ++j)
+    for (int i = out.window.lo[0]; i <= out.window.hi[0]; ++i) {
+      if (at(i, j) != (unsigned char)NodeKind::free) continue;
+      const double r = g.coord(0, i), z = g.coord(1, j);
+      double kp = 0;
+      bool any = false;
+      double c = 0;
+      for (int side = -1; side <= 0; ++side) {
+        // Half line along r (west for side -1, east for 0): between quadrants (side, -1)
+        // and (side, 0); normal along z.
+        if (element_in_grid(i + side, j - 1) && element_in_grid(i + side, j) &&
+            in(i + side, j - 1) != in(i + side, j)) {
+          if (!any)
+            kp = spec.k_nodes.empty() ? spec.k(r, z, 0.0)
+                                      : spec.k_nodes[std::size_t(i) + std::size_t(nx) * j];
+          any = true;
+          const int sign = in(i + side, j) ? -1 : 1;
+          const double rm = r + (side < 0 ? -0.25 : 0.25) * dr;
+          c += kp * cut_flux(rm, z, 1, sign) * half_width_moment(r, dr, side);
+        }
+        // Half line along z (south for -1, north for 0): between quadrants (-1, side)
+        // and (0, side); normal along r.
+        if (element_in_grid(i - 1, j + side) && element_in_grid(i, j + side) &&
+            in(i - 1, j + side) != in(i, j + side)) {
+          if (!any)
+            kp = spec.k_nodes.empty() ? spec.k(r, z, 0.0)
+                                      : spec.k_nodes[std::size_t(i) + std::size_t(nx) * j];
+          any = true;
+          const int sign = in(i, j + side) ? -1 : 1;
+          const double zm = z + (side < 0 ? -0.25 : 0.25) * dz;
+          c += kp * cut_flux(r, zm, 0, sign) * r * 0.5 * dz;
+        }
+      }
+      if (!any) continue;
+      out.node.push_back(std::int64_t(i) + std::int64_t(nx) * j);
+      out.value.push_back(c);
     }
-    if (spec.k.is_constant()) return spec.k.constant;
-    return spec.k(0.5 * (x(i) + x(c[0])), 0.5 * (y(j) + y(c[1])), 0.0);
-  }
-  double k_at(int i, int j) const {
-    if (!spec.k_nodes.empty()) return spec.k_nodes[idx(i, j, 0)];
-    return spec.k(x(i), y(j), 0.0);
-  }
-  double f_at(int i, int j) const {
-    if (!spec.f_nodes.empty()) return spec.f_nodes[idx(i, j, 0)];
-    return spec.f(x(i), y(j), 0.0);
-  }
+  return out;
+}
 
-  // Lowest Jacobi mode of the bounding box, per axis Dirichlet-Dirichlet, Dirichlet-
-  // Neumann or Neumann-Neumann (treated as the next mode up), weighted by the axis'
-  // share of the diagonal (dz/dr against dr/dz per unit r).
-  double jacobi_radius_estimate() const {
-    const double w[2] = {dz / dr, dr / dz};
-    double num = 0, den = 0;
-    for (int a = 0; a < 2; ++a) {
-      const bool lo = spec.boundaries[2 * a].kind != BoundaryKind::neumann;
-      const bool hi = spec.boundaries[2 * a + 1].kind != BoundaryKind::neumann;
-      const double lines = g.n[a] - 1;
-      const double c = lo && hi   ? std::cos(std::numbers::pi / lines)
-                       : lo || hi ? std::cos(std::numbers::pi / (2 * lines))
-                                  : 1.0;
-      num += w[a] * c;
-      den += w[a];
+// The cut terms as loop bodies read them.
+struct CutView {
+  Box window;
+  const std::int64_t* node = nullptr;
+  const double* value = nullptr;
+  std::int64_t count = 0;
+  std::int64_t nx = 0;
+
+  // Whether node (i, j) has cut terms, and their sum in *c.
+  GRIDSOLVE_HD bool find(int i, int j, double* c) const {
+    if (count == 0 || !window.contains(i, j, 0)) return false;
+    const std::int64_t key = std::int64_t(i) + nx * j;
+    std::int64_t lo = 0, hi = count;
+    while (lo < hi) {
+      const std::int64_t mid = (lo + hi) / 2;
+      if (node[mid] < key)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
-    const double rho = num / den;
-    return rho < 1 ? rho : std::cos(std::numbers::pi / (4.0 * std::max(nx, ny)));
+    if (lo == count || node[lo] != key) return false;
+    *c = value[lo];
+    return true;
   }
 };
 
@@ -78,112 +182,115 @@ Discretization<T> assemble_axisymmetric(const ProblemSpec& spec, Device device,
           fmt::format("the axisymmetric operator is 2D (r, z), got {} dimensions", g.dims));
   require(g.origin[0] >= -1e-12 * g.spacing[0],
           fmt::format("the axisymmetric grid needs r >= 0, got r from {}", g.origin[0]));
-  AxisymmetricAssembler as(spec);
-  as.mark_nodes();
-  as.mark_elements();
-  const int nx = as.nx, ny = as.ny;
-  const double dr = as.dr, dz = as.dz;
+  const int nx = g.n[0], ny = g.n[1];
+  const double dr = g.spacing[0], dz = g.spacing[1];
 
+  // Everything is built in the memory of the device that solves.
   StencilOperator<T> op;
   op.grid = g;
   op.grid.geometry = Geometry::axisymmetric;
-  op.device = Device::cpu;
+  op.device = device;
   op.uniform = false;
   op.active = g.nodes();
-  Field<T> u(g, Device::cpu), ap(g, Device::cpu), aw(g, Device::cpu), ae(g, Device::cpu),
-      asf(g, Device::cpu), an(g, Device::cpu), rhs(g, Device::cpu);
-  Field<std::uint8_t> mask(g, Device::cpu);
-  const FieldView<T> uv = u.view(), apv = ap.view(), rv = rhs.view();
+  Field<T> u(g, device), ap(g, device), aw(g, device), ae(g, device), asf(g, device), an(g, device),
+      rhs(g, device);
+  Field<std::uint8_t> mask(g, device), elements(g, Centring::cell(), 1, 1, device);
+  detail::mark_nodes(spec, mask, u);
+  detail::mark_elements(g, mask, elements);
+  const detail::ElementMarks em{elements.cview(), 2};
+
+  const detail::AssemblyData data(spec, device, true);
+  const detail::FaceConductivity k_face = data.k_face;
+  const SampleView fv = data.f;
+  detail::SideData sides;
+  for (int f = 0; f < 4; ++f) {
+    sides.k[f] = data.k_side[f], sides.g[f] = data.g_side[f];
+    sides.kind[f] = spec.boundaries[f].kind, sides.alpha[f] = spec.boundaries[f].alpha;
+  }
+  const CutTerms cut = cut_terms(spec, cut_flux);
+  Buffer<std::int64_t> cut_node(device, cut.node.size());
+  Buffer<double> cut_value(device, cut.value.size());
+  if (!cut.node.empty()) {
+    copy_bytes(cut_node.data(), device, cut.node.data(), Device::cpu,
+               cut.node.size() * sizeof(std::int64_t));
+    copy_bytes(cut_value.data(), device, cut.value.data(), Device::cpu,
+               cut.value.size() * sizeof(double));
+  }
+  const CutView cv{cut.window, cut_node.data(), cut_value.data(), std::int64_t(cut.node.size()),
+                   nx};
+
+  const FieldView<T> apv = ap.view(), rv = rhs.view();
   const FieldView<T> nb[4] = {aw.view(), ae.view(), asf.view(), an.view()};
   const FieldView<std::uint8_t> mv = mask.view();
-
-  std::int64_t unknowns = 0;
-  // Rows are independent: assemble them in parallel unless a parsed formula (which
-  // keeps its variables inside the parser) has to be evaluated.
-  const bool parallel = spec.concurrent();
-#pragma omp parallel for reduction(+ : unknowns) schedule(dynamic, 4) if (parallel)
-  for (int j = 0; j < ny; ++j)
-    for (int i = 0; i < nx; ++i) {
-      const std::size_t id = as.idx(i, j, 0);
-      unsigned char kd = as.kind[id];
-      if (kd == (unsigned char)NodeKind::free && as.elements_around(i, j, 0, -1, 0) == 0)
-        kd = (unsigned char)NodeKind::outside;  // isolated by cut-outs: not an unknown
+  const int n[2] = {nx, ny};
+  const double r0 = g.origin[0];
+  // One row per node, independent of the others: the loop body runs where the solve does.
+  for_each(device, g.nodes(), [=] GRIDSOLVE_HD(int i, int j, int) {
+    std::uint8_t kd = mv(i, j, 0);
+    const int around = em.around(i, j, 0, -1, 0);
+    if (kd == std::uint8_t(NodeKind::free) && around == 0) {
+      kd = std::uint8_t(NodeKind::outside);  // isolated by cut-outs: not an unknown
       mv(i, j, 0) = kd;
-      if (kd == (unsigned char)NodeKind::fixed) uv(i, j, 0) = T(as.value[id]);
-      if (kd != (unsigned char)NodeKind::free) continue;
-      ++unknowns;
-      const double r = as.x(i), z = as.y(j);
-      // Quadrants of the dual cell: (oi, oj) in {-1, 0}^2 names element (i + oi, j + oj).
-      auto in = [&](int oi, int oj) { return as.inside(i + oi, j + oj, 0); };
-      double volume = 0, diag = 0, b = 0;
-      for (int oj = -1; oj <= 0; ++oj)
-        for (int oi = -1; oi <= 0; ++oi)
-          if (in(oi, oj)) volume += as.half_width_moment(i, oi) * 0.5 * dz;
-
-      // Interior faces: west / east (normal r), south / north (normal z).
-      for (int f = 0; f < 4; ++f) {
-        const int axis = f / 2, s = (f % 2) ? 1 : -1, off = s < 0 ? -1 : 0;
-        double moment = 0;  // integral of r over the face piece
-        if (axis == 0) {
-          const int cells = int(in(off, -1)) + int(in(off, 0));
-          moment = (r + 0.5 * s * dr) * 0.5 * dz * cells;
-        } else {
-          for (int oi = -1; oi <= 0; ++oi)
-            if (in(oi, off)) moment += as.half_width_moment(i, oi);
-        }
-        if (moment <= 0) continue;  // no element on that side, or the face lies on the axis
-        const double a = as.k_face(i, j, axis, s) * moment / g.spacing[axis];
-        nb[f](i, j, 0) = T(a);
-        diag += a;
-      }
-
-      // Sides of the box: Neumann / Robin data over the part of the side the cell touches.
-      const int c[2] = {i, j};
-      for (int f = 0; f < 4; ++f) {
-        const int axis = f / 2;
-        const bool on_side = (f % 2) ? c[axis] == g.n[axis] - 1 : c[axis] == 0;
-        const BoundaryCondition& bc = spec.boundaries[f];
-        if (!on_side || bc.kind == BoundaryKind::dirichlet) continue;
-        double moment = 0;
-        if (axis == 0) {
-          moment = r * 0.5 * dz * as.elements_around(i, j, 0, -1, 0);
-        } else {
-          for (int oj = -1; oj <= 0; ++oj)
-            for (int oi = -1; oi <= 0; ++oi)
-              if (in(oi, oj)) moment += as.half_width_moment(i, oi);
-        }
-        const double kp = as.k_at(i, j);
-        b += kp * bc.g(r, z, 0.0) * moment;
-        if (bc.kind == BoundaryKind::robin) diag += kp * bc.alpha * moment;
-      }
-
-      // Faces cut by masks: the half grid lines from the node that separate a domain
-      // quadrant from a cut-out one. Their outward normal points into the cut-out side.
-      if (cut_flux) {
-        const double kp = as.k_at(i, j);
-        for (int side = -1; side <= 0; ++side) {
-          // Half line along r (west for side -1, east for 0): between quadrants (side, -1)
-          // and (side, 0); normal along z.
-          if (as.element_in_grid(i + side, j - 1) && as.element_in_grid(i + side, j) &&
-              in(side, -1) != in(side, 0)) {
-            const int sign = in(side, 0) ? -1 : 1;
-            const double rm = r + (side < 0 ? -0.25 : 0.25) * dr;
-            b += kp * cut_flux(rm, z, 1, sign) * as.half_width_moment(i, side);
-          }
-          // Half line along z (south for -1, north for 0): between quadrants (-1, side)
-          // and (0, side); normal along r.
-          if (as.element_in_grid(i - 1, j + side) && as.element_in_grid(i, j + side) &&
-              in(-1, side) != in(0, side)) {
-            const int sign = in(0, side) ? -1 : 1;
-            const double zm = z + (side < 0 ? -0.25 : 0.25) * dz;
-            b += kp * cut_flux(r, zm, 0, sign) * r * 0.5 * dz;
-          }
-        }
-      }
-      b += as.f_at(i, j) * volume;
-      apv(i, j, 0) = T(diag);
-      rv(i, j, 0) = T(b);
     }
+    if (kd != std::uint8_t(NodeKind::free)) return;
+    const double r = r0 + i * dr;
+    // Quadrants of the dual cell: (oi, oj) in {-1, 0}^2 names element (i + oi, j + oj).
+    auto in = [&](int oi, int oj) { return em.inside(i + oi, j + oj, 0); };
+    double volume = 0, diag = 0, b = 0;
+    for (int oj = -1; oj <= 0; ++oj)
+      for (int oi = -1; oi <= 0; ++oi)
+        if (in(oi, oj)) volume += half_width_moment(r, dr, oi) * 0.5 * dz;
+
+    // Interior faces: west / east (normal r), south / north (normal z).
+    for (int f = 0; f < 4; ++f) {
+      const int axis = f / 2, s = (f % 2) ? 1 : -1, off = s < 0 ? -1 : 0;
+      double moment = 0;  // integral of r over the face piece
+      if (axis == 0) {
+        const int cells = int(in(off, -1)) + int(in(off, 0));
+        moment = (r + 0.5 * s * dr) * 0.5 * dz * cells;
+      } else {
+        for (int oi = -1; oi <= 0; ++oi)
+          if (in(oi, off)) moment += half_width_moment(r, dr, oi);
+      }
+      if (moment <= 0) continue;  // no element on that side, or the face lies on the axis
+      const double a = k_face(i, j, 0, axis, s) * moment / (axis == 0 ? dr : dz);
+      nb[f](i, j, 0) = T(a);
+      diag += a;
+    }
+
+    // Sides of the box: Neumann / Robin data over the part of the side the cell touches.
+    const int c[2] = {i, j};
+    for (int f = 0; f < 4; ++f) {
+      const int axis = f / 2;
+      const bool on_side = (f % 2) ? c[axis] == n[axis] - 1 : c[axis] == 0;
+      if (!on_side || sides.kind[f] == BoundaryKind::dirichlet) continue;
+      double moment = 0;
+      if (axis == 0) {
+        moment = r * 0.5 * dz * around;
+      } else {
+        for (int oj = -1; oj <= 0; ++oj)
+          for (int oi = -1; oi <= 0; ++oi)
+            if (in(oi, oj)) moment += half_width_moment(r, dr, oi);
+      }
+      const double kp = sides.k[f](i, j, 0);
+      b += kp * sides.g[f](i, j, 0) * moment;
+      if (sides.kind[f] == BoundaryKind::robin) diag += kp * sides.alpha[f] * moment;
+    }
+
+    // Faces cut by masks (a hole's surface): their terms, summed on the host.
+    double cut_sum = 0;
+    if (cv.find(i, j, &cut_sum)) b += cut_sum;
+    b += fv(i, j, 0) * volume;
+    apv(i, j, 0) = T(diag);
+    rv(i, j, 0) = T(b);
+  });
+  const FieldView<const std::uint8_t> kv = mask.cview();
+  const std::int64_t unknowns = reduce<std::int64_t>(
+      device, op.active,
+      [=] GRIDSOLVE_HD(int i, int j, int k) -> std::int64_t {
+        return kv(i, j, k) == std::uint8_t(NodeKind::free) ? 1 : 0;
+      },
+      SumOp{}, std::int64_t(0));
   require(unknowns > 0, "the domain is empty: every node is fixed or outside, nothing to solve");
   bool anchored = false;
   for (int f = 0; f < 4; ++f)
@@ -198,7 +305,7 @@ Discretization<T> assemble_axisymmetric(const ProblemSpec& spec, Device device,
   op.rhs = std::move(rhs);
   op.mask = std::move(mask);
   op.unknowns = unknowns;
-  op.jacobi_radius = as.jacobi_radius_estimate();
+  op.jacobi_radius = jacobi_radius_estimate(spec);
   for (int f = 0; f < 6; ++f) op.sides[f] = spec.boundaries[f].kind;
   op.k_constant = 0;  // not the Cartesian constant-k operator that structured solvers want
   for (const MaskRegion& reg : spec.regions) {
@@ -207,13 +314,8 @@ Discretization<T> assemble_axisymmetric(const ProblemSpec& spec, Device device,
   }
 
   Discretization<T> out;
-  if (device == Device::cpu) {
-    out.op = std::move(op);
-    out.u = std::move(u);
-  } else {
-    out.op = op.copy_to(device);
-    out.u = u.copy_to(device);
-  }
+  out.op = std::move(op);
+  out.u = std::move(u);
   return out;
 }
 

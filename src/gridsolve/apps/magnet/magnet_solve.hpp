@@ -2,6 +2,8 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "gridsolve/apps/magnet/magnet_design.hpp"
@@ -11,6 +13,27 @@
 #include "gridsolve/solve/solve_settings.hpp"
 
 namespace gridsolve::magnet {
+
+// Leaves new elements uninitialized, so that whoever fills a large array first touches
+// its pages (in parallel) instead of a single-threaded zero fill.
+template <class T>
+struct UninitializedAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = UninitializedAllocator<U>;
+  };
+  UninitializedAllocator() = default;
+  template <class U>
+  UninitializedAllocator(const UninitializedAllocator<U>&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
 
 struct MagnetSolveSettings {
   std::string solver;  // empty: default_magnet_solver()
@@ -40,10 +63,14 @@ double source_jacobi_radius(const Grid& g);
 // whole potential.
 struct MagnetField {
   Grid grid;
-  std::vector<double> phi;
+  std::vector<double, UninitializedAllocator<double>> phi;
   SolveReport report;
   std::int64_t unknowns = 0;
   double assembly_seconds = 0;
+  // Starting the GPU (its context, once per process; 0 on the CPU), and copying the
+  // potential back to the host after the solve.
+  double device_start_seconds = 0;
+  double readback_seconds = 0;
   std::string device, precision;
   std::string residual = "volume";  // the measure the stopping rule watched
 
