@@ -18,6 +18,9 @@ struct BenchSettings {
   int dims = 2;
   int unknowns = 1025;  // per side
   double tolerance = 1e-8;
+  // bench micromag
+  std::string mesh = "2048x2048x1";
+  std::string peer;  // folder of a mumax3 build to run beside (bin/mumax3)
 };
 
 void add_bench_options(CLI::App* app, BenchSettings& s);

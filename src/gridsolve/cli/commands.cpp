@@ -9,6 +9,7 @@
 #include "gridsolve/cli/bench_command.hpp"
 #include "gridsolve/cli/info_command.hpp"
 #include "gridsolve/cli/magnet_command.hpp"
+#include "gridsolve/cli/micromag_command.hpp"
 #include "gridsolve/cli/run_problem.hpp"
 #include "gridsolve/cli/tridiag_command.hpp"
 #include "gridsolve/core/error.hpp"
@@ -143,6 +144,10 @@ int run(int argc, char** argv) {
   MagnetArguments magnet_args;
   CLI::App* magnet = add_magnet_command(app, magnet_args);
 
+  // micromag CONFIG.toml
+  MicromagArguments micromag_args;
+  CLI::App* micromag = add_micromag_command(app, micromag_args);
+
   // tridiag FILE
   TridiagSettings tridiag_settings;
   CLI::App* tridiag_cmd = add_tridiag_command(app, tridiag_settings);
@@ -200,6 +205,7 @@ int run(int argc, char** argv) {
     if (*bench) return bench_command(bench_settings);
     if (*tridiag_cmd) return tridiag_command(tridiag_settings);
     if (*magnet) return magnet_command(magnet_args);
+    if (*micromag) return micromag_command(micromag_args);
   } catch (const Error& e) {
     std::fprintf(stderr, "gridsolve: error: %s\n", e.what());
     return e.kind() == Error::Kind::invalid_input ? exit_bad_input : exit_failure;

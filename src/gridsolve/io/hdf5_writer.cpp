@@ -270,4 +270,86 @@ template void write_field_hdf5<double>(const std::string&, const std::string&, c
 template FieldFileWriter& FieldFileWriter::add<float>(const std::string&, const Field<float>&);
 template FieldFileWriter& FieldFileWriter::add<double>(const std::string&, const Field<double>&);
 
+template <class T>
+FieldFilePaths write_cell_vector_fields(const std::string& dir, const std::string& basename,
+                                        const CellVectorMesh& mesh,
+                                        const std::vector<NamedCellVectors<T>>& fields) {
+  require(!basename.empty() && basename.find('/') == std::string::npos,
+          fmt::format("output base name '{}' must be a plain file name without '/'", basename));
+  require(!fields.empty(), "no fields were given for the output file");
+  const std::size_t cells = std::size_t(mesh.cells[0]) * mesh.cells[1] * mesh.cells[2];
+  for (const auto& f : fields) {
+    check_dataset_name(f.name);
+    for (const auto& c : *f.components)
+      require(c.size() == cells, fmt::format("field '{}' has {} values per component for {} cells",
+                                             f.name, c.size(), cells));
+  }
+  create_output_directory(dir);
+  const std::filesystem::path base = std::filesystem::path(dir) / basename;
+  FieldFilePaths paths{base.string() + ".h5", base.string() + ".xdmf"};
+  {
+    AtomicOutput out(paths.h5);
+    const QuietHdf5Errors quiet;
+    Hid file(H5Fcreate(out.temp_path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+    if (!file.ok())
+      throw Error(fmt::format("cannot create HDF5 file '{}'", paths.h5), Error::Kind::runtime);
+    const hsize_t shape[4] = {hsize_t(mesh.cells[2]), hsize_t(mesh.cells[1]),
+                              hsize_t(mesh.cells[0]), 3};
+    for (const auto& f : fields) {
+      std::vector<T> inter(3 * cells);
+      for (std::size_t q = 0; q < cells; ++q)
+        for (int c = 0; c < 3; ++c) inter[3 * q + c] = (*f.components)[c][q];
+      const std::string where = fmt::format("{}:/{}", paths.h5, f.name);
+      Hid space(H5Screate_simple(4, shape, nullptr), H5Sclose);
+      const hid_t file_type = sizeof(T) == 4 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
+      const hid_t mem_type = sizeof(T) == 4 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+      Hid dset(H5Dcreate2(file.get(), f.name.c_str(), file_type, space.get(), H5P_DEFAULT,
+                          H5P_DEFAULT, H5P_DEFAULT),
+               H5Dclose);
+      if (!space.ok() || !dset.ok() ||
+          H5Dwrite(dset.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, inter.data()) < 0)
+        throw Error(fmt::format("cannot write dataset '{}'", where), Error::Kind::runtime);
+      write_double_attribute(dset.get(), "origin", mesh.origin.data(), 3, where);
+      write_double_attribute(dset.get(), "spacing", mesh.spacing.data(), 3, where);
+    }
+    if (!file.close())
+      throw Error(fmt::format("cannot write '{}': closing the HDF5 file failed (disk full?)",
+                              paths.h5));
+    out.commit();
+  }
+  const std::string nodes = fmt::format("{} {} {}", mesh.cells[2] + 1, mesh.cells[1] + 1,
+                                        mesh.cells[0] + 1);
+  std::string x = fmt::format(
+      "<?xml version=\"1.0\" ?>\n"
+      "<Xdmf Version=\"3.0\" xmlns:xi=\"http://www.w3.org/2001/XInclude\">\n"
+      "  <Domain>\n"
+      "    <Grid Name=\"cells\" GridType=\"Uniform\">\n"
+      "      <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"{}\"/>\n"
+      "      <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n"
+      "        <DataItem Name=\"Origin\" Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" "
+      "Format=\"XML\">{}</DataItem>\n"
+      "        <DataItem Name=\"Spacing\" Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" "
+      "Format=\"XML\">{}</DataItem>\n"
+      "      </Geometry>\n",
+      nodes, reversed(mesh.origin, 3), reversed(mesh.spacing, 3));
+  for (const auto& f : fields)
+    x += fmt::format(
+        "      <Attribute Name=\"{0}\" AttributeType=\"Vector\" Center=\"Cell\">\n"
+        "        <DataItem Dimensions=\"{1} {2} {3} 3\" NumberType=\"Float\" Precision=\"{4}\" "
+        "Format=\"HDF\">{5}:/{0}</DataItem>\n"
+        "      </Attribute>\n",
+        xml_escape(f.name), mesh.cells[2], mesh.cells[1], mesh.cells[0], sizeof(T),
+        xml_escape(basename + ".h5"));
+  x += "    </Grid>\n  </Domain>\n</Xdmf>\n";
+  write_file_atomically(paths.xdmf, x);
+  return paths;
+}
+
+template FieldFilePaths write_cell_vector_fields<float>(const std::string&, const std::string&,
+                                                        const CellVectorMesh&,
+                                                        const std::vector<NamedCellVectors<float>>&);
+template FieldFilePaths write_cell_vector_fields<double>(
+    const std::string&, const std::string&, const CellVectorMesh&,
+    const std::vector<NamedCellVectors<double>>&);
+
 }  // namespace gridsolve

@@ -1,5 +1,6 @@
 // Field output for ParaView: interior nodes in HDF5, described by an XDMF 3 file.
 #pragma once
+#include <array>
 #include <string>
 #include <variant>
 #include <vector>
@@ -65,5 +66,24 @@ class FieldFileWriter {
   Grid grid_;
   std::vector<Stored> fields_;
 };
+
+// Cell-centred three-component fields on a box of cells (micromagnetics' magnetization
+// and fields): each becomes an HDF5 dataset shaped (nz, ny, nx, 3), components
+// interleaved, and an XDMF attribute with Center="Cell" and AttributeType="Vector" on a
+// 3D mesh of (nz + 1, ny + 1, nx + 1) nodes. `components` hold x-fastest arrays.
+struct CellVectorMesh {
+  std::array<int, 3> cells{1, 1, 1};
+  std::array<double, 3> spacing{1, 1, 1};
+  std::array<double, 3> origin{0, 0, 0};
+};
+template <class T>
+struct NamedCellVectors {
+  std::string name;
+  const std::array<std::vector<T>, 3>* components = nullptr;
+};
+template <class T>
+FieldFilePaths write_cell_vector_fields(const std::string& dir, const std::string& basename,
+                                        const CellVectorMesh& mesh,
+                                        const std::vector<NamedCellVectors<T>>& fields);
 
 }  // namespace gridsolve
