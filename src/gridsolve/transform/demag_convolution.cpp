@@ -34,6 +34,8 @@ Layout Layout::make(std::array<int, 3> n, FftMode mode) {
   l.n = n;
   for (int a = 0; a < 3; ++a) l.p[a] = padded_length(n[a]);
   l.hx = l.p[0] / 2 + 1;
+  l.rx = l.p[0] + (l.p[0] & 1);
+  l.sx = mode == FftMode::skip_zeros && l.hx > 32 ? (l.hx + 31) / 32 * 32 : l.hx;
   l.mode = mode;
   return l;
 }
@@ -150,7 +152,7 @@ void DemagConvolution<T>::convolve() {
   fft_->forward();
   // H(k) = K(k) M(k) with K real and symmetric; K is stored for ky <= py/2, kz <= pz/2,
   // the other half follows from each component's parity (odd ones change sign).
-  const int py = layout_.p[1], pz = layout_.p[2], hx = layout_.hx;
+  const int py = layout_.p[1], pz = layout_.p[2], hx = layout_.hx, sx_pitch = layout_.sx;
   const int ry = py / 2 + 1, rz = pz / 2 + 1;
   const std::int64_t comp = std::int64_t(rz) * ry * hx;
   const bool thin = layout_.thin();
@@ -165,7 +167,7 @@ void DemagConvolution<T>::convolve() {
              const std::int64_t r = (std::int64_t(qz) * ry + qy) * hx + kx;
              const T kxx = K[r], kyy = K[comp + r], kzz = K[2 * comp + r];
              const T kxy = fy ? -K[3 * comp + r] : K[3 * comp + r];
-             const std::int64_t s = 2 * ((std::int64_t(kz) * py + ky) * hx + kx);
+             const std::int64_t s = 2 * ((std::int64_t(kz) * py + ky) * sx_pitch + kx);
              const T mxr = sx[s], mxi = sx[s + 1], myr = sy[s], myi = sy[s + 1];
              const T mzr = sz[s], mzi = sz[s + 1];
              if (thin) {

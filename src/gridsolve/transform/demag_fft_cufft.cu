@@ -65,7 +65,7 @@ class CufftDemagFft final : public DemagFft<T> {
     spec_ = Buffer<T>(Device::cuda, 3 * 2 * spec);
     zero_bytes(Device::cuda, in_.data(), 3 * real * sizeof(T));
     if (l.mode == FftMode::skip_zeros) {
-      rows_ = Buffer<T>(Device::cuda, 3 * 2 * std::int64_t(l.hx) * l.p[1] * l.n[2]);
+      rows_ = Buffer<T>(Device::cuda, 3 * 2 * std::int64_t(l.sx) * l.p[1] * l.n[2]);
       zero_bytes(Device::cuda, rows_.data(), rows_.size() * sizeof(T));
       if (l.p[2] > 1) {
         slabs_ = Buffer<T>(Device::cuda, 3 * 2 * spec);
@@ -89,7 +89,7 @@ class CufftDemagFft final : public DemagFft<T> {
       check_fft(F::exec_r2c(fwd_x_, in_.data(), cx(spec_.data())), "forward transform");
       return;
     }
-    const std::int64_t py = l_.p[1], hx = l_.hx, ny = l_.n[1], px = l_.p[0];
+    const std::int64_t py = l_.p[1], hx = l_.sx, ny = l_.n[1], px = l_.rx;
     for (int c = 0; c < 3; ++c) {
       C* rows = cx(rows_.data()) + c * hx * py * l_.n[2];
       C* y_out = l_.p[2] > 1 ? cx(slabs_.data()) + c * l_.spectrum_size() : cx(spectrum(c));
@@ -108,7 +108,7 @@ class CufftDemagFft final : public DemagFft<T> {
       check_fft(F::exec_c2r(inv_x_, cx(spec_.data()), out_.data()), "inverse transform");
       return;
     }
-    const std::int64_t py = l_.p[1], hx = l_.hx, ny = l_.n[1], px = l_.p[0];
+    const std::int64_t py = l_.p[1], hx = l_.sx, ny = l_.n[1], px = l_.rx;
     for (int c = 0; c < 3; ++c) {
       C* s = cx(spectrum(c));
       if (l_.p[2] > 1) check_fft(F::exec_c2c(fwd_z_, s, s, CUFFT_INVERSE), "inverse z transform");
@@ -153,12 +153,12 @@ class CufftDemagFft final : public DemagFft<T> {
   }
 
   void plan_skip() {
-    int px = l_.p[0], py = l_.p[1], pz = l_.p[2], hx = l_.hx;
-    fwd_x_ = plan_many(1, &px, &px, 1, px, &hx, 1, hx, F::r2c, l_.n[1]);
-    inv_x_ = plan_many(1, &px, &hx, 1, hx, &px, 1, px, F::c2r, l_.n[1]);
-    fwd_y_ = plan_many(1, &py, &py, hx, 1, &py, hx, 1, F::c2c, hx);
+    int px = l_.p[0], py = l_.p[1], pz = l_.p[2], hx = l_.hx, rx = l_.rx, sx = l_.sx;
+    fwd_x_ = plan_many(1, &px, &rx, 1, rx, &sx, 1, sx, F::r2c, l_.n[1]);
+    inv_x_ = plan_many(1, &px, &sx, 1, sx, &rx, 1, rx, F::c2r, l_.n[1]);
+    fwd_y_ = plan_many(1, &py, &py, sx, 1, &py, sx, 1, F::c2c, hx);
     if (pz > 1) {
-      const int s = py * hx;
+      const int s = py * sx;
       fwd_z_ = plan_many(1, &pz, &pz, s, 1, &pz, s, 1, F::c2c, s);
     }
   }

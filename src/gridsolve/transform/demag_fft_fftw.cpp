@@ -114,7 +114,7 @@ class FftwDemagFft final : public DemagFft<T> {
       out_[c] = FftwBuffer<T>(l.real_size());
       spec_[c] = FftwBuffer<T>(2 * spec);
       if (l.mode == FftMode::skip_zeros) {
-        rows_[c] = FftwBuffer<T>(2 * std::int64_t(l.hx) * l.p[1] * l.n[2]);
+        rows_[c] = FftwBuffer<T>(2 * std::int64_t(l.sx) * l.p[1] * l.n[2]);
         if (l.p[2] > 1) slabs_[c] = FftwBuffer<T>(2 * spec);
       }
     }
@@ -173,8 +173,8 @@ class FftwDemagFft final : public DemagFft<T> {
     // Whole padded transforms: dims slowest first.
     std::vector<D> dr, dc;
     const std::int64_t n[3] = {l_.p[2], l_.p[1], l_.p[0]};
-    const std::int64_t sr[3] = {std::int64_t(l_.p[1]) * l_.p[0], l_.p[0], 1};
-    const std::int64_t sc[3] = {std::int64_t(l_.p[1]) * l_.hx, l_.hx, 1};
+    const std::int64_t sr[3] = {std::int64_t(l_.p[1]) * l_.rx, l_.rx, 1};
+    const std::int64_t sc[3] = {std::int64_t(l_.p[1]) * l_.sx, l_.sx, 1};
     for (int a = 0; a < 3; ++a) {
       if (n[a] == 1 && a < 2) continue;
       dr.push_back(D{n[a], sr[a], sc[a]});
@@ -186,27 +186,28 @@ class FftwDemagFft final : public DemagFft<T> {
 
   void plan_skip() {
     const std::int64_t px = l_.p[0], py = l_.p[1], pz = l_.p[2], hx = l_.hx;
+    const std::int64_t rx = l_.rx, sx = l_.sx;
     const std::int64_t ny = l_.n[1], nz = l_.n[2];
     // x: the rows that hold cells, into the row buffer (p1 rows per slab, the rest zero).
     {
       D d{px, 1, 1};
-      D h[2] = {{nz, ny * px, py * hx}, {ny, px, hx}};
+      D h[2] = {{nz, ny * rx, py * sx}, {ny, rx, sx}};
       fwd_x_ = keep(F::r2c(1, &d, 2, h, in_[0].get(), cx(rows_[0])));
       D di{px, 1, 1};
       inv_x_ = keep(F::c2r(1, &di, 2, h_swap(h).data(), cx(spec_[0]), out_[0].get()));
     }
     // y: the columns of the slabs that hold cells.
     {
-      D d{py, hx, hx};
-      D h[2] = {{nz, py * hx, py * hx}, {hx, 1, 1}};
+      D d{py, sx, sx};
+      D h[2] = {{nz, py * sx, py * sx}, {hx, 1, 1}};
       C* y_out = pz > 1 ? cx(slabs_[0]) : cx(spec_[0]);
       fwd_y_ = keep(F::c2c(1, &d, 2, h, cx(rows_[0]), y_out, FFTW_FORWARD));
       inv_y_ = keep(F::c2c(1, &d, 2, h, cx(spec_[0]), cx(spec_[0]), FFTW_BACKWARD));
     }
     // z: all columns (the slabs without cells are zero in the forward input).
     if (pz > 1) {
-      D d{pz, py * hx, py * hx};
-      D h{py * hx, 1, 1};
+      D d{pz, py * sx, py * sx};
+      D h{py * sx, 1, 1};
       fwd_z_ = keep(F::c2c(1, &d, 1, &h, cx(slabs_[0]), cx(spec_[0]), FFTW_FORWARD));
       inv_z_ = keep(F::c2c(1, &d, 1, &h, cx(spec_[0]), cx(spec_[0]), FFTW_BACKWARD));
     }

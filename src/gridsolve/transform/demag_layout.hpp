@@ -18,19 +18,24 @@ struct Layout {
   std::array<int, 3> n{1, 1, 1};  // cells
   std::array<int, 3> p{1, 1, 1};  // padded transform lengths (1 where n == 1)
   int hx = 1;                     // complex values kept along x: p[0] / 2 + 1
+  // Row pitches: real rows hold an even number of values (cuFFT wants every row aligned
+  // to a complex value); zero-skipping spectrum rows are padded to 32 complex values so
+  // that the strided column transforms read whole memory sectors.
+  int rx = 2;
+  int sx = 1;
   FftMode mode = FftMode::skip_zeros;
 
-  // Real buffers (input and output): rows of p[0] values, n[1] (skip) or p[1] (plain)
-  // rows per slab, n[2] or p[2] slabs.
-  std::int64_t real_row() const { return p[0]; }
+  // Real buffers (input and output): rows of rx values (p[0] used), n[1] (skip) or p[1]
+  // (plain) rows per slab, n[2] or p[2] slabs.
+  std::int64_t real_row() const { return rx; }
   std::int64_t real_slab() const {
-    return std::int64_t(p[0]) * (mode == FftMode::skip_zeros ? n[1] : p[1]);
+    return std::int64_t(rx) * (mode == FftMode::skip_zeros ? n[1] : p[1]);
   }
   std::int64_t real_size() const {
     return real_slab() * (mode == FftMode::skip_zeros ? n[2] : p[2]);
   }
-  // The spectrum: p[2] slabs of p[1] rows of hx complex values.
-  std::int64_t spectrum_size() const { return std::int64_t(hx) * p[1] * p[2]; }
+  // The spectrum: p[2] slabs of p[1] rows of sx complex values (hx used).
+  std::int64_t spectrum_size() const { return std::int64_t(sx) * p[1] * p[2]; }
   bool thin() const { return n[2] == 1; }
 
   // The smallest length >= 2 n - 1 with no prime factor above 5 (1 when n == 1).

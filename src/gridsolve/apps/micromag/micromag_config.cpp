@@ -199,9 +199,25 @@ MicromagConfig parse_micromag_config(std::string_view toml_text, const std::stri
   MicromagConfig c;
   c.source = source_name;
   Reader rd(source_name);
-  rd.only_keys(
-      root, "",
-      {"mesh", "material", "region", "shape", "initial", "field", "solver", "output", "stage"});
+  rd.only_keys(root, "",
+               {"mesh", "material", "region", "shape", "initial", "field", "solver", "output",
+                "stage", "scan"});
+  if (const toml::table* sc = rd.section(root, "scan")) {
+    rd.only_keys(*sc, "scan", {"edge_lex", "stage"});
+    const toml::node* e = sc->get("edge_lex");
+    const auto* a = e ? e->as_array() : nullptr;
+    if (!a || a->size() < 2) rd.fail(sc, "'scan.edge_lex' must be an array of at least two edges");
+    for (const toml::node& v : *a) {
+      const double x = v.as_floating_point() ? v.as_floating_point()->get()
+                       : v.as_integer()      ? double(v.as_integer()->get())
+                                             : -1.0;
+      if (!(x > 0)) rd.fail(&v, "'scan.edge_lex' must hold positive numbers");
+      c.scan_edge_lex.push_back(x);
+    }
+    rd.text(sc, "scan", "stage", c.scan_stage);
+    if (c.scan_stage != "relax" && c.scan_stage != "minimize")
+      rd.fail(sc->get("stage"), "'scan.stage' must be relax or minimize");
+  }
   // mesh
   const toml::table* mesh = rd.section(root, "mesh");
   if (!mesh) rd.fail(nullptr, "a [mesh] with 'cells' and 'size' or 'cell_size' is required");
@@ -216,8 +232,12 @@ MicromagConfig parse_micromag_config(std::string_view toml_text, const std::stri
   if (double(m.n[0]) * m.n[1] * m.n[2] > 2e9)
     rd.fail(mesh->get("cells"), "'mesh.cells': too many cells (at most 2e9)");
   std::array<double, 3> size{}, cell{};
-  const bool has_size = rd.vec3(mesh, "mesh", "size", size);
+  bool has_size = rd.vec3(mesh, "mesh", "size", size);
   const bool has_cell = rd.vec3(mesh, "mesh", "cell_size", cell);
+  if (!c.scan_edge_lex.empty() && !has_size && !has_cell) {
+    size = {1e-8, 1e-8, 1e-8};  // a scan sets the size itself
+    has_size = true;
+  }
   if (has_size == has_cell) rd.fail(mesh, "[mesh] needs exactly one of 'size' and 'cell_size'");
   for (int a = 0; a < 3; ++a) {
     m.cell[a] = has_size ? size[a] / m.n[a] : cell[a];
@@ -343,7 +363,7 @@ MicromagConfig parse_micromag_config(std::string_view toml_text, const std::stri
       rd.fail(o->get("snapshot_interval"), "'output.snapshot_interval' must not be negative");
   }
   const auto stages = rd.tables(root, "stage");
-  if (stages.empty())
+  if (stages.empty() && c.scan_edge_lex.empty())
     rd.fail(nullptr, "at least one [[stage]] (kind = relax, minimize or run) is required");
   for (const toml::table* s : stages) {
     rd.only_keys(*s, "stage", {"kind", "time", "B"});

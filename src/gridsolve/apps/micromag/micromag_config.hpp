@@ -56,6 +56,12 @@ struct MicromagConfig {
   double snapshot_interval = 0;  // 0: snapshots at the end of each stage only
   bool ovf = true, hdf5 = true, plots = true;
   std::string source;  // the file, for messages and summary.json
+  // [scan]: standard problem 3. Cubes of these edges (in exchange lengths of region 0)
+  // are brought to equilibrium from a flower state (along the easy axis, which must lie in
+  // the x-y plane) and from a vortex about z,
+  // by `scan_stage` (relax or minimize); the energies give the edge where they are equal.
+  std::vector<double> scan_edge_lex;
+  std::string scan_stage = "minimize";
 };
 
 // Parses and checks; every problem is an Error naming the file, key and line.

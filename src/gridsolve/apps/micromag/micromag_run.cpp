@@ -235,6 +235,97 @@ class Runner {
   int snap_index_ = 0;
 };
 
+// Standard problem 3: cube edges in exchange lengths, flower and vortex energies.
+template <class T>
+int run_scan(MicromagConfig c, Device d, const RunOverrides& o) {
+  const Region& r0 = c.problem.regions[0];
+  require(r0.ms > 0 && r0.aex > 0, "[scan] needs [material] Ms and A (region 0)");
+  require(c.shapes.empty(), "[scan] works on the whole mesh: leave out [[shape]]");
+  require(std::abs(r0.anis_u[2]) < 1e-12 * std::hypot(r0.anis_u[0], r0.anis_u[1]),
+          "[scan] relaxes a vortex about z: give the easy axis (anis_u) in the x-y plane");
+  const double km = 0.5 * mu0 * r0.ms * r0.ms;
+  const double lex = std::sqrt(r0.aex / km);
+  create_output_directory(c.out);
+  std::string csv = "edge_lex,edge_m,e_flower,e_vortex,converged_flower,converged_vortex\n";
+  nlohmann::json rows = nlohmann::json::array();
+  std::vector<double> diff;
+  bool all_converged = true;
+  for (double L : c.scan_edge_lex) {
+    MicromagConfig cfg = c;
+    for (int a = 0; a < 3; ++a) cfg.problem.mesh.cell[a] = L * lex / cfg.problem.mesh.n[a];
+    apply_shapes(cfg);
+    double e[2] = {0, 0};
+    bool conv[2] = {false, false};
+    for (int s = 0; s < 2; ++s) {
+      cfg.initial = InitialState{};
+      if (s == 0) {
+        // Flower: along the easy axis, tipped slightly so that it is not a saddle.
+        cfg.initial.kind = "uniform";
+        cfg.initial.direction = r0.anis_u;
+        cfg.initial.direction[2] += 0.01;
+      } else {
+        // Vortex about z with a core of L / 12 (the easy axis lies in its plane).
+        cfg.initial.kind = "vortex";
+        cfg.initial.core_radius = L * lex / 12;
+      }
+      MicromagSystem<T> sys(cfg.problem, d, choose_fft_mode(cfg.fft, d, cfg.problem.mesh));
+      sys.set_m(initial_magnetization(cfg));
+      const std::array<double, 3> b = field_of_time(cfg.field)(0.0);
+      if (cfg.scan_stage == "relax") {
+        conv[s] = relax(sys, b, cfg.stepper, cfg.relax_max_steps).converged;
+      } else {
+        const double stop =
+            cfg.minimize_stop > 0 ? cfg.minimize_stop : (sizeof(T) == 4 ? 1e-6 : 1e-9);
+        conv[s] = minimize(sys, b, stop, cfg.minimize_max_iterations).converged;
+      }
+      const double volume = std::pow(L * lex, 3);
+      e[s] = sys.energies(b).total() / (km * volume);
+      if (cfg.ovf) {
+        OvfMesh om;
+        om.n = cfg.problem.mesh.n;
+        om.cell = cfg.problem.mesh.cell;
+        write_ovf2<T>(fmt::format("{}/m_L{:.4f}_{}.ovf", c.out, L, s ? "vortex" : "flower"), om,
+                      sys.m().to_host(), "m", {"m_x", "m_y", "m_z"}, "1", 0.0);
+      }
+    }
+    all_converged = all_converged && conv[0] && conv[1];
+    diff.push_back(e[0] - e[1]);
+    csv += fmt::format("{:.6f},{:.10e},{:.10f},{:.10f},{},{}\n", L, L * lex, e[0], e[1], conv[0],
+                       conv[1]);
+    rows.push_back({{"edge_lex", L},
+                    {"e_flower", e[0]},
+                    {"e_vortex", e[1]},
+                    {"converged", conv[0] && conv[1]}});
+    if (!o.quiet)
+      fmt::print("L = {:.4f} l_ex: E/(Km V) flower {:.6f}, vortex {:.6f}{}\n", L, e[0], e[1],
+                 conv[0] && conv[1] ? "" : "  (not converged)");
+  }
+  double crossing = std::numeric_limits<double>::quiet_NaN();
+  for (std::size_t i = 1; i < diff.size(); ++i)
+    if ((diff[i - 1] < 0) != (diff[i] < 0)) {
+      const double a = c.scan_edge_lex[i - 1], b = c.scan_edge_lex[i];
+      crossing = a + (b - a) * diff[i - 1] / (diff[i - 1] - diff[i]);
+      break;
+    }
+  write_file_atomically(c.out + "/sp3.csv", csv);
+  write_json_file(c.out + "/summary.json", {{"command", "micromag scan"},
+                                            {"config", c.source},
+                                            {"device", to_string(d)},
+                                            {"precision", sizeof(T) == 4 ? "float" : "double"},
+                                            {"cells", c.problem.mesh.n},
+                                            {"exchange_length_m", lex},
+                                            {"rows", rows},
+                                            {"equal_energy_edge_lex", json_number(crossing)},
+                                            {"converged", all_converged}});
+  if (!o.quiet) {
+    if (std::isfinite(crossing))
+      fmt::print("flower and vortex energies are equal at L = {:.4f} l_ex\n", crossing);
+    else
+      fmt::print("the energies do not cross within the scanned edges\n");
+  }
+  return std::isfinite(crossing) && all_converged ? 0 : 3;
+}
+
 }  // namespace
 
 int run_micromag(MicromagConfig c, const RunOverrides& o) {
@@ -251,6 +342,8 @@ int run_micromag(MicromagConfig c, const RunOverrides& o) {
         c.source, c.problem.mesh.n[0], c.problem.mesh.n[1], c.problem.mesh.n[2],
         c.problem.mesh.cell[0] * 1e9, c.problem.mesh.cell[1] * 1e9, c.problem.mesh.cell[2] * 1e9,
         c.precision, to_string(d), to_string(c.stepper.method));
+  if (!c.scan_edge_lex.empty())
+    return c.precision == "float" ? run_scan<float>(c, d, o) : run_scan<double>(c, d, o);
   if (c.precision == "float") return Runner<float>(c, d, o).run();
   return Runner<double>(c, d, o).run();
 }
