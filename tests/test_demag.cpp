@@ -90,7 +90,8 @@ TEST(DemagTensor, FormsAgreeWhereTheySwitch) {
 
 TEST(DemagConvolution, MatchesDirectSum) {
   for (FftMode mode : {FftMode::skip_zeros, FftMode::plain}) {
-    for (auto n : std::vector<std::array<int, 3>>{{7, 5, 3}, {9, 6, 1}, {4, 1, 6}, {5, 4, 2}}) {
+    for (auto n : std::vector<std::array<int, 3>>{
+             {7, 5, 3}, {9, 6, 1}, {4, 1, 6}, {5, 4, 2}, {1, 6, 5}, {8, 1, 3}}) {
       const std::array<double, 3> cell{3e-9, 2.5e-9, 2e-9};
       EXPECT_LT(DemagConvolution<double>::check_against_direct_sum(Device::cpu, n, cell, mode),
                 1e-12);

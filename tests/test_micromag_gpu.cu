@@ -84,7 +84,8 @@ void expect_cpu_gpu_agree(std::array<int, 3> n, demag::FftMode mode, double tol)
 TEST(MicromagGpu, DemagMatchesDirectSum) {
   REQUIRE_GPU();
   for (demag::FftMode mode : {demag::FftMode::skip_zeros, demag::FftMode::plain})
-    for (auto n : std::vector<std::array<int, 3>>{{7, 5, 3}, {9, 6, 1}, {5, 4, 2}}) {
+    for (auto n : std::vector<std::array<int, 3>>{
+             {7, 5, 3}, {9, 6, 1}, {5, 4, 2}, {1, 6, 5}, {8, 1, 3}, {13, 11, 1}}) {
       const std::array<double, 3> cell{3e-9, 2.5e-9, 2e-9};
       EXPECT_LT(
           demag::DemagConvolution<double>::check_against_direct_sum(Device::cuda, n, cell, mode),

@@ -157,8 +157,7 @@ void step_rows(Device d, std::array<int, 3> n, int repeats, Method method, demag
   std::sort(per_step.begin(), per_step.end());
   rows.push_back({fmt::format("LLG step, {} ({} FFTs)", to_string(method),
                               mode == demag::FftMode::plain ? "plain" : "zero-skipping"),
-                  prec, mesh,
-                  1e3 * per_step[per_step.size() / 2], rates[rates.size() / 2],
+                  prec, mesh, 1e3 * per_step[per_step.size() / 2], rates[rates.size() / 2],
                   "cells x field evaluations / s"});
 }
 

@@ -18,12 +18,15 @@ namespace gridsolve::demag {
 
 int Layout::padded_length(int n) {
   if (n <= 1) return 1;
-  for (int m = 2 * n - 1;; ++m) {
+  // Even lengths only: cuFFT disagreed with FFTW and the direct sum on meshes whose padded
+  // lengths were odd (15, 9), which even lengths avoid at little cost.
+  for (int m = 2 * n; m % 2 == 0; m += 2) {
     int r = m;
     for (int f : {2, 3, 5})
       while (r % f == 0) r /= f;
     if (r == 1) return m;
   }
+  return 2 * n;  // not reached: the loop ends at a power of two at the latest
 }
 
 Layout Layout::make(std::array<int, 3> n, FftMode mode) {
@@ -33,6 +36,9 @@ Layout Layout::make(std::array<int, 3> n, FftMode mode) {
   Layout l;
   l.n = n;
   for (int a = 0; a < 3; ++a) l.p[a] = padded_length(n[a]);
+  // x keeps at least 2 values per row (one cell and one zero): every back end transforms
+  // rows, and a real-to-complex transform of length 1 is not one every library takes.
+  l.p[0] = std::max(l.p[0], 2);
   l.hx = l.p[0] / 2 + 1;
   l.rx = l.p[0] + (l.p[0] & 1);
   l.sx = mode == FftMode::skip_zeros && l.hx > 32 ? (l.hx + 31) / 32 * 32 : l.hx;

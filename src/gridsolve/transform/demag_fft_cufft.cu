@@ -95,8 +95,13 @@ class CufftDemagFft final : public DemagFft<T> {
       C* y_out = l_.p[2] > 1 ? cx(slabs_.data()) + c * l_.spectrum_size() : cx(spectrum(c));
       for (int k = 0; k < l_.n[2]; ++k) {
         check_fft(F::exec_r2c(fwd_x_, input(c) + k * ny * px, rows + k * py * hx), "x transform");
-        check_fft(F::exec_c2c(fwd_y_, rows + k * py * hx, y_out + k * py * hx, CUFFT_FORWARD),
-                  "y transform");
+        if (py > 1)
+          check_fft(F::exec_c2c(fwd_y_, rows + k * py * hx, y_out + k * py * hx, CUFFT_FORWARD),
+                    "y transform");
+        else  // a transform of length 1 is the identity
+          cuda::check(cudaMemcpyAsync(y_out + k * hx, rows + k * hx, sizeof(C) * hx,
+                                      cudaMemcpyDeviceToDevice),
+                      "spectrum copy");
       }
       if (l_.p[2] > 1)
         check_fft(F::exec_c2c(fwd_z_, y_out, cx(spectrum(c)), CUFFT_FORWARD), "z transform");
@@ -113,8 +118,9 @@ class CufftDemagFft final : public DemagFft<T> {
       C* s = cx(spectrum(c));
       if (l_.p[2] > 1) check_fft(F::exec_c2c(fwd_z_, s, s, CUFFT_INVERSE), "inverse z transform");
       for (int k = 0; k < l_.n[2]; ++k) {
-        check_fft(F::exec_c2c(fwd_y_, s + k * py * hx, s + k * py * hx, CUFFT_INVERSE),
-                  "inverse y transform");
+        if (py > 1)
+          check_fft(F::exec_c2c(fwd_y_, s + k * py * hx, s + k * py * hx, CUFFT_INVERSE),
+                    "inverse y transform");
         check_fft(F::exec_c2r(inv_x_, s + k * py * hx, output(c) + k * ny * px),
                   "inverse x transform");
       }
@@ -156,7 +162,7 @@ class CufftDemagFft final : public DemagFft<T> {
     int px = l_.p[0], py = l_.p[1], pz = l_.p[2], hx = l_.hx, rx = l_.rx, sx = l_.sx;
     fwd_x_ = plan_many(1, &px, &rx, 1, rx, &sx, 1, sx, F::r2c, l_.n[1]);
     inv_x_ = plan_many(1, &px, &sx, 1, sx, &rx, 1, rx, F::c2r, l_.n[1]);
-    fwd_y_ = plan_many(1, &py, &py, sx, 1, &py, sx, 1, F::c2c, hx);
+    if (py > 1) fwd_y_ = plan_many(1, &py, &py, sx, 1, &py, sx, 1, F::c2c, hx);
     if (pz > 1) {
       const int s = py * sx;
       fwd_z_ = plan_many(1, &pz, &pz, s, 1, &pz, s, 1, F::c2c, s);

@@ -38,7 +38,7 @@ struct Layout {
   std::int64_t spectrum_size() const { return std::int64_t(sx) * p[1] * p[2]; }
   bool thin() const { return n[2] == 1; }
 
-  // The smallest length >= 2 n - 1 with no prime factor above 5 (1 when n == 1).
+  // The smallest even length >= 2 n - 1 with no prime factor above 5 (1 when n == 1).
   static int padded_length(int n);
   static Layout make(std::array<int, 3> n, FftMode mode);
 };
