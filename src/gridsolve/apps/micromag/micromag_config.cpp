@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <initializer_list>
 #include <memory>
@@ -16,6 +17,7 @@
 #include <toml++/toml.h>
 
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/io/ovf_writer.hpp"
 
 namespace gridsolve::micromag {
 
@@ -290,12 +292,18 @@ MicromagConfig parse_micromag_config(std::string_view toml_text, const std::stri
   // initial state
   if (const toml::table* i = rd.section(root, "initial")) {
     rd.only_keys(*i, "initial",
-                 {"state", "direction", "seed", "circulation", "polarity", "core_radius"});
+                 {"state", "direction", "seed", "circulation", "polarity", "core_radius", "file"});
     rd.text(i, "initial", "state", c.initial.kind);
-    if (c.initial.kind != "uniform" && c.initial.kind != "random" && c.initial.kind != "vortex")
+    if (c.initial.kind != "uniform" && c.initial.kind != "random" && c.initial.kind != "vortex" &&
+        c.initial.kind != "file")
       rd.fail(i->get("state"),
-              fmt::format("'initial.state' must be uniform, random or vortex, got '{}'",
+              fmt::format("'initial.state' must be uniform, random, vortex or file, got '{}'",
                           c.initial.kind));
+    rd.text(i, "initial", "file", c.initial.file);
+    if ((c.initial.kind == "file") != !c.initial.file.empty())
+      rd.fail(i, "'initial.file' (an OVF 2.0 file) goes with state = \"file\", and only with it");
+    if (!c.initial.file.empty() && std::filesystem::path(c.initial.file).is_relative())
+      c.initial.file = (std::filesystem::path(source_name).parent_path() / c.initial.file).string();
     if (rd.vec3(i, "initial", "direction", c.initial.direction) &&
         std::hypot(c.initial.direction[0], c.initial.direction[1], c.initial.direction[2]) == 0)
       rd.fail(i->get("direction"), "'initial.direction' must not be zero");
@@ -429,6 +437,18 @@ void apply_shapes(MicromagConfig& c) {
 std::array<std::vector<double>, 3> initial_magnetization(const MicromagConfig& c) {
   const Mesh& m = c.problem.mesh;
   const std::int64_t cells = m.cells();
+  if (c.initial.kind == "file") {
+    OvfMesh om;
+    std::array<std::vector<double>, 3> v = read_ovf2(c.initial.file, om);
+    require(om.n == m.n,
+            fmt::format("initial state '{}' has {} x {} x {} cells, the mesh {} x {} x {}",
+                        c.initial.file, om.n[0], om.n[1], om.n[2], m.n[0], m.n[1], m.n[2]));
+    for (std::int64_t q = 0; q < cells; ++q) {
+      const std::size_t k = std::size_t(q);
+      if (v[0][k] == 0 && v[1][k] == 0 && v[2][k] == 0) v[0][k] = 1;  // cells without material
+    }
+    return v;
+  }
   std::array<std::vector<double>, 3> v;
   for (auto& x : v) x.assign(cells, 0.0);
   std::mt19937_64 rng(std::uint64_t(c.initial.seed));

@@ -23,7 +23,8 @@ struct ShapeSpec {
 };
 
 struct InitialState {
-  std::string kind = "uniform";  // uniform | random | vortex
+  std::string kind = "uniform";  // uniform | random | vortex | file
+  std::string file;              // file: an OVF 2.0 snapshot of the same mesh
   std::array<double, 3> direction{1, 0, 0};
   int seed = 1;
   int circulation = 1;     // vortex: +1 counter-clockwise seen from +z
