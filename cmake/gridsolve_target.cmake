@@ -10,6 +10,9 @@ function(gridsolve_settings target)
     target_compile_options(${target} PRIVATE
       $<$<COMPILE_LANGUAGE:CXX>:-Werror> $<$<COMPILE_LANGUAGE:CUDA>:-Werror=all-warnings>)
   endif()
+  if(GRIDSOLVE_BOUNDS_CHECK)
+    target_compile_definitions(${target} PUBLIC GRIDSOLVE_BOUNDS_CHECK=1)
+  endif()
   if(GRIDSOLVE_CUDA)
     # fmt turns its constexpr off under nvcc, which leaves C++20 constexpr functions
     # calling non-constexpr ones (an error in the host pass); g++ sets it to 1 anyway.

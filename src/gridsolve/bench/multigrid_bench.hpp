@@ -14,7 +14,9 @@ struct MultigridBenchRow {
   std::string precision;
   int dims = 2;
   int unknowns_per_side = 0;
-  double seconds = 0;  // setup (hierarchy) + solve, median of the repeats
+  double seconds = 0;        // setup + one solve
+  double setup_seconds = 0;  // hierarchy, coarse operators, workspaces: once per operator
+  double solve_seconds = 0;  // one solve of the set-up operator, median of the repeats
   int iterations = 0;
   double relative_residual = 0;
   double convergence_factor = 0;
@@ -28,6 +30,12 @@ struct MultigridBenchRow {
 std::vector<MultigridBenchRow> run_multigrid_bench(Device device, int dims, int unknowns,
                                                    double tolerance, int repeats,
                                                    const std::vector<std::string>& precisions);
+
+// One operator set up once, then `count` solves, each with its own random right-hand side
+// (made and copied to the device outside the timed region), with `solver`: the case of a
+// time loop solving one pressure operator every step. seconds = setup + all solves.
+MultigridBenchRow run_many_rhs_bench(Device device, int dims, int unknowns, double tolerance,
+                                     const std::string& solver, int count);
 
 // Runs the HYPRE peer program (built beside gridsolve when libhypre-dev is present) on
 // `ranks` MPI ranks; an empty list when it is not available, with the reason in `why`.

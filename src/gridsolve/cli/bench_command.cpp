@@ -32,6 +32,10 @@ void add_bench_options(CLI::App* app, BenchSettings& s) {
   app->add_option("--out", s.out, "folder for bench.json");
   app->add_option("--dims", s.dims, "mg: 2 or 3")->capture_default_str();
   app->add_option("--unknowns", s.unknowns, "mg: unknowns per side")->capture_default_str();
+  app->add_option("--rhs-count", s.rhs_count,
+                  "mg: right-hand sides solved with one operator set up once")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
   app->add_option("--tol", s.tolerance, "mg: relative residual to reach")->capture_default_str();
   app->add_option("--mesh", s.mesh, "micromag: cells, NXxNYxNZ")->capture_default_str();
   app->add_option("--peer", s.peer, "micromag: folder of a mumax3 build (bin/mumax3) to run beside");

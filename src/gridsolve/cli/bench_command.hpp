@@ -17,6 +17,7 @@ struct BenchSettings {
   // bench mg
   int dims = 2;
   int unknowns = 1025;  // per side
+  int rhs_count = 100;  // mg: right-hand sides solved with one set-up operator
   double tolerance = 1e-8;
   // bench micromag
   std::string mesh = "2048x2048x1";

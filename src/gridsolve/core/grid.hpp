@@ -1,4 +1,5 @@
-// Grid: a uniform nodal grid in 2D or 3D; node i sits at origin + i * spacing.
+// Grid: a uniform grid in 2D or 3D; node i sits at origin + i * spacing, cell i between
+// nodes i and i + 1.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -25,8 +26,21 @@ struct Grid {
                   std::array<double, 3> hi);
 
   Box nodes() const { return Box{{0, 0, 0}, {n[0] - 1, n[1] - 1, n[2] - 1}}; }
+  // The indices of values with centring c: nodes 0..n-1, cells 0..n-2 on each axis the
+  // grid has; a 2D grid's z axis is always the single index 0.
+  Box box(Centring c) const {
+    Box b{{0, 0, 0}, {0, 0, 0}, c};
+    for (int a = 0; a < dims; ++a) b.hi[a] = c.is_cell(a) ? n[a] - 2 : n[a] - 1;
+    return b;
+  }
   std::int64_t node_count() const { return std::int64_t(n[0]) * n[1] * n[2]; }
+  // Cells per axis (1 on the axes a 2D grid lacks).
+  int cells(int axis) const { return axis < dims ? n[axis] - 1 : 1; }
   double coord(int axis, int i) const { return origin[axis] + i * spacing[axis]; }
+  // Where value i of the given centring sits on `axis`: a node, or a cell's centre.
+  double coord(int axis, int i, IndexType t) const {
+    return origin[axis] + (i + (t == IndexType::cell ? 0.5 : 0.0)) * spacing[axis];
+  }
   double length(int axis) const { return (n[axis] - 1) * spacing[axis]; }
   std::string describe() const;
 };

@@ -8,6 +8,13 @@
 
 namespace gridsolve::cuda {
 
+// The stream the exec layer's kernels run on: each host thread's own, so threads that
+// solve side by side do not wait for each other. It is a blocking stream: work on it stays
+// ordered with the legacy default stream that copies, cuFFT and the tuned kernels use.
+inline cudaStream_t exec_stream() {
+  return cudaStreamPerThread;
+}
+
 constexpr int block_x = 32;
 constexpr int block_y = 8;
 
@@ -39,13 +46,14 @@ inline dim3 grid_for(const Box& b, int x_extent) {
 
 template <class F>
 void launch_box(const Box& b, F f) {
-  box_kernel<<<grid_for(b, b.extent(0)), dim3(block_x, block_y)>>>(b, f);
+  box_kernel<<<grid_for(b, b.extent(0)), dim3(block_x, block_y), 0, exec_stream()>>>(b, f);
   check_launch("box kernel launch");
 }
 
 template <class F>
 void launch_box_colour(const Box& b, int colour, F f) {
-  box_colour_kernel<<<grid_for(b, (b.extent(0) + 1) / 2), dim3(block_x, block_y)>>>(b, colour, f);
+  box_colour_kernel<<<grid_for(b, (b.extent(0) + 1) / 2), dim3(block_x, block_y), 0,
+                      exec_stream()>>>(b, colour, f);
   check_launch("colour kernel launch");
 }
 
@@ -82,7 +90,8 @@ __global__ void __launch_bounds__(reduce_threads)
   if (threadIdx.x == 0) *out = r;
 }
 
-// Scratch for reductions, kept across calls so a reduction allocates nothing.
+// Scratch for reductions, one per stream (per host thread, as exec_stream is), kept
+// across calls so a reduction allocates nothing.
 void* reduce_scratch(std::size_t bytes);
 int reduce_blocks();
 
@@ -93,9 +102,10 @@ void reduce_box_async(const Box& b, F f, Op op, T init, T* device_result) {
   const int rows = b.extent(1) * b.extent(2);
   const int gy = std::max(1, std::min(rows, target / gx));
   T* partials = static_cast<T*>(reduce_scratch(sizeof(T) * (target + 9))) + 1;
-  reduce_kernel<T><<<dim3(gx, gy), reduce_threads>>>(b, f, op, init, partials);
+  reduce_kernel<T><<<dim3(gx, gy), reduce_threads, 0, exec_stream()>>>(b, f, op, init, partials);
   check_launch("reduction");
-  finish_reduce_kernel<T><<<1, reduce_threads>>>(partials, gx * gy, op, init, device_result);
+  finish_reduce_kernel<T>
+      <<<1, reduce_threads, 0, exec_stream()>>>(partials, gx * gy, op, init, device_result);
   check_launch("reduction");
 }
 
@@ -105,7 +115,9 @@ T reduce_box(const Box& b, F f, Op op, T init) {
   T* result = static_cast<T*>(reduce_scratch(sizeof(T) * (blocks + 9)));
   reduce_box_async<T>(b, f, op, init, result);
   T host{};
-  check(cudaMemcpy(&host, result, sizeof(T), cudaMemcpyDeviceToHost), "reduction result copy");
+  check(cudaMemcpyAsync(&host, result, sizeof(T), cudaMemcpyDeviceToHost, exec_stream()),
+        "reduction result copy");
+  check(cudaStreamSynchronize(exec_stream()), "reduction");
   return host;
 }
 

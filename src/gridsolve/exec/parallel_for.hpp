@@ -29,10 +29,12 @@ struct SumOp {
     return a + b;
   }
 };
+// NaN wins, whatever the order the values are combined in: a stopping test on the
+// largest update must see a NaN, not skip it.
 struct MaxOp {
   template <class T>
   GRIDSOLVE_HD T operator()(T a, T b) const {
-    return a > b ? a : b;
+    return (a > b || a != a) ? a : b;
   }
 };
 

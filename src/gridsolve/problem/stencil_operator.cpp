@@ -26,6 +26,72 @@ StencilView<T> StencilOperator<T>::view() const {
 }
 
 template <class T>
+StencilView<T> StencilOperator<T>::view(const Field<T>* b) const {
+  StencilView<T> v = view();
+  if (b) v.rhs = b->cview();
+  return v;
+}
+
+template <class T>
+void StencilOperator<T>::apply(const Field<T>& x, Field<T>& y) const {
+  const StencilView<T> a = view();
+  const FieldView<const T> xv = x.cview();
+  const FieldView<T> yv = y.view();
+  for_each(device, active, [=] GRIDSOLVE_HD(int i, int j, int k) {
+    yv(i, j, k) =
+        a.is_free(i, j, k) ? a.diag(i, j, k) * xv(i, j, k) - a.neighbours(xv, i, j, k) : T(0);
+  });
+}
+
+template <class T>
+void StencilOperator<T>::apply_dot(const Field<T>& x, Field<T>& y, double* dot) const {
+  const StencilView<T> a = view();
+  const FieldView<const T> xv = x.cview();
+  const FieldView<T> yv = y.view();
+  reduce_into<double>(
+      device, active,
+      [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
+        if (!a.is_free(i, j, k)) {
+          yv(i, j, k) = T(0);
+          return 0.0;
+        }
+        const T ax = a.diag(i, j, k) * xv(i, j, k) - a.neighbours(xv, i, j, k);
+        yv(i, j, k) = ax;
+        return double(ax) * double(xv(i, j, k));
+      },
+      SumOp{}, 0.0, dot);
+}
+
+template <class T>
+void StencilOperator<T>::diagonal(Field<T>& d) const {
+  const StencilView<T> a = view();
+  const FieldView<T> dv = d.view();
+  for_each(device, active, [=] GRIDSOLVE_HD(int i, int j, int k) {
+    dv(i, j, k) = a.is_free(i, j, k) ? a.diag(i, j, k) : T(1);
+  });
+}
+
+template <class T>
+void StencilOperator<T>::residual(const Field<T>* b, const Field<T>& u, Field<T>& r) const {
+  gridsolve::residual(*this, u, r, b);
+}
+
+template <class T>
+double StencilOperator<T>::residual_norm(const Field<T>* b, const Field<T>& u) const {
+  return gridsolve::residual_norm(*this, u, b);
+}
+
+template <class T>
+double StencilOperator<T>::rhs_norm(const Field<T>* b, const Field<T>& u) const {
+  return gridsolve::rhs_norm(*this, u, b);
+}
+
+template <class T>
+void StencilOperator<T>::fix_constant(Field<T>& u) const {
+  gridsolve::fix_constant(*this, u);
+}
+
+template <class T>
 StencilOperator<T> StencilOperator<T>::copy_to(Device d) const {
   StencilOperator<T> o;
   o.grid = grid;
@@ -64,8 +130,9 @@ namespace {
 // ||b - A u|| (residual) or ||b + known neighbours|| (the unknowns' right-hand side)
 // over the free nodes, accumulated in double whatever T is.
 template <class T>
-double free_norm(const StencilOperator<T>& op, const Field<T>& u, bool of_residual) {
-  const StencilView<T> a = op.view();
+double free_norm(const StencilOperator<T>& op, const Field<T>& u, const Field<T>* b,
+                 bool of_residual) {
+  const StencilView<T> a = op.view(b);
   const FieldView<const T> v = u.cview();
   const double s = reduce<double>(
       op.device, op.active,
@@ -81,18 +148,18 @@ double free_norm(const StencilOperator<T>& op, const Field<T>& u, bool of_residu
 }  // namespace
 
 template <class T>
-double residual_norm(const StencilOperator<T>& op, const Field<T>& u) {
-  return free_norm(op, u, true);
+double residual_norm(const StencilOperator<T>& op, const Field<T>& u, const Field<T>* b) {
+  return free_norm(op, u, b, true);
 }
 
 template <class T>
-double rhs_norm(const StencilOperator<T>& op, const Field<T>& u) {
-  return free_norm(op, u, false);
+double rhs_norm(const StencilOperator<T>& op, const Field<T>& u, const Field<T>* b) {
+  return free_norm(op, u, b, false);
 }
 
 template <class T>
-void residual(const StencilOperator<T>& op, const Field<T>& u, Field<T>& r) {
-  const StencilView<T> a = op.view();
+void residual(const StencilOperator<T>& op, const Field<T>& u, Field<T>& r, const Field<T>* b) {
+  const StencilView<T> a = op.view(b);
   const FieldView<const T> v = u.cview();
   const FieldView<T> out = r.view();
   for_each(op.device, op.active, [=] GRIDSOLVE_HD(int i, int j, int k) {
@@ -117,11 +184,12 @@ void fix_constant(const StencilOperator<T>& op, Field<T>& u) {
   });
 }
 
-#define GRIDSOLVE_INSTANTIATE(T)                                                    \
-  template class StencilOperator<T>;                                                \
-  template double residual_norm<T>(const StencilOperator<T>&, const Field<T>&);     \
-  template double rhs_norm<T>(const StencilOperator<T>&, const Field<T>&);          \
-  template void residual<T>(const StencilOperator<T>&, const Field<T>&, Field<T>&); \
+#define GRIDSOLVE_INSTANTIATE(T)                                                                 \
+  template class StencilOperator<T>;                                                             \
+  template double residual_norm<T>(const StencilOperator<T>&, const Field<T>&, const Field<T>*); \
+  template double rhs_norm<T>(const StencilOperator<T>&, const Field<T>&, const Field<T>*);      \
+  template void residual<T>(const StencilOperator<T>&, const Field<T>&, Field<T>&,               \
+                            const Field<T>*);                                                    \
   template void fix_constant<T>(const StencilOperator<T>&, Field<T>&);
 GRIDSOLVE_INSTANTIATE(float)
 GRIDSOLVE_INSTANTIATE(double)

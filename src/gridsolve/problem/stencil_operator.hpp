@@ -1,4 +1,5 @@
-// StencilOperator: owns an assembled operator's arrays on one device; hands out views.
+// StencilOperator: owns an assembled 5/7-point operator's arrays on one device; hands out
+// views, and is the fast LinearOperator.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -6,12 +7,13 @@
 #include "gridsolve/core/grid.hpp"
 #include "gridsolve/exec/field.hpp"
 #include "gridsolve/problem/boundary.hpp"
+#include "gridsolve/problem/linear_operator.hpp"
 #include "gridsolve/problem/stencil_view.hpp"
 
 namespace gridsolve {
 
 template <class T>
-class StencilOperator {
+class StencilOperator final : public LinearOperator<T> {
  public:
   Grid grid;
   Device device = Device::cpu;
@@ -36,18 +38,33 @@ class StencilOperator {
   double rhs_mismatch = 0;
 
   StencilView<T> view() const;
+  // The same operator with right-hand side b (per node) in place of its own (b null: its
+  // own): how one operator serves many right-hand sides.
+  StencilView<T> view(const Field<T>* b) const;
   StencilOperator copy_to(Device d) const;
   std::string describe() const;
+
+  // LinearOperator
+  OperatorShape shape() const override { return OperatorShape{grid, active, 1, device}; }
+  void apply(const Field<T>& x, Field<T>& y) const override;
+  void apply_dot(const Field<T>& x, Field<T>& y, double* dot) const override;
+  void diagonal(Field<T>& d) const override;
+  void residual(const Field<T>* b, const Field<T>& u, Field<T>& r) const override;
+  double residual_norm(const Field<T>* b, const Field<T>& u) const override;
+  double rhs_norm(const Field<T>* b, const Field<T>& u) const override;
+  void fix_constant(Field<T>& u) const override;
 };
 
-// ||b - A u||_2 over free nodes, and the norm of the unknowns' right-hand side.
+// ||b - A u||_2 over free nodes, and the norm of the unknowns' right-hand side (b null:
+// the operator's own right-hand side).
 template <class T>
-double residual_norm(const StencilOperator<T>& op, const Field<T>& u);
+double residual_norm(const StencilOperator<T>& op, const Field<T>& u, const Field<T>* b = nullptr);
 template <class T>
-double rhs_norm(const StencilOperator<T>& op, const Field<T>& u);
+double rhs_norm(const StencilOperator<T>& op, const Field<T>& u, const Field<T>* b = nullptr);
 // r = b - A u at free nodes, 0 elsewhere.
 template <class T>
-void residual(const StencilOperator<T>& op, const Field<T>& u, Field<T>& r);
+void residual(const StencilOperator<T>& op, const Field<T>& u, Field<T>& r,
+              const Field<T>* b = nullptr);
 // For singular operators, shifts u by a constant to zero mean over the unknowns;
 // otherwise does nothing. Every solver calls it last.
 template <class T>

@@ -13,13 +13,18 @@
 namespace gridsolve {
 
 template <class T>
+JacobiPreconditioner<T>::JacobiPreconditioner(const LinearOperator<T>& op)
+    : shape_(op.shape()), diagonal_(op.make_field()) {
+  op.diagonal(diagonal_);
+}
+
+template <class T>
 void JacobiPreconditioner<T>::apply(const Field<T>& r, Field<T>& z) {
-  const StencilView<T> a = op_.view();
-  const FieldView<const T> rv = r.cview();
+  const FieldView<const T> rv = r.cview(), dv = diagonal_.cview();
   const FieldView<T> zv = z.view();
-  for_each(op_.device, a.active, [=] GRIDSOLVE_HD(int i, int j, int k) {
-    zv(i, j, k) = a.is_free(i, j, k) ? rv(i, j, k) / a.diag(i, j, k) : T(0);
-  });
+  // r vanishes off the unknowns and the diagonal is 1 there: z does too.
+  for_each(shape_.device, shape_.unknowns,
+           [=] GRIDSOLVE_HD(int i, int j, int k) { zv(i, j, k) = rv(i, j, k) / dv(i, j, k); });
 }
 
 namespace {
@@ -40,41 +45,95 @@ struct Scalars {
 }  // namespace
 
 template <class T>
-SolveReport ConjugateGradient<T>::solve(const StencilOperator<T>& op, Field<T>& u,
-                                        const SolveOptions& options) {
+struct ConjugateGradient<T>::Workspace {
+  Box box;
+  Field<T> r, z, p, w;
+  Buffer<Scalars> scalars;
+};
+
+template <class T>
+ConjugateGradient<T>::ConjugateGradient(CgPreconditioner pc, MultigridOptions mg)
+    : kind_(pc), mg_(std::move(mg)) {}
+
+template <class T>
+ConjugateGradient<T>::~ConjugateGradient() = default;
+
+template <class T>
+std::string ConjugateGradient<T>::name() const {
+  switch (kind_) {
+    case CgPreconditioner::none:
+      return "cg";
+    case CgPreconditioner::jacobi:
+      return "pcg";
+    case CgPreconditioner::multigrid:
+      return "mgcg";
+    default:
+      return "mgcg-mixed";
+  }
+}
+
+template <class T>
+void ConjugateGradient<T>::setup(const StencilOperator<T>& op) {
+  this->op_ = &op;
+  owned_.reset();
+  if (kind_ == CgPreconditioner::jacobi) owned_ = std::make_unique<JacobiPreconditioner<T>>(op);
+  if (kind_ == CgPreconditioner::multigrid)
+    owned_ = std::make_unique<MultigridPreconditioner<T>>(op, mg_);
+  if (kind_ == CgPreconditioner::multigrid_float) {
+    if constexpr (std::is_same_v<T, double>)
+      owned_ = std::make_unique<MixedPrecisionMultigrid>(op, mg_);
+    else
+      owned_ = std::make_unique<MultigridPreconditioner<T>>(op, mg_);
+  }
+  setup(op, owned_.get());
+}
+
+template <class T>
+void ConjugateGradient<T>::setup(const LinearOperator<T>& op, Preconditioner<T>* preconditioner) {
+  operator_ = &op;
+  preconditioner_ = preconditioner;
+  const OperatorShape s = op.shape();
+  // The workspace stays while the shape does (update, or another operator of one grid).
+  const Box field_box = s.grid.box(s.unknowns.centring);
+  if (!work_ || work_->box.lo != field_box.lo || work_->box.hi != field_box.hi ||
+      work_->r.device() != s.device || work_->r.ncomp() != s.ncomp) {
+    work_ = std::make_unique<Workspace>();
+    work_->box = field_box;
+    work_->r = op.make_field();
+    work_->z = op.make_field();
+    work_->p = op.make_field();
+    work_->w = op.make_field();
+    work_->scalars = Buffer<Scalars>(s.device, 1);
+  }
+}
+
+template <class T>
+SolveReport ConjugateGradient<T>::run(const Field<T>* b, Field<T>& u, const SolveOptions& options) {
+  require(operator_ != nullptr, name() + ": solve before setup");
   require(options.rule == StopRule::residual,
           "conjugate gradients stop on the relative residual; use --rule residual");
+  const LinearOperator<T>& op = *operator_;
+  Preconditioner<T>* pc = preconditioner_;
   SolveReport report;
   report.solver = name();
   ConvergenceMonitor monitor(options, report);
   if (options.check_every == 0) monitor.set_every(1);
-  const Device d = op.device;
-  const double scale = residual_scale(op, u, report);
-
-  std::unique_ptr<Preconditioner<T>> pc;
-  if (pc_ == CgPreconditioner::jacobi) pc = std::make_unique<JacobiPreconditioner<T>>(op);
-  if (pc_ == CgPreconditioner::multigrid)
-    pc = std::make_unique<MultigridPreconditioner<T>>(op, mg_);
-  if (pc_ == CgPreconditioner::multigrid_float) {
-    if constexpr (std::is_same_v<T, double>)
-      pc = std::make_unique<MixedPrecisionMultigrid>(op, mg_);
-    else
-      pc = std::make_unique<MultigridPreconditioner<T>>(op, mg_);
-  }
+  const OperatorShape shape = op.shape();
+  const Device d = shape.device;
+  const Box box = shape.unknowns;
+  const double scale = residual_scale(op, b, u, report);
   report.kernel = pc ? "preconditioner: " + pc->name() : "unpreconditioned";
 
-  const Grid& g = op.grid;
-  Field<T> r(g, d), z(g, d), p(g, d), w(g, d);
-  Buffer<Scalars> scalars(d, 1);
-  Scalars* s = scalars.data();
-  const StencilView<T> a = op.view();
-  const Box box = op.active;
+  Field<T>&r = work_->r, &z = work_->z, &p = work_->p, &w = work_->w;
+  Scalars* s = work_->scalars.data();
+  const bool plain = !pc;
 
-  residual(op, u, r);
-  if (pc) pc->apply(r, z);
-  const Field<T>& z0 = pc ? z : r;
-  {
-    const FieldView<const T> rv = r.cview(), zv = z0.cview();
+  // r = b - A u, z = M^-1 r, p = z, and r . z, r . r: the start, and the restart after
+  // the recursively updated residual has drifted from the true one.
+  auto restart = [&] {
+    op.residual(b, u, r);
+    if (pc) pc->apply(r, z);
+    const FieldView<const T> rv = r.cview(), zv = (plain ? r : z).cview();
     const FieldView<T> pv = p.view();
     for_each(d, box, [=] GRIDSOLVE_HD(int i, int j, int k) { pv(i, j, k) = zv(i, j, k); });
     reduce_into<Pair>(
@@ -85,26 +144,17 @@ SolveReport ConjugateGradient<T>::solve(const StencilOperator<T>& op, Field<T>& 
         },
         SumOp{}, Pair{}, &s->rz_rr);
     single(d, [=] GRIDSOLVE_HD() { s->rz_old = s->rz_rr.a; });
-  }
+  };
+  restart();
 
+  // At most this many restarts when the recursive residual says "converged" and the
+  // true one disagrees; past them the report says so (finish_solve).
+  int restarts_left = 2;
   const FieldView<T> uv = u.view(), rv = r.view(), pv = p.view(), wv = w.view();
-  const FieldView<const T> pc_view = p.cview();
   for (int it = 1;; ++it) {
-    // w = A p (p vanishes off the unknowns) and p . w in one pass.
-    reduce_into<double>(
-        d, box,
-        [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
-          if (!a.is_free(i, j, k)) {
-            wv(i, j, k) = T(0);
-            return 0.0;
-          }
-          const T ap = a.diag(i, j, k) * pc_view(i, j, k) - a.neighbours(pc_view, i, j, k);
-          wv(i, j, k) = ap;
-          return double(ap) * double(pc_view(i, j, k));
-        },
-        SumOp{}, 0.0, &s->pw);
+    // w = A p and p . w in one pass.
+    op.apply_dot(p, w, &s->pw);
     // u += alpha p, r -= alpha w; without a preconditioner r . r comes along.
-    const bool plain = !pc;
     if (plain) {
       reduce_into<Pair>(
           d, box,
@@ -136,7 +186,17 @@ SolveReport ConjugateGradient<T>::solve(const StencilOperator<T>& op, Field<T>& 
     if (monitor.due(it)) {
       Scalars host;
       copy_bytes(&host, Device::cpu, s, d, sizeof(Scalars));  // the one host round trip
-      if (monitor.check(it, std::sqrt(std::max(host.rz_rr.b, 0.0)) / scale)) break;
+      const double estimate = std::sqrt(std::max(host.rz_rr.b, 0.0)) / scale;
+      if (estimate < options.tolerance && restarts_left > 0 && it < options.max_iterations) {
+        // The recursion says converged: believe it only if the true residual agrees.
+        const double measured = op.residual_norm(b, u) / scale;
+        if (!(measured < options.tolerance)) {
+          --restarts_left;
+          restart();
+          continue;
+        }
+      }
+      if (monitor.check(it, estimate)) break;
     }
     // p = z + beta p, beta = (r.z)_new / (r.z)_old.
     const FieldView<const T> zv = plain ? r.cview() : z.cview();
@@ -146,8 +206,8 @@ SolveReport ConjugateGradient<T>::solve(const StencilOperator<T>& op, Field<T>& 
     });
     single(d, [=] GRIDSOLVE_HD() { s->rz_old = s->rz_rr.a; });
   }
-  finish_solve(op, u, scale, monitor, report);
-  if (pc_ == CgPreconditioner::multigrid || pc_ == CgPreconditioner::multigrid_float)
+  finish_solve(op, b, u, scale, monitor, options, report);
+  if (kind_ == CgPreconditioner::multigrid || kind_ == CgPreconditioner::multigrid_float)
     report.convergence_factor = mean_reduction(report);
   return report;
 }

@@ -1,6 +1,11 @@
-// Conjugate gradients, plain or preconditioned (Jacobi or one multigrid cycle).
+// Conjugate gradients on any LinearOperator, plain or preconditioned (Jacobi, one
+// multigrid cycle, or a preconditioner the caller brings).
 #pragma once
+#include <memory>
+
+#include "gridsolve/exec/memory.hpp"
 #include "gridsolve/solve/multigrid/multigrid.hpp"
+#include "gridsolve/solve/preconditioner.hpp"
 #include "gridsolve/solve/solver.hpp"
 
 namespace gridsolve {
@@ -11,25 +16,26 @@ enum class CgPreconditioner { none, jacobi, multigrid, multigrid_float };
 template <class T>
 class ConjugateGradient final : public Solver<T> {
  public:
-  ConjugateGradient(CgPreconditioner pc, MultigridOptions mg = {}) : pc_(pc), mg_(std::move(mg)) {}
-  std::string name() const override {
-    switch (pc_) {
-      case CgPreconditioner::none:
-        return "cg";
-      case CgPreconditioner::jacobi:
-        return "pcg";
-      case CgPreconditioner::multigrid:
-        return "mgcg";
-      default:
-        return "mgcg-mixed";
-    }
-  }
-  SolveReport solve(const StencilOperator<T>& op, Field<T>& u,
-                    const SolveOptions& options) override;
+  ConjugateGradient(CgPreconditioner pc, MultigridOptions mg = {});
+  ~ConjugateGradient() override;
+  std::string name() const override;
+  // A stencil operator: builds the preconditioner (for mgcg the multigrid hierarchy)
+  // and the iteration's workspace.
+  void setup(const StencilOperator<T>& op) override;
+  // Any symmetric positive (semi)definite operator, matrix-free ones included, with a
+  // preconditioner the caller owns and keeps alive (null: none).
+  void setup(const LinearOperator<T>& op, Preconditioner<T>* preconditioner);
+
+  SolveReport run(const Field<T>* b, Field<T>& u, const SolveOptions& options) override;
 
  private:
-  CgPreconditioner pc_;
+  struct Workspace;
+  CgPreconditioner kind_;
   MultigridOptions mg_;
+  const LinearOperator<T>* operator_ = nullptr;
+  std::unique_ptr<Preconditioner<T>> owned_;
+  Preconditioner<T>* preconditioner_ = nullptr;
+  std::unique_ptr<Workspace> work_;
 };
 
 }  // namespace gridsolve

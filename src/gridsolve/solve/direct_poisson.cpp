@@ -20,6 +20,8 @@ namespace gridsolve {
 template <class T>
 struct DirectPoisson<T>::Cache {
   std::string key;
+  std::array<int, 3> first{0, 0, 0}, m{1, 1, 1};  // the unknowns' first node and count per axis
+  bool transpose = false;                         // Buneman reduces along x: rows packed transposed
   std::unique_ptr<fast_poisson::TransformPoisson<T>> fft;
   std::unique_ptr<buneman::BlockCyclicReduction<T>> bcr;
   Buffer<T> work;
@@ -66,20 +68,14 @@ std::pair<int, int> unknown_range(const Grid& g, const std::array<BoundaryKind, 
 }  // namespace
 
 template <class T>
-SolveReport DirectPoisson<T>::solve(const StencilOperator<T>& op, Field<T>& u,
-                                    const SolveOptions& options) {
-  (void)options;
-  const auto t0 = std::chrono::steady_clock::now();
+void DirectPoisson<T>::setup(const StencilOperator<T>& op) {
+  this->op_ = &op;
   const bool bcr = kind_ == Kind::buneman;
   check_qualifies(op, bcr);
   const Grid& g = op.grid;
   const int dims = g.dims;
   std::array<int, 3> first{0, 0, 0}, m{1, 1, 1};
   for (int a = 0; a < dims; ++a) std::tie(first[a], m[a]) = unknown_range(g, op.sides, a);
-
-  SolveReport report;
-  report.solver = name();
-  const double scale = residual_scale(op, u, report);
 
   // Buneman reduces rows along y when ny - 2 = 2^k - 1, else along x (transposed).
   bool transpose = false;
@@ -126,8 +122,26 @@ SolveReport DirectPoisson<T>::solve(const StencilOperator<T>& op, Field<T>& u,
     }
     c.key = key;
   }
+  c.first = first;
+  c.m = m;
+  c.transpose = transpose;
+}
 
-  const StencilView<T> a = op.view();
+template <class T>
+SolveReport DirectPoisson<T>::run(const Field<T>* b, Field<T>& u, const SolveOptions& options) {
+  (void)options;
+  const auto t0 = std::chrono::steady_clock::now();
+  const StencilOperator<T>& op = this->op();
+  const bool bcr = kind_ == Kind::buneman;
+  Cache& c = *cache_;
+  const std::array<int, 3> first = c.first, m = c.m;
+  const bool transpose = c.transpose;
+
+  SolveReport report;
+  report.solver = name();
+  const double scale = residual_scale(op, b, u, report);
+
+  const StencilView<T> a = op.view(b);
   const FieldView<T> v = u.view();
   T* w = c.work.data();
   const int m0 = m[0], m1 = m[1];
@@ -153,7 +167,7 @@ SolveReport DirectPoisson<T>::solve(const StencilOperator<T>& op, Field<T>& u,
   });
   synchronize(op.device);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  report.relative_residual = residual_norm(op, u) / scale;
+  report.relative_residual = residual_norm(op, u, b) / scale;
   report.iterations = 1;
   report.converged = std::isfinite(report.relative_residual);
   report.reason = report.converged ? fmt::format("direct solve, relative residual {:.2e}",

@@ -15,16 +15,18 @@ class DirectPoisson final : public Solver<T> {
   explicit DirectPoisson(Kind kind);
   ~DirectPoisson() override;
   std::string name() const override { return kind_ == Kind::buneman ? "buneman" : "fft"; }
-  // One direct solve; the report's residual is measured afterwards. Throws Error when
-  // the problem does not qualify (variable k, masks, Robin sides; buneman: Neumann
-  // sides, 3D, or no axis with 2^k - 1 interior nodes).
-  SolveReport solve(const StencilOperator<T>& op, Field<T>& u,
-                    const SolveOptions& options) override;
+  // Builds the transform plans or the reduction's factors (kept while the problem's
+  // shape holds). Throws Error when the problem does not qualify (variable k, masks,
+  // Robin sides; buneman: Neumann sides, 3D, or no axis with 2^k - 1 interior nodes).
+  void setup(const StencilOperator<T>& op) override;
+
+  // One direct solve; the report's residual is measured afterwards.
+  SolveReport run(const Field<T>* b, Field<T>& u, const SolveOptions& options) override;
 
  private:
   struct Cache;
   Kind kind_;
-  std::unique_ptr<Cache> cache_;  // plans and factors, reused while the problem's shape holds
+  std::unique_ptr<Cache> cache_;
 };
 
 }  // namespace gridsolve

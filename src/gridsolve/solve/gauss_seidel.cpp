@@ -9,8 +9,8 @@
 namespace gridsolve {
 
 template <class T>
-SolveReport GaussSeidel<T>::solve(const StencilOperator<T>& op, Field<T>& u,
-                                  const SolveOptions& options) {
+SolveReport GaussSeidel<T>::run(const Field<T>* rhs, Field<T>& u, const SolveOptions& options) {
+  const StencilOperator<T>& op = this->op();
   require(op.device == Device::cpu,
           "gauss-seidel is the sequential CPU reference; use --solver sor (red-black) on cuda");
   SolveReport report;
@@ -21,8 +21,8 @@ SolveReport GaussSeidel<T>::solve(const StencilOperator<T>& op, Field<T>& u,
   // Lexicographic order has no cheap optimum; omega defaults to plain Gauss-Seidel.
   const T omega = T(options.omega > 0 ? options.omega : 1.0);
   report.omega = double(omega);
-  const double scale = residual_scale(op, u, report);
-  const StencilView<T> a = op.view();
+  const double scale = residual_scale(op, rhs, u, report);
+  const StencilView<T> a = op.view(rhs);
   const FieldView<T> v = u.view();
   const Box& b = op.active;
   for (int it = 1;; ++it) {
@@ -35,14 +35,17 @@ SolveReport GaussSeidel<T>::solve(const StencilOperator<T>& op, Field<T>& u,
           const T gs = (a.b(i, j, k) + a.neighbours(v, i, j, k)) / a.diag(i, j, k);
           const T next = old + omega * (gs - old);
           v(i, j, k) = next;
-          update = std::max(update, std::abs(double(next) - double(old)));
+          const double change = std::abs(double(next) - double(old));
+          // A NaN update must reach the monitor, which std::max would drop.
+          if (!(change <= update)) update = change;
         }
     if (!monitor.due(it)) continue;
     report.last_update = update;
-    const double watched = options.rule == StopRule::update ? update : residual_norm(op, u) / scale;
+    const double watched =
+        options.rule == StopRule::update ? update : residual_norm(op, u, rhs) / scale;
     if (monitor.check(it, watched)) break;
   }
-  finish_solve(op, u, scale, monitor, report);
+  finish_solve(op, rhs, u, scale, monitor, options, report);
   return report;
 }
 

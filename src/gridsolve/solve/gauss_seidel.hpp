@@ -8,8 +8,9 @@ template <class T>
 class GaussSeidel final : public Solver<T> {
  public:
   std::string name() const override { return "gauss-seidel"; }
-  SolveReport solve(const StencilOperator<T>& op, Field<T>& u,
-                    const SolveOptions& options) override;
+  void setup(const StencilOperator<T>& op) override { this->op_ = &op; }
+
+  SolveReport run(const Field<T>* b, Field<T>& u, const SolveOptions& options) override;
 };
 
 }  // namespace gridsolve

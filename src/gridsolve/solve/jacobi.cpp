@@ -92,9 +92,9 @@ void jacobi_sweep_streaming_cpu(const StencilView<T>& a, const FieldView<const T
 }  // namespace
 
 template <class T>
-void jacobi_sweep_generic(const StencilOperator<T>& op, const Field<T>& in, Field<T>& out,
-                          T weight) {
-  const StencilView<T> a = op.view();
+void jacobi_sweep_generic(const StencilOperator<T>& op, const Field<T>& in, Field<T>& out, T weight,
+                          const Field<T>* b) {
+  const StencilView<T> a = op.view(b);
   const FieldView<const T> u = in.cview();
   const FieldView<T> v = out.view();
   if (op.device == Device::cpu && a.uniform && !a.mask && !a.rhs && a.dims == 2) {
@@ -121,9 +121,9 @@ void jacobi_sweep_generic(const StencilOperator<T>& op, const Field<T>& in, Fiel
 }
 
 template <class T>
-double jacobi_sweep_generic_measuring(const StencilOperator<T>& op, const Field<T>& in,
-                                      Field<T>& out, T weight) {
-  const StencilView<T> a = op.view();
+double jacobi_sweep_generic_measuring(const StencilOperator<T>& op, const Field<T>* b,
+                                      const Field<T>& in, Field<T>& out, T weight) {
+  const StencilView<T> a = op.view(b);
   const FieldView<const T> u = in.cview();
   const FieldView<T> v = out.view();
   return reduce<double>(
@@ -144,17 +144,18 @@ double jacobi_sweep_generic_measuring(const StencilOperator<T>& op, const Field<
 }
 
 template <class T>
-SolveReport Jacobi<T>::solve(const StencilOperator<T>& op, Field<T>& u,
-                             const SolveOptions& options) {
+SolveReport Jacobi<T>::run(const Field<T>* b, Field<T>& u, const SolveOptions& options) {
+  const StencilOperator<T>& op = this->op();
   SolveReport report;
   report.solver = name();
   ConvergenceMonitor monitor(options, report);
   if (options.check_every == 0) monitor.set_every(options.rule == StopRule::update ? 10 : 20);
   const T w = T(options.weight);
-  const double scale = residual_scale(op, u, report);
+  const double scale = residual_scale(op, b, u, report);
 
 #if GRIDSOLVE_HAVE_CUDA
-  const bool tuned = options.tuned && tuned::jacobi_applies(op);
+  // The tuned kernel reads the operator's own right-hand side.
+  const bool tuned = options.tuned && b == nullptr && tuned::jacobi_applies(op);
 #else
   const bool tuned = false;
 #endif
@@ -182,27 +183,27 @@ SolveReport Jacobi<T>::solve(const StencilOperator<T>& op, Field<T>& u,
         copy_bytes(&update, Device::cpu, device_max, Device::cuda, sizeof(double));
 #endif
     } else if (measure_update) {
-      update = jacobi_sweep_generic_measuring(op, *cur, *next, w);
+      update = jacobi_sweep_generic_measuring(op, b, *cur, *next, w);
     } else {
-      jacobi_sweep_generic(op, *cur, *next, w);
+      jacobi_sweep_generic(op, *cur, *next, w, b);
     }
     std::swap(cur, next);
     if (!check) continue;
     report.last_update = update;
     const double watched =
-        options.rule == StopRule::update ? update : residual_norm(op, *cur) / scale;
+        options.rule == StopRule::update ? update : residual_norm(op, *cur, b) / scale;
     if (monitor.check(it, watched)) break;
   }
   if (cur != &u) u.copy_from(*cur);
-  finish_solve(op, u, scale, monitor, report);
+  finish_solve(op, b, u, scale, monitor, options, report);
   return report;
 }
 
 template class Jacobi<float>;
 template class Jacobi<double>;
 template void jacobi_sweep_generic<float>(const StencilOperator<float>&, const Field<float>&,
-                                          Field<float>&, float);
+                                          Field<float>&, float, const Field<float>*);
 template void jacobi_sweep_generic<double>(const StencilOperator<double>&, const Field<double>&,
-                                           Field<double>&, double);
+                                           Field<double>&, double, const Field<double>*);
 
 }  // namespace gridsolve

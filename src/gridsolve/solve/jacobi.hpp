@@ -8,13 +8,15 @@ template <class T>
 class Jacobi final : public Solver<T> {
  public:
   std::string name() const override { return "jacobi"; }
-  SolveReport solve(const StencilOperator<T>& op, Field<T>& u,
-                    const SolveOptions& options) override;
+  void setup(const StencilOperator<T>& op) override { this->op_ = &op; }
+
+  SolveReport run(const Field<T>* b, Field<T>& u, const SolveOptions& options) override;
 };
 
-// One generic sweep in -> out (exposed for benchmarks and kernel comparisons).
+// One generic sweep in -> out (exposed for benchmarks and kernel comparisons); b null:
+// the operator's own right-hand side.
 template <class T>
-void jacobi_sweep_generic(const StencilOperator<T>& op, const Field<T>& in, Field<T>& out,
-                          T weight);
+void jacobi_sweep_generic(const StencilOperator<T>& op, const Field<T>& in, Field<T>& out, T weight,
+                          const Field<T>* b = nullptr);
 
 }  // namespace gridsolve

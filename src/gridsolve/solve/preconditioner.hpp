@@ -1,9 +1,9 @@
-// Preconditioner<T>: z = M^-1 r for Krylov methods; zero wherever u is not an unknown.
+// Preconditioner<T>: z = M^-1 r for Krylov methods; zero wherever there is no unknown.
 #pragma once
 #include <string>
 
 #include "gridsolve/exec/field.hpp"
-#include "gridsolve/problem/stencil_operator.hpp"
+#include "gridsolve/problem/linear_operator.hpp"
 
 namespace gridsolve {
 
@@ -15,16 +15,17 @@ class Preconditioner {
   virtual std::string name() const = 0;
 };
 
-// M = diag(A).
+// M = diag(A), from the operator's diagonal, taken once.
 template <class T>
 class JacobiPreconditioner final : public Preconditioner<T> {
  public:
-  explicit JacobiPreconditioner(const StencilOperator<T>& op) : op_(op) {}
+  explicit JacobiPreconditioner(const LinearOperator<T>& op);
   void apply(const Field<T>& r, Field<T>& z) override;
   std::string name() const override { return "jacobi"; }
 
  private:
-  const StencilOperator<T>& op_;
+  OperatorShape shape_;
+  Field<T> diagonal_;
 };
 
 }  // namespace gridsolve

@@ -20,8 +20,8 @@ double optimal_omega(double rho) {
 namespace {
 
 template <class T>
-void half_sweep(const StencilOperator<T>& op, Field<T>& u, int colour, T omega) {
-  const StencilView<T> a = op.view();
+void half_sweep(const StencilOperator<T>& op, const Field<T>* b, Field<T>& u, int colour, T omega) {
+  const StencilView<T> a = op.view(b);
   const FieldView<T> v = u.view();
   for_each_colour(op.device, op.active, colour, [=] GRIDSOLVE_HD(int i, int j, int k) {
     if (!a.is_free(i, j, k)) return;
@@ -31,8 +31,9 @@ void half_sweep(const StencilOperator<T>& op, Field<T>& u, int colour, T omega) 
 }
 
 template <class T>
-double half_sweep_measuring(const StencilOperator<T>& op, Field<T>& u, int colour, T omega) {
-  const StencilView<T> a = op.view();
+double half_sweep_measuring(const StencilOperator<T>& op, const Field<T>* b, Field<T>& u,
+                            int colour, T omega) {
+  const StencilView<T> a = op.view(b);
   const FieldView<T> v = u.view();
   return reduce<double>(
       op.device, op.active,
@@ -51,14 +52,15 @@ double half_sweep_measuring(const StencilOperator<T>& op, Field<T>& u, int colou
 }  // namespace
 
 template <class T>
-void red_black_iteration_generic(const StencilOperator<T>& op, Field<T>& u, T omega) {
-  half_sweep(op, u, 0, omega);
-  half_sweep(op, u, 1, omega);
+void red_black_iteration_generic(const StencilOperator<T>& op, Field<T>& u, T omega,
+                                 const Field<T>* b) {
+  half_sweep(op, b, u, 0, omega);
+  half_sweep(op, b, u, 1, omega);
 }
 
 template <class T>
-SolveReport RedBlackSor<T>::solve(const StencilOperator<T>& op, Field<T>& u,
-                                  const SolveOptions& options) {
+SolveReport RedBlackSor<T>::run(const Field<T>* b, Field<T>& u, const SolveOptions& options) {
+  const StencilOperator<T>& op = this->op();
   SolveReport report;
   report.solver = name();
   ConvergenceMonitor monitor(options, report);
@@ -67,7 +69,7 @@ SolveReport RedBlackSor<T>::solve(const StencilOperator<T>& op, Field<T>& u,
       options.omega > 0 ? options.omega : (gauss_seidel_ ? 1.0 : optimal_omega(op.jacobi_radius));
   const T omega = T(omega_d);
   report.omega = omega_d;
-  const double scale = residual_scale(op, u, report);
+  const double scale = residual_scale(op, b, u, report);
 
 #if GRIDSOLVE_HAVE_CUDA
   // Iterates a tuned kernel between convergence checks.
@@ -89,13 +91,16 @@ SolveReport RedBlackSor<T>::solve(const StencilOperator<T>& op, Field<T>& u,
       if (monitor.check(it, watched)) break;
     }
     sor.store(u);
-    finish_solve(op, u, scale, monitor, report);
+    finish_solve(op, b, u, scale, monitor, options, report);
   };
   // 2D operators whose rows mostly repeat along y (uniform and axisymmetric ones among
   // them): several iterations a pass over memory, without streaming coefficients. Below
   // three quarters of the nodes on their column's row (a source term everywhere, say),
   // the stored rows cost more than the colour-reordered kernel's streams.
-  if (options.tuned && options.rule == StopRule::residual && tuned::fused_sor_applies(op)) {
+  // The tuned kernels copy the operator's own right-hand side; another b takes the
+  // generic path.
+  const bool tuned = options.tuned && b == nullptr;
+  if (tuned && options.rule == StopRule::residual && tuned::fused_sor_applies(op)) {
     tuned::FusedSor<T> sor(op, u);
     if (sor.coverage() >= 0.75) {
       report.kernel = "tuned (fused red-black, column rows)";
@@ -103,7 +108,7 @@ SolveReport RedBlackSor<T>::solve(const StencilOperator<T>& op, Field<T>& u,
       return report;
     }
   }
-  if (options.tuned && tuned::coloured_sor_applies(op)) {
+  if (tuned && tuned::coloured_sor_applies(op)) {
     report.kernel = "tuned (colour-reordered)";
     tuned::ColouredSor<T> sor(op, u);
     run_tuned(sor, [&] { return sor.iterate_measuring_update(omega); });
@@ -117,25 +122,26 @@ SolveReport RedBlackSor<T>::solve(const StencilOperator<T>& op, Field<T>& u,
     if (check && options.rule == StopRule::update) {
       // Two statements: the order in which function arguments are evaluated is
       // unspecified, and black before red would be another iteration.
-      const double red = half_sweep_measuring(op, u, 0, omega);
-      update = std::max(red, half_sweep_measuring(op, u, 1, omega));
+      const double red = half_sweep_measuring(op, b, u, 0, omega);
+      update = std::max(red, half_sweep_measuring(op, b, u, 1, omega));
     } else {
-      red_black_iteration_generic(op, u, omega);
+      red_black_iteration_generic(op, u, omega, b);
     }
     if (!check) continue;
     report.last_update = update;
-    const double watched = options.rule == StopRule::update ? update : residual_norm(op, u) / scale;
+    const double watched =
+        options.rule == StopRule::update ? update : residual_norm(op, u, b) / scale;
     if (monitor.check(it, watched)) break;
   }
-  finish_solve(op, u, scale, monitor, report);
+  finish_solve(op, b, u, scale, monitor, options, report);
   return report;
 }
 
 template class RedBlackSor<float>;
 template class RedBlackSor<double>;
 template void red_black_iteration_generic<float>(const StencilOperator<float>&, Field<float>&,
-                                                 float);
+                                                 float, const Field<float>*);
 template void red_black_iteration_generic<double>(const StencilOperator<double>&, Field<double>&,
-                                                  double);
+                                                  double, const Field<double>*);
 
 }  // namespace gridsolve

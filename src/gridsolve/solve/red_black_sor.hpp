@@ -10,15 +10,18 @@ class RedBlackSor final : public Solver<T> {
   // With gauss_seidel set, omega is 1 unless given (red-black Gauss-Seidel).
   explicit RedBlackSor(bool gauss_seidel = false) : gauss_seidel_(gauss_seidel) {}
   std::string name() const override { return gauss_seidel_ ? "rb-gs" : "sor"; }
-  SolveReport solve(const StencilOperator<T>& op, Field<T>& u,
-                    const SolveOptions& options) override;
+  void setup(const StencilOperator<T>& op) override { this->op_ = &op; }
+
+  SolveReport run(const Field<T>* b, Field<T>& u, const SolveOptions& options) override;
 
  private:
   bool gauss_seidel_;
 };
 
-// One generic red-black iteration in the natural layout (benchmarks, comparisons).
+// One generic red-black iteration in the natural layout (benchmarks, comparisons);
+// b null: the operator's own right-hand side.
 template <class T>
-void red_black_iteration_generic(const StencilOperator<T>& op, Field<T>& u, T omega);
+void red_black_iteration_generic(const StencilOperator<T>& op, Field<T>& u, T omega,
+                                 const Field<T>* b = nullptr);
 
 }  // namespace gridsolve

@@ -1,10 +1,12 @@
 // The steps every iterative solver takes before and after its iteration: the scale of
 // the relative residual, and the report's closing figures.
 #pragma once
+#include <fmt/format.h>
+
 #include <cmath>
 
 #include "gridsolve/exec/memory.hpp"
-#include "gridsolve/problem/stencil_operator.hpp"
+#include "gridsolve/problem/linear_operator.hpp"
 #include "gridsolve/solve/convergence_monitor.hpp"
 #include "gridsolve/solve/solve_options.hpp"
 
@@ -13,8 +15,9 @@ namespace gridsolve {
 // ||b|| of the unknowns (kept in the report); 1 where it vanishes, so that the
 // "relative" residual stays defined for an all-zero right-hand side.
 template <class T>
-double residual_scale(const StencilOperator<T>& op, const Field<T>& u, SolveReport& report) {
-  report.rhs_norm = rhs_norm(op, u);
+double residual_scale(const LinearOperator<T>& op, const Field<T>* b, const Field<T>& u,
+                      SolveReport& report) {
+  report.rhs_norm = op.rhs_norm(b, u);
   return report.rhs_norm > 0 ? report.rhs_norm : 1.0;
 }
 
@@ -28,14 +31,27 @@ inline double mean_reduction(const SolveReport& report) {
 }
 
 // Fixes the constant of singular problems, waits for the device, and records the true
-// relative residual (not a recursively updated one) and the time.
+// relative residual (not a recursively updated one) and the time. A solve reports
+// "converged" under the residual rule only when that true residual meets the tolerance:
+// a recursively updated residual (Krylov methods) can fall below it while the true one
+// stays above, at the rounding floor of single precision.
 template <class T>
-void finish_solve(const StencilOperator<T>& op, Field<T>& u, double scale,
-                  const ConvergenceMonitor& monitor, SolveReport& report) {
-  fix_constant(op, u);
-  synchronize(op.device);
-  report.relative_residual = residual_norm(op, u) / scale;
+void finish_solve(const LinearOperator<T>& op, const Field<T>* b, Field<T>& u, double scale,
+                  const ConvergenceMonitor& monitor, const SolveOptions& options,
+                  SolveReport& report) {
+  op.fix_constant(u);
+  synchronize(op.shape().device);
+  report.relative_residual = op.residual_norm(b, u) / scale;
   report.seconds = monitor.seconds();
+  if (report.converged && options.rule == StopRule::residual &&
+      !(report.relative_residual < options.tolerance)) {
+    report.converged = false;
+    report.reason = fmt::format(
+        "not converged: the true relative residual is {:.3e}, above the tolerance {:.3e} "
+        "(the iteration's own estimate fell below it; the tolerance is under this "
+        "precision's rounding floor?)",
+        report.relative_residual, options.tolerance);
+  }
 }
 
 }  // namespace gridsolve

@@ -1,9 +1,11 @@
-// Solver<T>: the interface every linear solver implements; make_solver picks by name.
+// Solver<T>: the interface every linear solver implements (set up once, solve many);
+// make_solver picks by name.
 #pragma once
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/field.hpp"
 #include "gridsolve/problem/stencil_operator.hpp"
 #include "gridsolve/solve/multigrid/multigrid_options.hpp"
@@ -11,14 +13,45 @@
 
 namespace gridsolve {
 
+// The lifecycle: setup(op) builds what every solve of that operator reuses (multigrid
+// hierarchies and coarse operators, Krylov workspaces, transform plans, colour-split
+// copies); update(op) takes new coefficients on the same structure; solve(b, u) does
+// only the iteration. The operator must outlive the solves.
 template <class T>
 class Solver {
  public:
   virtual ~Solver() = default;
   virtual std::string name() const = 0;
-  // Improves u in place (fixed nodes are left alone) and reports how it went.
-  virtual SolveReport solve(const StencilOperator<T>& op, Field<T>& u,
-                            const SolveOptions& options) = 0;
+  virtual void setup(const StencilOperator<T>& op) = 0;
+  // Same grid, mask and fixed nodes, new coefficients or source: refreshes what setup
+  // built. Solvers whose setup holds nothing that depends on the values just re-point.
+  virtual void update(const StencilOperator<T>& op) { setup(op); }
+
+  // Solves A u = b with the operator of the last setup. u holds the start and the known
+  // (fixed) values, and is improved in place; b is a per-node right-hand side of the
+  // operator's shape.
+  SolveReport solve(const Field<T>& b, Field<T>& u, const SolveOptions& options) {
+    return run(&b, u, options);
+  }
+  // The same with the operator's own right-hand side.
+  SolveReport solve(Field<T>& u, const SolveOptions& options) { return run(nullptr, u, options); }
+  // One operator, one solve.
+  SolveReport solve(const StencilOperator<T>& op, Field<T>& u, const SolveOptions& options) {
+    setup(op);
+    return run(nullptr, u, options);
+  }
+
+  // The iteration behind every solve above; b null means the operator's own right-hand
+  // side. (Public because CUDA's device lambdas may not sit in a protected function.)
+  virtual SolveReport run(const Field<T>* b, Field<T>& u, const SolveOptions& options) = 0;
+
+ protected:
+  // The operator of the last setup; solving before setup is a programming error.
+  const StencilOperator<T>& op() const {
+    require(op_ != nullptr, name() + ": solve before setup");
+    return *op_;
+  }
+  const StencilOperator<T>* op_ = nullptr;
 };
 
 // Names: jacobi, gauss-seidel (CPU), sor (red-black SOR), rb-gs (red-black SOR at

@@ -100,7 +100,8 @@ class Reader {
 double default_tolerance(const std::string& precision, const std::string& solver) {
   const bool single = precision == "float" || precision == "fp32" || precision == "single";
   if (!single) return 0.5e-6;
-  return solver == "mg" || solver == "mgcg" ? 1e-5 : 1e-3;
+  // The true residual of a float multigrid solve stalls near 1e-5 on magnet problems.
+  return solver == "mg" || solver == "mgcg" ? 1e-4 : 1e-3;
 }
 
 MagnetConfig parse_magnet_config(std::string_view toml_text, const std::string& source_name,

@@ -332,8 +332,8 @@ void MultigridHierarchy<T>::cycle_at(int l, const StencilView<T>& view, Field<T>
 }
 
 template <class T>
-void MultigridHierarchy<T>::cycle(Field<T>& u) {
-  cycle_at(0, fine_.view(), u, options_.cycle[0]);
+void MultigridHierarchy<T>::cycle(Field<T>& u, const Field<T>* b) {
+  cycle_at(0, fine_.view(b), u, options_.cycle[0]);
 }
 
 template <class T>
@@ -348,15 +348,15 @@ void MultigridHierarchy<T>::precondition(const Field<T>& r, Field<T>& z) {
 }
 
 template <class T>
-void MultigridHierarchy<T>::full_multigrid(Field<T>& u) {
+void MultigridHierarchy<T>::full_multigrid(Field<T>& u, const Field<T>* b) {
   const Device d = fine_.device;
   const int last = int(levels_.size()) - 1;
   if (last == 0) {
-    cycle(u);
+    cycle(u, b);
     return;
   }
   // The right-hand side of the unknowns alone, carried down to every level.
-  const StencilView<T> fv = fine_.view();
+  const StencilView<T> fv = fine_.view(b);
   {
     const FieldView<const T> uv = u.cview();
     const FieldView<T> out = levels_[0]->r.view();
@@ -381,30 +381,36 @@ void MultigridHierarchy<T>::full_multigrid(Field<T>& u) {
   }
   zero_unknowns(fv, u, d);
   multigrid::interpolate_add(levels_[1]->u, levels_[0]->weights, fv, u, levels_[0]->next, d);
-  cycle(u);
+  cycle(u, b);
 }
 
 template <class T>
-SolveReport MultigridSolver<T>::solve(const StencilOperator<T>& op, Field<T>& u,
-                                      const SolveOptions& options) {
+void MultigridSolver<T>::setup(const StencilOperator<T>& op) {
+  this->op_ = &op;
+  hierarchy_ = std::make_unique<MultigridHierarchy<T>>(op, options_);
+}
+
+template <class T>
+SolveReport MultigridSolver<T>::run(const Field<T>* b, Field<T>& u, const SolveOptions& options) {
   require(options.rule == StopRule::residual,
           "multigrid stops on the relative residual; use --rule residual");
+  const StencilOperator<T>& op = this->op();
   SolveReport report;
   report.solver = name();
   ConvergenceMonitor monitor(options, report);
   if (options.check_every == 0) monitor.set_every(1);
-  const double scale = residual_scale(op, u, report);
-  MultigridHierarchy<T> mg(op, options_);
+  const double scale = residual_scale(op, b, u, report);
+  MultigridHierarchy<T>& mg = *hierarchy_;
   report.kernel = mg.describe();
-  double previous = residual_norm(op, u) / scale;
+  double previous = residual_norm(op, u, b) / scale;
   if (options_.full_multigrid) {
-    mg.full_multigrid(u);
+    mg.full_multigrid(u, b);
     report.kernel += ", full multigrid start";
   }
   for (int it = 1;; ++it) {
-    if (it > 1 || !options_.full_multigrid) mg.cycle(u);
+    if (it > 1 || !options_.full_multigrid) mg.cycle(u, b);
     if (!monitor.due(it)) continue;
-    const double res = residual_norm(op, u) / scale;
+    const double res = residual_norm(op, u, b) / scale;
     if (previous > 0 && it > 1) {
       report.cycle_factors.push_back(res / previous);
     }
@@ -412,7 +418,7 @@ SolveReport MultigridSolver<T>::solve(const StencilOperator<T>& op, Field<T>& u,
     if (monitor.check(it, res)) break;
   }
   report.convergence_factor = mean_reduction(report);
-  finish_solve(op, u, scale, monitor, report);
+  finish_solve(op, b, u, scale, monitor, options, report);
   return report;
 }
 

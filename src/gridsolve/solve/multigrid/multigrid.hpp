@@ -18,13 +18,13 @@ class MultigridHierarchy {
   MultigridHierarchy(const StencilOperator<T>& op, const MultigridOptions& options);
   ~MultigridHierarchy();
 
-  // One cycle improving u for A u = b, where b is the operator's own right-hand side.
-  void cycle(Field<T>& u);
+  // One cycle improving u for A u = b (b null: the operator's own right-hand side).
+  void cycle(Field<T>& u, const Field<T>* b = nullptr);
   // One cycle from z = 0 for A z = r (the preconditioner form); z is zero off the
   // unknowns.
   void precondition(const Field<T>& r, Field<T>& z);
   // A full-multigrid initial guess for A u = b.
-  void full_multigrid(Field<T>& u);
+  void full_multigrid(Field<T>& u, const Field<T>* b = nullptr);
 
   int levels() const;
   std::string describe() const;
@@ -48,11 +48,15 @@ class MultigridSolver final : public Solver<T> {
  public:
   explicit MultigridSolver(MultigridOptions o) : options_(std::move(o)) {}
   std::string name() const override { return "mg"; }
-  SolveReport solve(const StencilOperator<T>& op, Field<T>& u,
-                    const SolveOptions& options) override;
+  // Builds the level hierarchy: coarse operators, transfer weights, the coarsest
+  // level's inverse, and every level's workspace.
+  void setup(const StencilOperator<T>& op) override;
+
+  SolveReport run(const Field<T>* b, Field<T>& u, const SolveOptions& options) override;
 
  private:
   MultigridOptions options_;
+  std::unique_ptr<MultigridHierarchy<T>> hierarchy_;
 };
 
 template <class T>

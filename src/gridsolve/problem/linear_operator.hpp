@@ -1,0 +1,55 @@
+// LinearOperator<T>: what Krylov methods and preconditioners see of a system's matrix.
+#pragma once
+#include "gridsolve/core/box.hpp"
+#include "gridsolve/core/grid.hpp"
+#include "gridsolve/exec/field.hpp"
+
+namespace gridsolve {
+
+// Where an operator's vectors live: fields of this grid, centring and component count on
+// this device, whose unknowns lie inside `unknowns` (which may also hold known values).
+struct OperatorShape {
+  Grid grid;
+  Box unknowns;
+  int ncomp = 1;
+  Device device = Device::cpu;
+};
+
+// The contract: vectors are fields of the operator's shape, and every vector a Krylov
+// method builds (residuals, directions, preconditioned residuals) is zero wherever there is
+// no unknown. So dot products may run over the whole box, and a stencil operator that keeps
+// known (Dirichlet) values inside the field never sees them through apply.
+template <class T>
+class LinearOperator {
+ public:
+  virtual ~LinearOperator() = default;
+  virtual OperatorShape shape() const = 0;
+  // y = A x at the unknowns, 0 elsewhere; x vanishes off the unknowns.
+  virtual void apply(const Field<T>& x, Field<T>& y) const = 0;
+  // apply, and x . y over the unknowns from the same pass, accumulated in double and
+  // written to *dot: memory of the operator's device, without waiting for the result
+  // (a Krylov iteration keeps one pass over A and one host round trip this way).
+  virtual void apply_dot(const Field<T>& x, Field<T>& y, double* dot) const = 0;
+  // d = diag(A) at the unknowns, 1 elsewhere.
+  virtual void diagonal(Field<T>& d) const = 0;
+  // r = b - A u at the unknowns, 0 elsewhere. b null: the operator's own right-hand side
+  // (a stencil operator's source, and the known values u holds); a matrix-free operator
+  // without one requires b and a u that vanishes off the unknowns.
+  virtual void residual(const Field<T>* b, const Field<T>& u, Field<T>& r) const = 0;
+  // ||b - A u||_2 over the unknowns, in double (b null as in residual).
+  virtual double residual_norm(const Field<T>* b, const Field<T>& u) const = 0;
+  // The norm of the unknowns' right-hand side (b, and for a stencil operator the known
+  // values' contributions): what makes residuals relative (b null as in residual).
+  virtual double rhs_norm(const Field<T>* b, const Field<T>& u) const = 0;
+  // Singular operators (all-Neumann): shifts u to the representative the operator defines
+  // (zero mean over the unknowns). Others leave u alone.
+  virtual void fix_constant(Field<T>& u) const { (void)u; }
+
+  // A zero field of the operator's shape.
+  Field<T> make_field() const {
+    const OperatorShape s = shape();
+    return Field<T>(s.grid, s.unknowns.centring, s.ncomp, 1, s.device);
+  }
+};
+
+}  // namespace gridsolve

@@ -1,0 +1,143 @@
+// Fields with centring, components, ghost widths and a valid box in global indices.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+#include "gridsolve/exec/field.hpp"
+#include "gridsolve/exec/ghost_exchange.hpp"
+
+namespace gridsolve {
+namespace {
+
+TEST(Centring, BoxesOfEachCentring) {
+  const Grid g = Grid::box(3, {9, 5, 4}, {0, 0, 0}, {8, 4, 3});
+  const Box nodes = g.box(Centring::node()), cells = g.box(Centring::cell()),
+            fx = g.box(Centring::face(0));
+  EXPECT_EQ(nodes.hi, (std::array<int, 3>{8, 4, 3}));
+  EXPECT_EQ(cells.hi, (std::array<int, 3>{7, 3, 2}));
+  EXPECT_EQ(fx.hi, (std::array<int, 3>{8, 3, 2}));
+  EXPECT_EQ(fx.centring, Centring::face(0));
+  EXPECT_EQ(Centring::face(1).describe(), "face-y");
+  EXPECT_EQ(Centring::cell().describe(), "cell");
+  EXPECT_DOUBLE_EQ(g.coord(0, 2, IndexType::node), 2.0);
+  EXPECT_DOUBLE_EQ(g.coord(0, 2, IndexType::cell), 2.5);
+  // A 2D grid has the single index 0 along z whatever the centring.
+  const Grid g2 = Grid::unit(2, 9);
+  EXPECT_EQ(g2.box(Centring::cell()).hi, (std::array<int, 3>{7, 7, 0}));
+  EXPECT_EQ(g2.cells(2), 1);
+}
+
+TEST(Field, ComponentsAreSeparateAlignedArrays) {
+  const Grid g = Grid::unit(3, 9);
+  Field<double> m(g, Centring::cell(), 3, 1, Device::cpu);
+  EXPECT_EQ(m.ncomp(), 3);
+  EXPECT_EQ(m.centring(), Centring::cell());
+  const Box b = m.interior();
+  EXPECT_EQ(b.hi, (std::array<int, 3>{7, 7, 7}));
+  const FieldView<double> v = m.view();
+  for (int c = 0; c < 3; ++c)
+    for (int k = b.lo[2]; k <= b.hi[2]; ++k)
+      for (int j = b.lo[1]; j <= b.hi[1]; ++j)
+        for (int i = b.lo[0]; i <= b.hi[0]; ++i) v(i, j, k, c) = 1000 * c + 100 * k + 10 * j + i;
+  // Each component's first valid value sits on a 128-byte boundary.
+  for (int c = 0; c < 3; ++c)
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(&v(0, 0, 0, c)) % 128, 0u) << c;
+  // Component 0 is what v(i, j, k) addresses.
+  EXPECT_EQ(&v(3, 2, 1), &v(3, 2, 1, 0));
+  const std::vector<double> packed = m.to_vector();
+  ASSERT_EQ(packed.size(), 3u * 512u);
+  EXPECT_EQ(packed[0], 0.0);
+  EXPECT_EQ(packed[512 + 1], 1001.0);               // component 1, i = 1
+  EXPECT_EQ(packed[2 * 512 + 64 + 8 + 3], 2113.0);  // component 2, k = 1, j = 1, i = 3
+  // Writing every component left the ghosts zero.
+  EXPECT_EQ(v(-1, 0, 0, 2), 0.0);
+  EXPECT_EQ(v(8, 7, 7, 1), 0.0);
+}
+
+TEST(Field, GlobalIndicesAndWiderGhosts) {
+  // A patch of a larger grid: valid indices 40..47 x 16..19, two ghost layers.
+  Field<float> f(Box{{40, 16, 0}, {47, 19, 0}}, 2, 1, 2, Device::cpu);
+  const FieldView<float> v = f.view();
+  EXPECT_EQ(v.begin, (std::array<int, 3>{40, 16, 0}));
+  EXPECT_EQ(v.extent, (std::array<int, 3>{8, 4, 1}));
+  EXPECT_EQ(v.box().hi, (std::array<int, 3>{47, 19, 0}));
+  v(40, 16, 0) = 1;
+  v(47, 19, 0) = 2;
+  v(38, 14, 0) = 3;  // ghosts, two deep
+  v(49, 21, 0) = 4;
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(&v(40, 16, 0)) % 128, 0u);
+  const std::vector<float> packed = f.to_vector();
+  ASSERT_EQ(packed.size(), 32u);
+  EXPECT_EQ(packed.front(), 1.0f);
+  EXPECT_EQ(packed.back(), 2.0f);
+  EXPECT_EQ(v(38, 14, 0), 3.0f);
+  EXPECT_EQ(v(49, 21, 0), 4.0f);
+  const Field<float> copy = f.copy_to(Device::cpu);
+  EXPECT_EQ(copy.cview()(49, 21, 0), 4.0f);
+  EXPECT_EQ(copy.interior().lo, (std::array<int, 3>{40, 16, 0}));
+}
+
+TEST(Field, RefusesImpossibleShapes) {
+  const Grid g = Grid::unit(2, 9);
+  EXPECT_THROW(Field<double>(g, Centring::node(), 0, 1, Device::cpu), Error);
+  EXPECT_THROW(Field<double>(g, Centring::node(), 1, 4, Device::cpu), Error);
+}
+
+TEST(ExchangeGhosts, PeriodicCopiedAndZeroSides) {
+  const Grid g = Grid::unit(2, 9);  // 8 x 8 cells
+  Field<double> f(g, Centring::cell(), 2, 2, Device::cpu);
+  const FieldView<double> v = f.view();
+  for (int c = 0; c < 2; ++c)
+    for (int j = 0; j < 8; ++j)
+      for (int i = 0; i < 8; ++i) v(i, j, 0, c) = 100 * c + 10 * j + i + 1;
+  GhostSides sides = GhostSides::all(GhostRule::periodic);
+  exchange_ghosts(f, sides);
+  for (int c = 0; c < 2; ++c) {
+    EXPECT_EQ(v(-1, 3, 0, c), v(7, 3, 0, c));
+    EXPECT_EQ(v(-2, 3, 0, c), v(6, 3, 0, c));
+    EXPECT_EQ(v(8, 5, 0, c), v(0, 5, 0, c));
+    EXPECT_EQ(v(4, 9, 0, c), v(4, 1, 0, c));
+    EXPECT_EQ(v(-2, -2, 0, c), v(6, 6, 0, c));  // corners through both axes
+    EXPECT_EQ(v(9, -1, 0, c), v(1, 7, 0, c));
+  }
+  // x: zero-gradient on the left, zeros on the right; y untouched.
+  f.set_zero();
+  for (int j = 0; j < 8; ++j)
+    for (int i = 0; i < 8; ++i) v(i, j, 0, 0) = 10 * j + i + 1;
+  sides = GhostSides{};
+  sides.face[0] = GhostRule::copy_edge;
+  sides.face[1] = GhostRule::zero;
+  v(8, 2, 0, 0) = 99;
+  v(3, -1, 0, 0) = 77;
+  exchange_ghosts(f, sides);
+  EXPECT_EQ(v(-1, 2, 0, 0), v(0, 2, 0, 0));
+  EXPECT_EQ(v(-2, 2, 0, 0), v(0, 2, 0, 0));
+  EXPECT_EQ(v(8, 2, 0, 0), 0.0);
+  EXPECT_EQ(v(3, -1, 0, 0), 77.0);
+  // Node-centred periodic axes repeat with period n - 1: node 8 is node 0's image.
+  Field<double> nodes(g, Centring::node(), 1, 1, Device::cpu);
+  const FieldView<double> w = nodes.view();
+  for (int j = 0; j < 9; ++j)
+    for (int i = 0; i < 9; ++i) w(i, j, 0) = 10 * (j % 8) + (i % 8);
+  exchange_ghosts(nodes, GhostSides::all(GhostRule::periodic));
+  EXPECT_EQ(w(-1, 4, 0), w(7, 4, 0));
+  EXPECT_EQ(w(9, 4, 0), w(1, 4, 0));
+}
+
+#if defined(GRIDSOLVE_BOUNDS_CHECK)
+// The checked build stops at the first index outside the valid box and its ghosts.
+TEST(FieldDeathTest, CheckedBuildStopsOutsideTheField) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const Grid g = Grid::unit(2, 9);
+  Field<double> f(g, Centring::cell(), 2, 1, Device::cpu);
+  const FieldView<double> v = f.view();
+  v(-1, 8, 0, 1) = 1;  // ghosts are inside
+  EXPECT_DEATH(v(-2, 0, 0) = 1, "outside field");
+  EXPECT_DEATH(v(0, 9, 0) = 1, "outside field");
+  EXPECT_DEATH(v(0, 0, 1) = 1, "outside field");  // a 2D field has no z ghosts
+  EXPECT_DEATH(v(0, 0, 0, 2) = 1, "outside field");
+}
+#endif
+
+}  // namespace
+}  // namespace gridsolve
