@@ -61,7 +61,7 @@ void expect_cpu_gpu_agree(std::array<int, 3> n, demag::FftMode mode, double tol)
     cpu.set_m(m);
     gpu.set_m(m);
     const std::array<double, 3> b{0.01, -0.02, 0.005};
-    CellVectors<T> bc(Device::cpu, p.mesh.cells()), bg(Device::cuda, p.mesh.cells());
+    CellVectors<T> bc(Device::cpu, p.mesh.n), bg(Device::cuda, p.mesh.n);
     cpu.effective_field(b, term_all, bc);
     gpu.effective_field(b, term_all, bg);
     const auto hc = bc.to_host(), hg = bg.to_host();

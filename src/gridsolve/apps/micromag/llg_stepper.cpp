@@ -57,10 +57,9 @@ LlgStepper<T>::LlgStepper(MicromagSystem<T>& sys, StepperOptions o) : sys_(sys),
           fmt::format("max_dt ({}) must not be below dt ({})", o.max_dt, o.dt));
   const int stages = o.method == Method::rk45 ? 7 : o.method == Method::rk4 ? 4 : 2;
   const Device d = sys.device();
-  const std::int64_t cells = sys.mesh().cells();
-  for (int s = 0; s < stages; ++s) k_.emplace_back(d, cells);
-  stage_ = CellVectors<T>(d, cells);
-  next_ = CellVectors<T>(d, cells);
+  for (int s = 0; s < stages; ++s) k_.emplace_back(d, sys.mesh().n);
+  stage_ = CellVectors<T>(d, sys.mesh().n);
+  next_ = CellVectors<T>(d, sys.mesh().n);
   h_ = o.dt;
 }
 
@@ -206,8 +205,8 @@ template <class T>
 MinimizeReport minimize(MicromagSystem<T>& sys, const std::array<double, 3>& b, double stop,
                         std::int64_t max_iterations) {
   const Device d = sys.device();
-  const std::int64_t cells = sys.mesh().cells();
-  CellVectors<T> g(d, cells), g_next(d, cells), next(d, cells);
+  const std::array<int, 3> n = sys.mesh().n;
+  CellVectors<T> g(d, n), g_next(d, n), next(d, n);
   const StageSum<T> none;
   sys.load_demag_input(sys.m());
   sys.demag();

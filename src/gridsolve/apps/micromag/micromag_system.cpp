@@ -20,19 +20,22 @@ struct FieldKernel {
   const std::uint8_t* region;
   const MaterialParams<T>* mat;
   int nx, ny, nz;
+  CellIndex ix;  // cell -> element of m; the region array is dense, x fastest
   T inv_d2[3];
   demag::PaddedVector<T> hd;
   bool has_demag;
   T bext[3];
 
-  GRIDSOLVE_HD std::int64_t at(int i, int j, int k) const {
+  GRIDSOLVE_HD std::int64_t at(int i, int j, int k) const { return ix(i, j, k); }
+  GRIDSOLVE_HD std::int64_t region_at(int i, int j, int k) const {
     return (std::int64_t(k) * ny + j) * nx + i;
   }
 
   // Exchange with one neighbour q2 at 1/d^2 = w; vacuum neighbours and the box's sides
   // contribute nothing (free surfaces). Between regions A is the harmonic mean.
-  GRIDSOLVE_HD void neighbour(std::int64_t q2, int r, T a, T w, const T mi[3], T s[3]) const {
-    const int r2 = region[q2];
+  GRIDSOLVE_HD void neighbour(std::int64_t q2, std::int64_t rq2, int r, T a, T w, const T mi[3],
+                              T s[3]) const {
+    const int r2 = region[rq2];
     if (mat[r2].ms == T(0)) return;
     T aij = a;
     if (r2 != r) {
@@ -44,19 +47,19 @@ struct FieldKernel {
 
   // Adds the chosen terms of B (T) at cell (i, j, k) to b.
   GRIDSOLVE_HD void field(int i, int j, int k, unsigned terms, T b[3]) const {
-    const std::int64_t q = at(i, j, k);
-    const int r = region[q];
+    const std::int64_t q = at(i, j, k), rq = region_at(i, j, k);
+    const int r = region[rq];
     const MaterialParams<T>& p = mat[r];
     const T mi[3] = {m[0][q], m[1][q], m[2][q]};
     if ((terms & term_exchange) && p.aex != T(0)) {
       T s[3] = {0, 0, 0};
-      if (i > 0) neighbour(q - 1, r, p.aex, inv_d2[0], mi, s);
-      if (i < nx - 1) neighbour(q + 1, r, p.aex, inv_d2[0], mi, s);
-      if (j > 0) neighbour(q - nx, r, p.aex, inv_d2[1], mi, s);
-      if (j < ny - 1) neighbour(q + nx, r, p.aex, inv_d2[1], mi, s);
+      if (i > 0) neighbour(q - 1, rq - 1, r, p.aex, inv_d2[0], mi, s);
+      if (i < nx - 1) neighbour(q + 1, rq + 1, r, p.aex, inv_d2[0], mi, s);
+      if (j > 0) neighbour(q - ix.pitch, rq - nx, r, p.aex, inv_d2[1], mi, s);
+      if (j < ny - 1) neighbour(q + ix.pitch, rq + nx, r, p.aex, inv_d2[1], mi, s);
       const std::int64_t plane = std::int64_t(nx) * ny;
-      if (k > 0) neighbour(q - plane, r, p.aex, inv_d2[2], mi, s);
-      if (k < nz - 1) neighbour(q + plane, r, p.aex, inv_d2[2], mi, s);
+      if (k > 0) neighbour(q - ix.plane, rq - plane, r, p.aex, inv_d2[2], mi, s);
+      if (k < nz - 1) neighbour(q + ix.plane, rq + plane, r, p.aex, inv_d2[2], mi, s);
       const T f = T(2) / p.ms;
       for (int c = 0; c < 3; ++c) b[c] += f * s[c];
     }
@@ -110,6 +113,7 @@ static FieldKernel<T> make_kernel(const CellVectors<T>& v, const Buffer<std::uin
   f.nx = mesh.n[0];
   f.ny = mesh.n[1];
   f.nz = mesh.n[2];
+  f.ix = v.index();
   for (int a = 0; a < 3; ++a) f.inv_d2[a] = T(1 / (mesh.cell[a] * mesh.cell[a]));
   f.has_demag = conv != nullptr;
   if (conv) f.hd = conv->output();
@@ -177,7 +181,7 @@ MicromagSystem<T>::MicromagSystem(const MicromagProblem& p, Device d, demag::Fft
   copy_bytes(region_.data(), d, reg.data(), Device::cpu, reg.size());
   params_ = Buffer<MaterialParams<T>>(d, host.size());
   copy_bytes(params_.data(), d, host.data(), Device::cpu, host.size() * sizeof(MaterialParams<T>));
-  m_ = CellVectors<T>(d, cells);
+  m_ = CellVectors<T>(d, mesh_.n);
   if (p.demag) conv_ = std::make_unique<demag::DemagConvolution<T>>(d, mesh_.n, mesh_.cell, mode);
 }
 
@@ -207,13 +211,14 @@ void MicromagSystem<T>::load_demag_input(const CellVectors<T>& v) {
   if (!conv_) return;
   const demag::PaddedVector<T> in = conv_->input();
   const Vec3Ptr<T> m = v.ptr();
+  const CellIndex ix = v.index();
   const std::uint8_t* region = region_.data();
   const MaterialParams<T>* mat = params_.data();
   const int nx = mesh_.n[0], ny = mesh_.n[1];
   for_each(device_, Box{{0, 0, 0}, {mesh_.n[0] - 1, mesh_.n[1] - 1, mesh_.n[2] - 1}},
            [=] GRIDSOLVE_HD(int i, int j, int k) {
-             const std::int64_t q = (std::int64_t(k) * ny + j) * nx + i, p = in.at(i, j, k);
-             const T ms = mat[region[q]].ms;
+             const std::int64_t q = ix(i, j, k), p = in.at(i, j, k);
+             const T ms = mat[region[(std::int64_t(k) * ny + j) * nx + i]].ms;
              for (int c = 0; c < 3; ++c) in.c[c][p] = ms * m.c[c][q];
            });
 }
@@ -232,7 +237,7 @@ void MicromagSystem<T>::slope(const CellVectors<T>& v, CellVectors<T>& k, std::a
   for_each(device_, Box{{0, 0, 0}, {mesh_.n[0] - 1, mesh_.n[1] - 1, mesh_.n[2] - 1}},
            [=] GRIDSOLVE_HD(int i, int j, int kk) {
              const std::int64_t q = f.at(i, j, kk);
-             const MaterialParams<T>& p = f.mat[f.region[q]];
+             const MaterialParams<T>& p = f.mat[f.region[f.region_at(i, j, kk)]];
              if (p.ms == T(0)) {
                for (int c = 0; c < 3; ++c) out.c[c][q] = T(0);
                return;
@@ -260,6 +265,7 @@ template <class T>
 double MicromagSystem<T>::combine(const CellVectors<T>& m0, double h, const StageSum<T>& sum,
                                   CellVectors<T>& out, const StageSum<T>& err) {
   const Vec3Ptr<T> a = m0.ptr(), o = out.ptr();
+  const CellIndex ix = m0.index();
   const std::uint8_t* region = region_.data();
   const MaterialParams<T>* mat = params_.data();
   const int nx = mesh_.n[0], ny = mesh_.n[1];
@@ -271,8 +277,8 @@ double MicromagSystem<T>::combine(const CellVectors<T>& m0, double h, const Stag
   if (e.count == 0) {
     // No error estimate wanted: a plain loop (a reduction launches fewer, longer threads).
     for_each(device_, cells, [=] GRIDSOLVE_HD(int i, int j, int k) {
-      const std::int64_t q = (std::int64_t(k) * ny + j) * nx + i;
-      const T ms = mat[region[q]].ms;
+      const std::int64_t q = ix(i, j, k);
+      const T ms = mat[region[(std::int64_t(k) * ny + j) * nx + i]].ms;
       if (ms == T(0)) return;
       T v[3] = {a.c[0][q], a.c[1][q], a.c[2][q]};
       for (int t = 0; t < s.count; ++t)
@@ -292,8 +298,8 @@ double MicromagSystem<T>::combine(const CellVectors<T>& m0, double h, const Stag
   return reduce<double>(
       device_, Box{{0, 0, 0}, {mesh_.n[0] - 1, mesh_.n[1] - 1, mesh_.n[2] - 1}},
       [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
-        const std::int64_t q = (std::int64_t(k) * ny + j) * nx + i;
-        const T ms = mat[region[q]].ms;
+        const std::int64_t q = ix(i, j, k);
+        const T ms = mat[region[(std::int64_t(k) * ny + j) * nx + i]].ms;
         if (ms == T(0)) return 0.0;
         T v[3] = {a.c[0][q], a.c[1][q], a.c[2][q]};
         for (int t = 0; t < s.count; ++t)
@@ -319,10 +325,10 @@ double MicromagSystem<T>::combine(const CellVectors<T>& m0, double h, const Stag
 template <class T>
 double MicromagSystem<T>::max_norm(double h, const StageSum<T>& sum) {
   const StageSum<T> s = sum;
-  const std::int64_t cells = mesh_.cells();
   const double hh = h;
+  // A flat loop over the cells and the (zero) row padding between them.
   return reduce<double>(
-      device_, Box{{0, 0, 0}, {int(cells - 1), 0, 0}},
+      device_, Box{{0, 0, 0}, {int(m_.span() - 1), 0, 0}},
       [=] GRIDSOLVE_HD(int q, int, int) -> double {
         T d[3] = {0, 0, 0};
         for (int t = 0; t < s.count; ++t)
@@ -335,9 +341,8 @@ double MicromagSystem<T>::max_norm(double h, const StageSum<T>& sum) {
 template <class T>
 double MicromagSystem<T>::dot(const StageSum<T>& a, const StageSum<T>& b) {
   const StageSum<T> x = a, y = b;
-  const std::int64_t cells = mesh_.cells();
   return reduce<double>(
-      device_, Box{{0, 0, 0}, {int(cells - 1), 0, 0}},
+      device_, Box{{0, 0, 0}, {int(m_.span() - 1), 0, 0}},
       [=] GRIDSOLVE_HD(int q, int, int) -> double {
         double u[3] = {0, 0, 0}, v[3] = {0, 0, 0};
         for (int t = 0; t < x.count; ++t)
@@ -356,7 +361,7 @@ static double energy_term(Device d, const Box& box, const FieldKernel<T>& f, uns
       d, box,
       [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
         const std::int64_t q = f.at(i, j, k);
-        const MaterialParams<T>& p = f.mat[f.region[q]];
+        const MaterialParams<T>& p = f.mat[f.region[f.region_at(i, j, k)]];
         if (p.ms == T(0)) return 0.0;
         T bf[3] = {0, 0, 0};
         f.field(i, j, k, which, bf);
@@ -384,7 +389,7 @@ Energies MicromagSystem<T>::energies(std::array<double, 3> b) {
                            device_, box,
                            [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
                              const std::int64_t q = f.at(i, j, k);
-                             const MaterialParams<T>& p = f.mat[f.region[q]];
+                             const MaterialParams<T>& p = f.mat[f.region[f.region_at(i, j, k)]];
                              if (p.ms == T(0)) return 0.0;
                              const double m0 = f.m[0][q], m1 = f.m[1][q], m2 = f.m[2][q];
                              double e = 0;
@@ -408,12 +413,12 @@ Energies MicromagSystem<T>::energies(std::array<double, 3> b) {
 template <class T>
 std::array<double, 3> MicromagSystem<T>::average_m() {
   std::array<double, 3> avg{};
-  const std::int64_t cells = mesh_.cells();
+  const std::int64_t span = m_.span();
   for (int c = 0; c < 3; ++c) {
     const T* v = m_.comp(c);
     avg[c] =
         reduce<double>(
-            device_, Box{{0, 0, 0}, {int(cells - 1), 0, 0}},
+            device_, Box{{0, 0, 0}, {int(span - 1), 0, 0}},
             [=] GRIDSOLVE_HD(int q, int, int) -> double { return double(v[q]); }, SumOp{}, 0.0) /
         double(magnetic_cells_);
   }
@@ -429,7 +434,7 @@ double MicromagSystem<T>::max_torque(std::array<double, 3> b) {
       device_, Box{{0, 0, 0}, {mesh_.n[0] - 1, mesh_.n[1] - 1, mesh_.n[2] - 1}},
       [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
         const std::int64_t q = f.at(i, j, k);
-        if (f.mat[f.region[q]].ms == T(0)) return 0.0;
+        if (f.mat[f.region[f.region_at(i, j, k)]].ms == T(0)) return 0.0;
         T bf[3] = {0, 0, 0};
         f.field(i, j, k, term_all, bf);
         const T mi[3] = {f.m[0][q], f.m[1][q], f.m[2][q]};
@@ -451,7 +456,7 @@ void MicromagSystem<T>::effective_field(std::array<double, 3> b, unsigned terms,
            [=] GRIDSOLVE_HD(int i, int j, int k) {
              const std::int64_t q = f.at(i, j, k);
              T bf[3] = {0, 0, 0};
-             if (f.mat[f.region[q]].ms != T(0)) f.field(i, j, k, terms, bf);
+             if (f.mat[f.region[f.region_at(i, j, k)]].ms != T(0)) f.field(i, j, k, terms, bf);
              for (int c = 0; c < 3; ++c) o.c[c][q] = bf[c];
            });
 }
