@@ -13,5 +13,11 @@ else
   echo "gridsolve: nvcc not found, building the CPU path only"
   args+=(-DGRIDSOLVE_CUDA=OFF)
 fi
+# ccache, where installed, makes rebuilds of unchanged files free (paths relative to the
+# checkout, so another clone of the same tree hits the same cache).
+if command -v ccache >/dev/null; then
+  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true}
+  args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+fi
 cmake -S . -B "$build" "${args[@]}" "$@"
 cmake --build "$build" -j "${GRIDSOLVE_JOBS:-$(nproc)}"

@@ -82,6 +82,7 @@ if [ "$check" != tests ]; then
   run_logged bench_mg_3d_511 180 "$cli" bench mg --device cuda --dims 3 --unknowns 511 --repeats 3
   run_logged bench_tridiag 120 "$cli" bench tridiag --device cuda
   run_logged bench_poisson 120 "$cli" bench poisson --device cuda
+  run_logged bench_sort 180 "$cli" bench sort --device cuda --repeats "$repeats"
   run_logged heat_2048_jacobi 120 --allow 3 "$cli" heat --n 2048 --device cuda
   run_logged heat_2048_sor 120 "$cli" heat --n 2048 --device cuda --solver sor
   run_logged magnet_default 120 "$cli" magnet --device cuda --no-plots --out "$out/magnet_default"

@@ -53,7 +53,8 @@ TEST(Cli, PoissonConvergesAndWritesResults) {
 }
 
 TEST(Cli, FloatSolveStopsAboveItsRoundingFloorByDefault) {
-  const Outcome o = gridsolve("poisson --n 129 --mask hole --solver sor --precision float --device cpu");
+  const Outcome o =
+      gridsolve("poisson --n 129 --mask hole --solver sor --precision float --device cpu");
   EXPECT_EQ(o.code, 0) << o.output;
   EXPECT_NE(o.output.find("< 1.000e-04"), std::string::npos) << o.output;
 }
@@ -103,6 +104,41 @@ TEST(Cli, InfoListsSolvers) {
   const Outcome o = gridsolve("info");
   EXPECT_EQ(o.code, 0);
   EXPECT_NE(o.output.find("sor"), std::string::npos) << o.output;
+}
+
+// An all-Neumann problem whose source does not quite balance is solved after removing
+// the net source: the printed summary and summary.json say so, with why it stopped.
+TEST(Cli, ProjectedNeumannSourceIsReported) {
+  const auto dir = scratch("neumann");
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream toml(dir / "neumann.toml");
+    toml << "[grid]\nnodes = [33, 33]\n[equation]\nf = \"cos(pi*x)*cos(pi*y) + 0.001\"\n";
+    for (const char* side : {"x_low", "x_high", "y_low", "y_high"})
+      toml << "[boundary." << side << "]\ntype = \"neumann\"\n";
+    toml << "[solver]\nname = \"mgcg\"\n";
+  }
+  const Outcome o = gridsolve("solve " + (dir / "neumann.toml").string() + " --device cpu --out " +
+                              (dir / "out").string());
+  ASSERT_EQ(o.code, 0) << o.output;
+  EXPECT_NE(o.output.find("note        no node is fixed"), std::string::npos) << o.output;
+  std::ifstream f(dir / "out" / "summary.json");
+  const nlohmann::json j = nlohmann::json::parse(f);
+  ASSERT_EQ(j["notes"].size(), 1u) << j.dump();
+  EXPECT_NE(j["notes"][0].get<std::string>().find("net source"), std::string::npos);
+  EXPECT_EQ(j["stop"], "converged");
+}
+
+// The heat plate's parameters, declared once, reach summary.json.
+TEST(Cli, HeatParametersInSummary) {
+  const auto dir = scratch("heat_parameters");
+  const Outcome o = gridsolve("heat --n 33 --hot 50 --device cpu -q --out " + dir.string());
+  ASSERT_EQ(o.code, 0) << o.output;
+  std::ifstream f(dir / "summary.json");
+  const nlohmann::json j = nlohmann::json::parse(f);
+  EXPECT_EQ(j["parameters"]["n"], 33);
+  EXPECT_EQ(j["parameters"]["hot"], 50.0);
+  EXPECT_EQ(j["parameters"]["patch"], 0.125);
 }
 
 }  // namespace

@@ -49,7 +49,7 @@ TEST(ConfigExamples, HeatedLPlateLoads) {
   EXPECT_EQ(s.regions[0].kind, NodeKind::outside);
   EXPECT_EQ(s.regions[1].kind, NodeKind::fixed);
   EXPECT_DOUBLE_EQ(s.regions[1].value(0.25, 0.25, 0), 100.0);
-  EXPECT_EQ(c.solver, "sor");
+  EXPECT_EQ(c.solve.solver, "sor");
   EXPECT_EQ(c.out, "out/heated_l_plate");
   EXPECT_FALSE(s.exact.has_value());
 }
@@ -68,7 +68,7 @@ TEST(ConfigExamples, Poisson3dRobinLoads) {
   EXPECT_EQ(s.boundaries[z_low].kind, BoundaryKind::robin);
   EXPECT_EQ(s.boundaries[z_high].kind, BoundaryKind::robin);
   EXPECT_DOUBLE_EQ(s.boundaries[z_high].g(1, 0, 2), 0.2);
-  EXPECT_DOUBLE_EQ(c.options.tolerance, 1e-7);
+  EXPECT_DOUBLE_EQ(*c.solve.tolerance, 1e-7);
 }
 
 TEST(ConfigExamples, DocumentedCompleteExampleLoads) {
@@ -89,7 +89,7 @@ TEST(ConfigExamples, DocumentedCompleteExampleLoads) {
   ASSERT_FALSE(toml.empty());
   const RunConfig c = parse_config(toml, "docs/config.md");
   EXPECT_TRUE(c.spec.exact.has_value());
-  EXPECT_DOUBLE_EQ(c.options.tolerance, 1e-10);
+  EXPECT_DOUBLE_EQ(*c.solve.tolerance, 1e-10);
 }
 
 TEST(ConfigKeys, EveryKeyLands) {
@@ -160,16 +160,16 @@ dir = "results"
   EXPECT_DOUBLE_EQ(s.regions[1].value(1, 0, 2), 3);
   ASSERT_TRUE(s.exact.has_value());
   EXPECT_DOUBLE_EQ((*s.exact)(1, 2, 3), 6);
-  EXPECT_EQ(c.solver, "jacobi");
-  EXPECT_DOUBLE_EQ(c.options.tolerance, 1e-6);
-  EXPECT_EQ(c.options.rule, StopRule::update);
-  EXPECT_EQ(c.options.max_iterations, 100000);
-  EXPECT_EQ(c.options.check_every, 10);
-  EXPECT_DOUBLE_EQ(c.options.omega, 1.5);
-  EXPECT_DOUBLE_EQ(c.options.weight, 0.8);
-  EXPECT_FALSE(c.options.tuned);
-  EXPECT_EQ(c.device, "cpu");
-  EXPECT_EQ(c.precision, "float");
+  EXPECT_EQ(c.solve.solver, "jacobi");
+  EXPECT_DOUBLE_EQ(*c.solve.tolerance, 1e-6);
+  EXPECT_EQ(c.solve.options.rule, StopRule::update);
+  EXPECT_EQ(c.solve.options.max_iterations, 100000);
+  EXPECT_EQ(c.solve.options.check_every, 10);
+  EXPECT_DOUBLE_EQ(c.solve.options.omega, 1.5);
+  EXPECT_DOUBLE_EQ(c.solve.options.weight, 0.8);
+  EXPECT_FALSE(c.solve.options.tuned);
+  EXPECT_EQ(c.solve.device, "cpu");
+  EXPECT_EQ(c.solve.precision, Precision::fp32);
   EXPECT_EQ(c.out, "results");
 }
 
@@ -181,11 +181,11 @@ TEST(ConfigKeys, DefaultsForAMinimalFile) {
   EXPECT_DOUBLE_EQ(c.spec.k.constant, 1);
   EXPECT_DOUBLE_EQ(c.spec.f.constant, 0);
   for (int f = 0; f < 4; ++f) EXPECT_EQ(c.spec.boundaries[f].kind, BoundaryKind::dirichlet);
-  EXPECT_EQ(c.solver, "sor");
-  EXPECT_EQ(c.device, "auto");
-  EXPECT_EQ(c.precision, "double");
+  EXPECT_EQ(c.solve.solver, "sor");
+  EXPECT_EQ(c.solve.device, "auto");
+  EXPECT_EQ(c.solve.precision, Precision::fp64);
   EXPECT_TRUE(c.out.empty());
-  EXPECT_EQ(c.options.rule, StopRule::residual);
+  EXPECT_EQ(c.solve.options.rule, StopRule::residual);
 }
 
 TEST(ConfigErrors, MissingFileNamesTheFileAndTheReason) {
@@ -300,8 +300,9 @@ TEST(ConfigErrors, EachMistakeIsNamed) {
        grid2 + "[[mask]]\nkind = \"fixed\"\nlo = [0, 0]\nhi = [1, 1]\nvalues = 3\n",
        {"mask[0].values", "in mask[0]"}},
       {"solver name",
-       grid2 + "[solver]\nname = \"multigrid\"\n",
-       {"solver.name", "jacobi, gauss-seidel, sor, rb-gs", "'multigrid'"}},
+       grid2 + "[solver]\nname = \"multigrd\"\n",
+       {"solver.name", "jacobi, gauss-seidel, sor, rb-gs", "'multigrd'",
+        "did you mean 'multigrid'"}},
       {"stop rule", grid2 + "[solver]\nrule = \"residul\"\n", {"solver.rule", "residual, update"}},
       {"device", grid2 + "[solver]\ndevice = \"gpu\"\n", {"solver.device", "auto, cpu, cuda"}},
       {"precision",

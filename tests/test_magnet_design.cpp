@@ -21,6 +21,7 @@
 #include "gridsolve/apps/magnet/wire_layout.hpp"
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/solve/solver.hpp"
+#include "gridsolve/solve/solver_registry.hpp"
 
 namespace gridsolve::magnet {
 namespace {
@@ -122,8 +123,8 @@ TEST(MagnetSolvers, FloatMatchesDouble) {
   const MagnetDesign d = small_design();
   const double reference = surface_jump(d, solve_magnet(d, tight("sor"))).total_current;
   for (const std::string& solver : {std::string("sor"), default_magnet_solver()}) {
-    MagnetSolveSettings s = tight(solver, default_tolerance("float", solver));
-    s.precision = "float";
+    MagnetSolveSettings s = tight(solver, default_tolerance(Precision::fp32, find_solver(solver)));
+    s.precision = Precision::fp32;
     const MagnetField flt = solve_magnet(d, s);
     ASSERT_TRUE(flt.report.converged) << solver << ": " << flt.report.reason;
     EXPECT_NEAR(surface_jump(d, flt).total_current / reference, 1.0, 2e-4) << solver;
@@ -283,8 +284,8 @@ TEST(MagnetInput, ConfigFile) {
   EXPECT_DOUBLE_EQ(c.design.dz, 0.01);
   EXPECT_DOUBLE_EQ(c.design.B, 0.01);
   EXPECT_EQ(c.design.wires, 6);
-  EXPECT_EQ(c.solver, "sor");
-  EXPECT_DOUBLE_EQ(c.tolerance, 1e-8);
+  EXPECT_EQ(c.solve.solver, "sor");
+  EXPECT_DOUBLE_EQ(*c.solve.tolerance, 1e-8);
   EXPECT_EQ(c.out, "x");
   try {
     parse_magnet_config("[magnet]\nradius = 0.2\n", "bad.toml");

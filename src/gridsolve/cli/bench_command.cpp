@@ -10,6 +10,7 @@
 #include "gridsolve/bench/stencil_bench.hpp"
 #include "gridsolve/cli/direct_bench_command.hpp"
 #include "gridsolve/cli/multigrid_bench_command.hpp"
+#include "gridsolve/cli/sort_command.hpp"
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/device.hpp"
 #include "gridsolve/io/atomic_file.hpp"
@@ -22,8 +23,8 @@ void add_bench_options(CLI::App* app, BenchSettings& s) {
          "what", s.what,
          "stencil: Jacobi sweep and red-black SOR iteration; tridiag: batched and long "
          "tridiagonal solves against cuSPARSE; poisson: fast Poisson solvers against cuFFT; "
-         "mg: multigrid time to solution against HYPRE; micromag: demag evaluation and LLG "
-         "step against cuFFT and mumax3")
+         "mg: multigrid time to solution against HYPRE; sort: sorting networks against CUB and "
+         "thrust; micromag: demag evaluation and LLG step against cuFFT and mumax3")
       ->capture_default_str();
   app->add_option("--n", s.n, "nodes per side of the square grid")->capture_default_str();
   app->add_option("--repeats", s.repeats, "timed repetitions (the median is reported)")
@@ -44,10 +45,13 @@ void add_bench_options(CLI::App* app, BenchSettings& s) {
 int bench_command(const BenchSettings& s) {
   if (s.what == "tridiag" || s.what == "poisson") return direct_bench_command(s);
   if (s.what == "mg") return multigrid_bench_command(s);
+  if (s.what == "sort") return sort_bench_command(s);
   if (s.what == "micromag")
     return micromag_bench({s.mesh, s.device, s.repeats, s.peer, s.out});
   require(s.what == "stencil",
-          fmt::format("bench knows 'stencil', 'tridiag', 'poisson', 'mg' and 'micromag', got '{}'", s.what));
+          fmt::format("bench knows 'stencil', 'tridiag', 'poisson', 'mg', 'sort' and 'micromag', "
+                      "got '{}'",
+                      s.what));
   require(s.n >= 16, fmt::format("--n must be at least 16, got {}", s.n));
   require(s.repeats >= 1, fmt::format("--repeats must be at least 1, got {}", s.repeats));
   const Device device = select_device(s.device);

@@ -1,9 +1,14 @@
+// The gridsolve command line: sub-commands, their options, and the exit codes.
 #include "gridsolve/cli/commands.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <string_view>
+#include <vector>
 
 #include "gridsolve/apps/heat/heat_plate.hpp"
 #include "gridsolve/cli/bench_command.hpp"
@@ -11,67 +16,120 @@
 #include "gridsolve/cli/magnet_command.hpp"
 #include "gridsolve/cli/micromag_command.hpp"
 #include "gridsolve/cli/run_problem.hpp"
+#include "gridsolve/cli/sort_command.hpp"
 #include "gridsolve/cli/tridiag_command.hpp"
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/core/text.hpp"
 #include "gridsolve/io/config.hpp"
 #include "gridsolve/problem/model_problems.hpp"
-#include "gridsolve/solve/solver.hpp"
+#include "gridsolve/solve/solver_registry.hpp"
 
 namespace gridsolve::cli {
 
 namespace {
 
-// Options every solving command shares.
-void add_solver_options(CLI::App* app, RunSettings& s, std::string& rule) {
-  app->add_option("--solver", s.solver,
-                  "jacobi | gauss-seidel | sor | rb-gs | mg | mgcg | mgcg-mixed | cg | pcg | buneman | fft")
+// Solver options as typed on the command line, before they are checked.
+struct SolverArguments {
+  std::string solver, device, precision, rule, cycle, smoother;
+  double tolerance = 0;
+};
+
+// Options every solving command shares. Defaults shown in the help come from `s`.
+void add_solver_options(CLI::App* app, RunSettings& s, SolverArguments& a) {
+  a.solver = s.solve.solver;
+  a.device = s.solve.device;
+  a.precision = to_string(s.solve.precision);
+  a.rule = s.solve.options.rule == StopRule::residual ? "residual" : "update";
+  a.cycle = to_string(s.solve.multigrid.cycle);
+  a.smoother = to_string(s.solve.multigrid.smoother);
+  app->add_option("--solver", a.solver, solver_choices())->capture_default_str();
+  app->add_option("--device", a.device, "auto | cpu | cuda (auto takes the GPU when present)")
       ->capture_default_str();
-  app->add_option("--device", s.device, "auto | cpu | cuda (auto takes the GPU when present)")
-      ->capture_default_str();
-  app->add_option("--precision", s.precision, "double | float")->capture_default_str();
-  app->add_option("--tol", s.options.tolerance,
-                  "stop when the watched quantity falls below this (float: 1e-4 unless given)")
-      ->capture_default_str();
-  app->add_option("--rule", rule,
+  app->add_option("--precision", a.precision, "double | float")->capture_default_str();
+  app->add_option(
+      "--tol", a.tolerance,
+      s.solve.default_tolerance
+          ? fmt::format("stop when the watched quantity falls below this (default {})",
+                        s.solve.default_tolerance(Precision::fp64, find_solver(s.solve.solver)))
+          : std::string("stop when the watched quantity falls below this (default: the "
+                        "solver's for the precision, e.g. 1e-8 double, 1e-4 float)"));
+  app->add_option("--rule", a.rule,
                   "residual: ||b - Au|| / ||b|| < tol;  update: max |u_new - u_old| < tol")
       ->capture_default_str();
-  app->add_option("--max-iter", s.options.max_iterations, "iteration cap")->capture_default_str();
-  app->add_option("--check-every", s.options.check_every,
+  app->add_option("--max-iter", s.solve.options.max_iterations, "iteration cap")
+      ->capture_default_str();
+  app->add_option("--check-every", s.solve.options.check_every,
                   "iterations between convergence checks (0: the solver's default)")
       ->capture_default_str();
-  app->add_option("--omega", s.options.omega, "SOR factor in (0, 2); 0 picks the optimum")
+  app->add_option("--omega", s.solve.options.omega, "SOR factor in (0, 2); 0 picks the optimum")
       ->capture_default_str();
-  app->add_option("--weight", s.options.weight, "Jacobi damping in (0, 1]")->capture_default_str();
+  app->add_option("--weight", s.solve.options.weight, "Jacobi damping in (0, 1]")
+      ->capture_default_str();
   app->add_flag(
-      "--generic", [&s](std::int64_t) { s.options.tuned = false; },
+      "--generic", [&s](std::int64_t) { s.solve.options.tuned = false; },
       "use the generic loop bodies instead of the tuned GPU kernels");
-  app->add_option("--cycle", s.multigrid.cycle, "multigrid cycle: V | W | F")
+  app->add_option("--cycle", a.cycle, "multigrid cycle: V | W | F")->capture_default_str();
+  app->add_option("--pre", s.solve.multigrid.pre_smooth, "multigrid pre-smoothing sweeps")
       ->capture_default_str();
-  app->add_option("--pre", s.multigrid.pre_smooth, "multigrid pre-smoothing sweeps")
+  app->add_option("--post", s.solve.multigrid.post_smooth, "multigrid post-smoothing sweeps")
       ->capture_default_str();
-  app->add_option("--post", s.multigrid.post_smooth, "multigrid post-smoothing sweeps")
+  app->add_option("--smoother", a.smoother, "multigrid smoother: rb-gs | jacobi")
       ->capture_default_str();
-  app->add_option("--smoother", s.multigrid.smoother, "multigrid smoother: rb-gs | jacobi")
-      ->capture_default_str();
-  app->add_flag("--fmg", s.multigrid.full_multigrid,
+  app->add_flag("--fmg", s.solve.multigrid.full_multigrid,
                 "multigrid: start from a full-multigrid guess");
   app->add_option("--out", s.out,
                   "folder for summary.json, history.csv and the solution (HDF5 + XDMF)");
   app->add_flag("-q,--quiet", s.quiet, "print nothing but errors");
 }
 
-// Single precision cannot reach a relative residual of 1e-8; unless the user chose a
-// tolerance, a float solve stops at 1e-4, above its rounding floor.
-void default_float_tolerance(const CLI::App* app, RunSettings& s) {
-  const bool single = s.precision == "float" || s.precision == "fp32" || s.precision == "single";
-  if (single && s.options.rule == StopRule::residual && app->count("--tol") == 0)
-    s.options.tolerance = 1e-4;
-}
-
 StopRule parse_rule(const std::string& rule) {
   if (rule == "residual") return StopRule::residual;
   if (rule == "update") return StopRule::update;
-  throw Error(fmt::format("--rule must be residual or update, got '{}'", rule));
+  throw Error(fmt::format("--rule must be residual or update, got '{}'", printable(rule)));
+}
+
+// The typed settings from what was typed.
+void take_solver_arguments(const CLI::App* app, const SolverArguments& a, RunSettings& s) {
+  s.solve.solver = a.solver;
+  s.solve.device = a.device;
+  s.solve.precision = parse_precision(a.precision);
+  s.solve.options.rule = parse_rule(a.rule);
+  s.solve.multigrid.cycle = parse_cycle(a.cycle);
+  s.solve.multigrid.smoother = parse_smoother(a.smoother);
+  if (app->count("--tol") > 0) s.solve.tolerance = a.tolerance;
+}
+
+// An option given an empty value ("--tol ''", "--solver ''") would read as 0 or as the
+// default; refuse it, in every command at once.
+void refuse_empty_values(const CLI::App* app) {
+  for (const CLI::Option* opt : app->get_options()) {
+    if (opt->get_items_expected_min() == 0 || opt->count() == 0) continue;
+    for (const std::string& value : opt->results())
+      if (value.find_first_not_of(" \t") == std::string::npos)
+        throw Error(fmt::format("{} was given an empty value; give one or leave the option out",
+                                opt->get_name()));
+  }
+  for (const CLI::App* sub : app->get_subcommands()) refuse_empty_values(sub);
+}
+
+// " (did you mean '--tol'?)" for the first unknown long option, among the options of
+// the commands given.
+std::string option_hint(CLI::App& app, int argc, char** argv) {
+  std::vector<std::string> names;
+  std::vector<CLI::App*> apps{&app};
+  for (std::size_t a = 0; a < apps.size(); ++a) {
+    for (const CLI::Option* opt : apps[a]->get_options())
+      for (const std::string& n : opt->get_lnames()) names.push_back("--" + n);
+    for (CLI::App* sub : apps[a]->get_subcommands()) apps.push_back(sub);
+  }
+  const std::vector<std::string_view> views(names.begin(), names.end());
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = std::string(argv[i]).substr(0, std::string(argv[i]).find('='));
+    if (arg.rfind("--", 0) != 0 || std::find(names.begin(), names.end(), arg) != names.end())
+      continue;
+    return did_you_mean(arg, views);
+  }
+  return "";
 }
 
 }  // namespace
@@ -88,7 +146,8 @@ int run(int argc, char** argv) {
   // poisson
   RunSettings poisson_run;
   poisson_run.command = "poisson";
-  std::string poisson_rule = "residual";
+  poisson_run.solve.solver = "sor";
+  SolverArguments poisson_args;
   ModelProblem model;
   CLI::App* poisson = app.add_subcommand(
       "poisson",
@@ -108,34 +167,33 @@ int run(int argc, char** argv) {
   poisson->add_option("--k", model.coefficient, "constant | variable")->capture_default_str();
   poisson->add_option("--rhs", model.rhs, "manufactured | random")->capture_default_str();
   poisson->add_option("--seed", model.seed, "random right-hand side seed")->capture_default_str();
-  add_solver_options(poisson, poisson_run, poisson_rule);
+  add_solver_options(poisson, poisson_run, poisson_args);
 
-  // heat
+  // heat: the article's method and stopping rule unless told otherwise
   RunSettings heat_run;
   heat_run.command = "heat";
-  heat_run.solver = "jacobi";
-  heat_run.options.tolerance = 1e-4;
-  heat_run.options.max_iterations = 15000;
-  std::string heat_rule = "update";
+  heat_run.solve.solver = "jacobi";
+  heat_run.solve.default_tolerance = [](Precision, const SolverInfo&) {
+    return heat_update_tolerance;
+  };
+  heat_run.solve.options.max_iterations = heat_max_sweeps;
+  heat_run.solve.options.rule = StopRule::update;
+  SolverArguments heat_args;
   HeatPlate plate;
   CLI::App* heat = app.add_subcommand(
       "heat", "steady heat plate: hot central patch, cold edges (Jacobi, stop on max update)");
-  heat->add_option("--n", plate.n, "nodes per side")->capture_default_str();
-  heat->add_option("--patch", plate.patch, "side of the hot patch, fraction of the plate")
-      ->capture_default_str();
-  heat->add_option("--hot", plate.hot, "patch temperature")->capture_default_str();
-  heat->add_option("--cold", plate.cold, "edge temperature")->capture_default_str();
-  add_solver_options(heat, heat_run, heat_rule);
+  for (const Parameter<HeatPlate>& p : heat_parameters())
+    std::visit([&](auto m) { heat->add_option(p.option(), plate.*m, p.help_text()); }, p.member);
+  add_solver_options(heat, heat_run, heat_args);
 
   // solve CONFIG.toml
   std::string config_path;
-  RunSettings solve_overrides;
   CLI::App* solve = app.add_subcommand("solve", "solve a problem described in a TOML file");
   solve->add_option("config", config_path, "the problem file (see docs/config.md)")->required();
   std::string solve_device, solve_precision, solve_out, solve_solver;
   solve->add_option("--device", solve_device, "override the file's device");
   solve->add_option("--precision", solve_precision, "override the file's precision");
-  solve->add_option("--solver", solve_solver, "override the file's solver");
+  solve->add_option("--solver", solve_solver, "override the file's solver: " + solver_choices());
   solve->add_option("--out", solve_out, "override the file's output folder");
   bool solve_quiet = false;
   solve->add_flag("-q,--quiet", solve_quiet, "print nothing but errors");
@@ -152,12 +210,29 @@ int run(int argc, char** argv) {
   TridiagSettings tridiag_settings;
   CLI::App* tridiag_cmd = add_tridiag_command(app, tridiag_settings);
 
+  // sort FILE
+  SortSettings sort_settings;
+  CLI::App* sort_cmd = add_sort_command(app, sort_settings);
+
   // bench
   BenchSettings bench_settings;
   CLI::App* bench =
       app.add_subcommand("bench", "measure kernels against the copy bandwidth and peers");
   add_bench_options(bench, bench_settings);
 
+  // An unknown command: name it, with a hint, rather than "a subcommand is required".
+  if (argc >= 2 && argv[1][0] != '-') {
+    std::vector<std::string> names;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+      names.push_back(sub->get_name());
+    if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+      const std::vector<std::string_view> views(names.begin(), names.end());
+      std::fprintf(stderr, "gridsolve: unknown command '%s'%s; commands: %s\n",
+                   printable(argv[1]).c_str(), did_you_mean(argv[1], views).c_str(),
+                   fmt::format("{}", fmt::join(names, ", ")).c_str());
+      return exit_bad_input;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -167,50 +242,47 @@ int run(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "gridsolve: %s\n", e.what());
+    std::fprintf(stderr, "gridsolve: %s%s\n", printable(e.what()).c_str(),
+                 option_hint(app, argc, argv).c_str());
     std::fprintf(stderr,
                  "run 'gridsolve --help' or 'gridsolve <command> --help' for the options\n");
     return exit_bad_input;
   }
 
   try {
+    refuse_empty_values(&app);
     if (*info) return info_command();
     if (*poisson) {
-      poisson_run.options.rule = parse_rule(poisson_rule);
-      default_float_tolerance(poisson, poisson_run);
-      canonical_solver_name(poisson_run.solver);
-      poisson_run.multigrid.validate();
+      take_solver_arguments(poisson, poisson_args, poisson_run);
       return run_problem(make_model_problem(model), poisson_run);
     }
     if (*heat) {
-      heat_run.options.rule = parse_rule(heat_rule);
-      canonical_solver_name(heat_run.solver);
-      heat_run.multigrid.validate();
+      take_solver_arguments(heat, heat_args, heat_run);
+      heat_run.parameters = parameters_json(heat_parameters(), plate);
       return run_problem(make_heat_plate(plate), heat_run);
     }
     if (*solve) {
       RunConfig cfg = load_config(config_path);
       RunSettings s;
       s.command = "solve";
-      s.solver = solve_solver.empty() ? cfg.solver : solve_solver;
-      s.device = solve_device.empty() ? cfg.device : solve_device;
-      s.precision = solve_precision.empty() ? cfg.precision : solve_precision;
+      s.solve = cfg.solve;
+      if (!solve_solver.empty()) s.solve.solver = solve_solver;
+      if (!solve_device.empty()) s.solve.device = solve_device;
+      if (!solve_precision.empty()) s.solve.precision = parse_precision(solve_precision);
       s.out = solve_out.empty() ? cfg.out : solve_out;
-      s.options = cfg.options;
-      s.multigrid = cfg.multigrid;
       s.quiet = solve_quiet;
-      canonical_solver_name(s.solver);
       return run_problem(cfg.spec, s);
     }
     if (*bench) return bench_command(bench_settings);
     if (*tridiag_cmd) return tridiag_command(tridiag_settings);
+    if (*sort_cmd) return sort_command(sort_settings);
     if (*magnet) return magnet_command(magnet_args);
     if (*micromag) return micromag_command(micromag_args);
   } catch (const Error& e) {
-    std::fprintf(stderr, "gridsolve: error: %s\n", e.what());
+    std::fprintf(stderr, "gridsolve: error: %s\n", printable(e.what()).c_str());
     return e.kind() == Error::Kind::invalid_input ? exit_bad_input : exit_failure;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "gridsolve: unexpected failure: %s\n", e.what());
+    std::fprintf(stderr, "gridsolve: unexpected failure: %s\n", printable(e.what()).c_str());
     return exit_failure;
   }
   return exit_failure;

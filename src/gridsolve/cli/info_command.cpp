@@ -4,7 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "gridsolve/exec/device.hpp"
-#include "gridsolve/solve/solver.hpp"
+#include "gridsolve/solve/solver_registry.hpp"
 
 namespace gridsolve::cli {
 
@@ -28,7 +28,12 @@ int info_command() {
     }
   }
   fmt::print("  default     --device auto runs on {}\n", to_string(select_device("auto")));
-  fmt::print("  solvers     {}\n", fmt::join(solver_names(), ", "));
+  fmt::print("  solvers     (--solver, [solver] name; default tolerance double / float)\n");
+  for (const SolverInfo& row : solver_registry())
+    fmt::print("    {:<12} {:<44} {:<9} {:.0e} / {:.0e}{}\n", row.name, row.summary,
+               row.cuda ? "cpu, cuda" : "cpu", row.tolerance_fp64, row.tolerance_fp32,
+               row.aliases.empty() ? std::string()
+                                   : fmt::format("   also: {}", fmt::join(row.aliases, ", ")));
   fmt::print("  precisions  double, float\n");
   return 0;
 }

@@ -15,9 +15,10 @@
 #include "gridsolve/apps/magnet/magnet_study.hpp"
 #include "gridsolve/cli/commands.hpp"
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/core/text.hpp"
 #include "gridsolve/io/atomic_file.hpp"
 #include "gridsolve/io/summary_json.hpp"
-#include "gridsolve/solve/solver.hpp"
+#include "gridsolve/solve/solver_registry.hpp"
 
 namespace gridsolve::cli {
 
@@ -28,26 +29,19 @@ namespace {
 void add_design_options(CLI::App* a, MagnetArguments& m) {
   a->add_option("--config", m.config,
                 "TOML file with [magnet], [solver], [study], [output] (docs/magnet.md)");
-  a->add_option("--r0", m.r0, "magnet radius, m (default 0.25)");
-  a->add_option("--z0", m.z0, "magnet half-height, m (default 0.5)");
-  a->add_option("--r1", m.r1, "outer superconducting box radius, m (default 2)");
-  a->add_option("--z1", m.z1, "outer box half-height, m (default 2)");
-  a->add_option("--h", m.h, "mesh spacing dr = dz, m (default 0.005)");
-  a->add_option("--dr", m.dr, "radial mesh spacing, m");
-  a->add_option("--dz", m.dz, "axial mesh spacing, m");
-  a->add_option("--B", m.B, "target field inside the magnet, T (default 0.008)");
-  a->add_option("--wires,-N", m.wires, "wires per half (default 10)");
-  a->add_option("--axis-span", m.axis_span,
-                "central length of the axis for homogeneity, m (default 0.4)");
-  a->add_option("--sphere", m.sphere_radius, "radius of the homogeneity sphere, m (default 0.1)");
-  a->add_option(
-      "--solver", m.solver,
-      fmt::format("solver (default {}; sor is the source's method)", default_magnet_solver()));
+  for (const Parameter<MagnetDesign>& p : magnet_parameters())
+    std::visit([&](auto member) { a->add_option(p.option(), m.design.*member, p.help_text()); },
+               p.member);
+  a->add_option("--h", m.h, "mesh spacing dr = dz, m");
+  a->add_option("--solver", m.solver,
+                fmt::format("{} (default {}; sor is the source's method)", solver_choices(),
+                            default_magnet_solver()));
   a->add_option("--device", m.device, "auto | cpu | cuda (default auto)");
   a->add_option("--precision", m.precision, "double | float (default double)");
-  a->add_option("--tol", m.tol,
-                "relative residual to stop at (default 0.5e-6, the source's rule; float: 1e-5 with "
-                "mg, 1e-3 otherwise)");
+  a->add_option(
+      "--tol", m.tol,
+      "relative residual to stop at (default 0.5e-6, the source's rule; float: 1e-4, or 1e-3 with "
+      "the stationary solvers)");
   a->add_option("--max-iter", m.max_iter, "iteration cap");
   a->add_option("--omega", m.omega, "SOR factor (default: the source's estimate)");
   a->add_option("--residual", m.residual,
@@ -62,30 +56,26 @@ bool given(const MagnetArguments& m, const std::string& name) {
   return m.magnet->count(name) > 0 || (m.study && m.study->count(name) > 0);
 }
 
-MagnetConfig resolve(const MagnetArguments& m) {
+MagnetConfig resolve_config(const MagnetArguments& m) {
   MagnetConfig c;
-  if (!m.config.empty()) c = load_magnet_config(m.config, c);
+  if (given(m, "--config")) c = load_magnet_config(m.config, c);
   MagnetDesign& d = c.design;
-  auto take = [&](const char* name, auto& target, const auto& value) {
+  auto take = [&](const std::string& name, auto& target, const auto& value) {
     if (given(m, name)) target = value;
   };
-  take("--r0", d.r0, m.r0);
-  take("--z0", d.z0, m.z0);
-  take("--r1", d.r1, m.r1);
-  take("--z1", d.z1, m.z1);
   if (given(m, "--h")) d.dr = d.dz = m.h;
-  take("--dr", d.dr, m.dr);
-  take("--dz", d.dz, m.dz);
-  take("--B", d.B, m.B);
-  take("--wires", d.wires, m.wires);
-  take("--axis-span", d.axis_span, m.axis_span);
-  take("--sphere", d.sphere_radius, m.sphere_radius);
-  take("--solver", c.solver, m.solver);
-  take("--device", c.device, m.device);
-  take("--precision", c.precision, m.precision);
-  take("--tol", c.tolerance, m.tol);
-  take("--max-iter", c.max_iterations, m.max_iter);
-  take("--omega", c.omega, m.omega);
+  for (const Parameter<MagnetDesign>& p : magnet_parameters()) {
+    const std::string option = p.option().substr(0, p.option().find(','));
+    std::visit([&](auto member) { take(option, d.*member, m.design.*member); }, p.member);
+  }
+  require_finite(magnet_parameters(), d);
+  SolveSettings& s = c.solve;
+  take("--solver", s.solver, m.solver);
+  take("--device", s.device, m.device);
+  if (given(m, "--precision")) s.precision = parse_precision(m.precision);
+  if (given(m, "--tol")) s.tolerance = m.tol;
+  take("--max-iter", s.options.max_iterations, m.max_iter);
+  take("--omega", s.options.omega, m.omega);
   take("--residual", c.residual, m.residual);
   take("--out", c.out, m.out);
   if (m.study) {
@@ -98,19 +88,7 @@ MagnetConfig resolve(const MagnetArguments& m) {
 }
 
 MagnetSolveSettings solve_settings(const MagnetConfig& c, bool quiet) {
-  MagnetSolveSettings s;
-  s.solver = c.solver.empty() ? default_magnet_solver() : canonical_solver_name(c.solver);
-  s.device = select_device(c.device);
-  s.precision = c.precision;
-  require(s.precision == "double" || s.precision == "float" || s.precision == "fp64" ||
-              s.precision == "fp32" || s.precision == "single",
-          fmt::format("precision must be double or float, got '{}'", s.precision));
-  s.options.tolerance = c.tolerance > 0 ? c.tolerance : default_tolerance(s.precision, s.solver);
-  s.options.max_iterations = c.max_iterations;
-  s.options.omega = c.omega;
-  s.residual = c.residual;
-  check_residual_measure(s.residual, s.solver);
-  s.options.validate();
+  MagnetSolveSettings s = magnet_solve_settings(resolve(c.solve), c.residual);
   if (!quiet)
     s.options.on_progress = [](const ProgressInfo& p) {
       std::fprintf(stderr, "  iteration %8d   relative residual %.3e   %.1f s\n", p.iteration,
@@ -149,14 +127,22 @@ void print_design(const MagnetResult& r, const std::string& out) {
       "  homogeneity  {:.1f} ppm peak to peak over the central {:.0f} cm of the axis; "
       "{:.1f} ppm over a sphere of radius {:.0f} cm\n",
       r.quality.axis_ppm, d.axis_span * 100, r.quality.sphere_ppm, d.sphere_radius * 100);
-  if (!out.empty()) fmt::print("  results      {}/\n", out);
+  if (!out.empty()) fmt::print("  results      {}/\n", printable(out));
 }
 
 int design(const MagnetArguments& m) {
-  const MagnetConfig c = resolve(m);
+  const MagnetConfig c = resolve_config(m);
   c.design.validate();
   const MagnetSolveSettings s = solve_settings(c, m.quiet);
   const MagnetResult r = run_magnet(c.design, s);
+  if (!r.field.report.converged) {
+    const SolveReport& rep = r.field.report;
+    std::fprintf(stderr,
+                 "gridsolve magnet: the potential solve did not converge (%s; %d iterations, "
+                 "relative residual %.3e); no wires placed, no files written\n",
+                 rep.reason.c_str(), rep.iterations, rep.relative_residual);
+    return exit_not_converged;
+  }
   nlohmann::json extra;
   extra["files"]["data"] = write_magnet_data(c.out, r);
   PlotOutcome plots;
@@ -206,7 +192,7 @@ void print_steps(const std::vector<StudyStep>& steps) {
 }
 
 int study(const MagnetArguments& m) {
-  const MagnetConfig c = resolve(m);
+  const MagnetConfig c = resolve_config(m);
   c.design.validate();
   MagnetSolveSettings s = solve_settings(c, true);
   if (!m.quiet) fmt::print("gridsolve magnet study: {}\n", c.design.describe());
@@ -223,7 +209,7 @@ int study(const MagnetArguments& m) {
   write_file_atomically(c.out + "/study.csv", study_csv(all));
   bool converged = true;
   for (const StudyStep& st : all) converged = converged && st.converged;
-  if (!m.quiet) fmt::print("  results      {}/study.csv\n", c.out);
+  if (!m.quiet) fmt::print("  results      {}/study.csv\n", printable(c.out));
   return converged ? exit_ok : exit_not_converged;
 }
 

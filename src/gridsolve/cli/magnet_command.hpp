@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "gridsolve/apps/magnet/magnet_design.hpp"
+
 namespace CLI {
 class App;
 }
@@ -12,9 +14,9 @@ namespace gridsolve::cli {
 
 struct MagnetArguments {
   std::string config;
-  double r0 = 0, z0 = 0, r1 = 0, z1 = 0, h = 0, dr = 0, dz = 0, B = 0, tol = 0, omega = 0;
-  double axis_span = 0, sphere_radius = 0, box_spacing = 0;
-  int wires = 0, max_iter = 0;
+  magnet::MagnetDesign design;  // the declared parameters, as given on the command line
+  double h = 0, tol = 0, omega = 0, box_spacing = 0;
+  int max_iter = 0;
   std::string solver, device, precision, out, residual;
   std::vector<double> spacings, boxes;
   bool quiet = false, no_plots = false;

@@ -46,6 +46,7 @@ void ResultFiles::write(const ProblemSpec& spec, const RunSettings& settings, De
     j["cycle_factors"] = report.cycle_factors;
   }
   j["assembly_seconds"] = assembly_seconds;
+  if (!settings.parameters.is_null()) j["parameters"] = settings.parameters;
   j["files"] = {{"solution", "solution.xdmf"}, {"history", "history.csv"}};
   write_json_file(dir + "/summary.json", j);
 }

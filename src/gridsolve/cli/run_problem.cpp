@@ -7,12 +7,12 @@
 #include <cstdio>
 #include <limits>
 
-#include "gridsolve/core/error.hpp"
-#include "gridsolve/exec/memory.hpp"
 #include "gridsolve/cli/commands.hpp"
 #include "gridsolve/cli/result_files.hpp"
+#include "gridsolve/core/error.hpp"
+#include "gridsolve/core/text.hpp"
+#include "gridsolve/exec/memory.hpp"
 #include "gridsolve/problem/assemble.hpp"
-#include "gridsolve/solve/solver.hpp"
 
 namespace gridsolve::cli {
 
@@ -35,19 +35,23 @@ double max_error(const ProblemSpec& spec, const Discretization<T>& d) {
   double m = 0;
   for (std::size_t n = 0; n < u.size(); ++n) {
     if (!mask.empty() && mask[n] == std::uint8_t(NodeKind::outside)) continue;
-    m = std::max(m, std::abs(double(u[n]) - double(e[n])));
+    const double diff = std::abs(double(u[n]) - double(e[n]));
+    if (std::isnan(diff)) return diff;  // std::max would drop it and report a fake 0
+    m = std::max(m, diff);
   }
   return m;
 }
 
 template <class T>
-int run_typed(const ProblemSpec& spec, const RunSettings& s, Device device) {
+int run_typed(const ProblemSpec& spec, const RunSettings& settings, ResolvedSolve r) {
+  const Device device = r.device;
+  RunSettings s = settings;
+  s.options = r.options;
   const auto t0 = clock_type::now();
   Discretization<T> d = assemble<T>(spec, device);
   const double assembly_seconds = seconds_since(t0);
-  auto solver = make_solver<T>(s.solver, s.multigrid);
 
-  SolveOptions options = s.options;
+  SolveOptions& options = r.options;
   if (!s.quiet && !options.on_progress) {
     const bool residual = options.rule == StopRule::residual;
     options.on_progress = [residual](const ProgressInfo& p) {
@@ -55,23 +59,29 @@ int run_typed(const ProblemSpec& spec, const RunSettings& s, Device device) {
                    residual ? "relative residual" : "max update", p.value, p.seconds);
     };
   }
-  const SolveReport report = solver->solve(d.op, d.u, options);
+  SolveReport report = run_solve<T>(r, d.op, d.u);
+  if (d.op.singular)
+    report.notes.push_back(fmt::format(
+        "no node is fixed, so the net source ({:.3g} of the total) was removed to make the problem "
+        "solvable, and the solution is defined up to a constant (shifted to zero mean)",
+        d.op.rhs_mismatch));
   const double error = spec.exact ? max_error(spec, d) : std::numeric_limits<double>::quiet_NaN();
 
   const Grid& g = spec.grid;
   if (!s.quiet) {
-    fmt::print("gridsolve {}: {}\n", s.command, spec.name);
+    fmt::print("gridsolve {}: {}\n", s.command, printable(spec.name));
     fmt::print("  grid        {}\n", g.describe());
     fmt::print("  operator    {}\n", d.op.describe());
     fmt::print("  solver      {} ({} kernel){}\n", report.solver, report.kernel,
                report.omega > 0 ? fmt::format(", omega {:.6f}", report.omega) : "");
-    fmt::print("  device      {}, {}\n", to_string(device), s.precision);
+    fmt::print("  device      {}, {}\n", to_string(device), to_string(r.precision));
     fmt::print("  result      {}\n", report.reason);
     fmt::print("  iterations  {}{}\n", report.iterations,
                report.convergence_factor > 0 ? fmt::format(" (residual reduction per cycle {:.3f})",
                                                            report.convergence_factor)
                                              : "");
     fmt::print("  residual    {:.3e} (relative, ||b - Au|| / ||b||)\n", report.relative_residual);
+    for (const std::string& note : report.notes) fmt::print("  note        {}\n", note);
     if (spec.exact) fmt::print("  max error   {:.3e} (against the exact solution)\n", error);
     fmt::print("  time        {:.3f} s solve, {:.3f} s assembly\n", report.seconds,
                assembly_seconds);
@@ -84,7 +94,8 @@ int run_typed(const ProblemSpec& spec, const RunSettings& s, Device device) {
     files.write(spec, s, device, report, error, assembly_seconds, d.u,
                 spec.exact ? sample_exact<T>(spec, Device::cpu) : Field<T>());
     if (!s.quiet)
-      fmt::print("  results     {}/ (summary.json, history.csv, solution.h5 + .xdmf)\n", s.out);
+      fmt::print("  results     {}/ (summary.json, history.csv, solution.h5 + .xdmf)\n",
+                 printable(s.out));
   }
   return report.converged ? exit_ok : exit_not_converged;
 }
@@ -92,11 +103,8 @@ int run_typed(const ProblemSpec& spec, const RunSettings& s, Device device) {
 }  // namespace
 
 int run_problem(const ProblemSpec& spec, const RunSettings& s) {
-  const Device device = select_device(s.device);
-  if (s.precision == "double" || s.precision == "fp64") return run_typed<double>(spec, s, device);
-  if (s.precision == "float" || s.precision == "fp32" || s.precision == "single")
-    return run_typed<float>(spec, s, device);
-  throw Error(fmt::format("precision must be double or float, got '{}'", s.precision));
+  const ResolvedSolve r = resolve(s.solve);
+  return with_precision(r.precision, [&]<class T>() { return run_typed<T>(spec, s, r); });
 }
 
 }  // namespace gridsolve::cli

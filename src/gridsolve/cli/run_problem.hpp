@@ -2,21 +2,21 @@
 #pragma once
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "gridsolve/problem/problem_spec.hpp"
-#include "gridsolve/solve/multigrid/multigrid_options.hpp"
 #include "gridsolve/solve/solve_options.hpp"
+#include "gridsolve/solve/solve_settings.hpp"
 
 namespace gridsolve::cli {
 
 struct RunSettings {
   std::string command = "poisson";  // for the summary's title
-  std::string solver = "sor";
-  std::string device = "auto";
-  std::string precision = "double";
-  SolveOptions options;
-  MultigridOptions multigrid;  // for mg and mgcg
-  std::string out;             // results folder; empty writes nothing
+  SolveSettings solve;              // what the user asked for
+  SolveOptions options;             // what ran (resolved; read by the result files)
+  std::string out;                  // results folder; empty writes nothing
   bool quiet = false;
+  nlohmann::json parameters;  // the application's parameters, for summary.json
 };
 
 // Returns the process exit code (0 converged, 3 not converged).

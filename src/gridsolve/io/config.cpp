@@ -16,211 +16,19 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <toml++/toml.h>
 
 #include "gridsolve/core/error.hpp"
-#include "gridsolve/solve/solver.hpp"
+#include "gridsolve/core/text.hpp"
+#include "gridsolve/io/toml_reader.hpp"
+#include "gridsolve/solve/solver_registry.hpp"
 
 namespace gridsolve {
 
 namespace {
 
-using Names = std::vector<std::string>;
+using Reader = TomlReader;
 
 constexpr const char* axis_name[3] = {"x", "y", "z"};
-
-std::string join_key(const std::string& path, std::string_view key) {
-  return path.empty() ? std::string(key) : fmt::format("{}.{}", path, key);
-}
-
-// The value as the user wrote it, so "expected a number, got a string (\"1e-8\")"
-// shows what to change.
-std::string describe(const toml::node& n) {
-  if (const auto* s = n.as_string()) return fmt::format("a string (\"{}\")", s->get());
-  if (const auto* i = n.as_integer()) return fmt::format("an integer ({})", i->get());
-  if (const auto* f = n.as_floating_point()) return fmt::format("a float ({})", f->get());
-  if (const auto* b = n.as_boolean()) return fmt::format("a boolean ({})", b->get());
-  if (n.is_table()) return "a table";
-  if (n.is_array()) return "an array";
-  return "a date or time";
-}
-
-// Levenshtein distance, for "did you mean" hints on misspelt keys.
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
-// Typed access to a parsed document. Every failure throws Error naming the file, the
-// full key (e.g. "solver.tolerance") and the line the value sits on.
-class Reader {
- public:
-  explicit Reader(std::string file) : file_(std::move(file)) {}
-
-  [[noreturn]] void fail(const toml::node* at, const std::string& message) const {
-    if (at && at->source().begin.line > 0)
-      throw Error(fmt::format("config '{}', line {}: {}", file_, at->source().begin.line, message));
-    throw Error(fmt::format("config '{}': {}", file_, message));
-  }
-
-  // Typos must fail loudly: an ignored "tolerence" would silently run with the default.
-  void only_keys(const toml::table& t, const std::string& path, Names allowed) const {
-    for (const auto& [key, node] : t) {
-      const std::string_view k = key.str();
-      if (std::find(allowed.begin(), allowed.end(), k) != allowed.end()) continue;
-      std::string_view best;
-      std::size_t best_distance = 3;  // farther than this is not a typo but another word
-      for (std::string_view a : allowed) {
-        const std::size_t d = edit_distance(k, a);
-        if (d < best_distance) best_distance = d, best = a;
-      }
-      // Abbreviations ("max_iter") are far in edit distance but obvious as prefixes.
-      if (best.empty() && k.size() >= 3)
-        for (std::string_view a : allowed)
-          if (a.substr(0, k.size()) == k) best = a;
-      const std::string where = path.empty()                          ? "at the top level"
-                                : path.find('[') != std::string::npos ? "in " + path
-                                                                      : "in [" + path + "]";
-      fail(&node, fmt::format("unknown key '{}' {}{}; valid keys: {}", join_key(path, k), where,
-                              best.empty() ? "" : fmt::format(" (did you mean '{}'?)", best),
-                              fmt::join(allowed, ", ")));
-    }
-  }
-
-  const toml::table* table(const toml::table& parent, std::string_view key,
-                           const std::string& path) const {
-    const toml::node* n = parent.get(key);
-    if (!n) return nullptr;
-    if (!n->is_table())
-      fail(n, fmt::format("'{0}' must be a table ([{0}]), got {1}", join_key(path, key),
-                          describe(*n)));
-    return n->as_table();
-  }
-
-  std::optional<double> number(const toml::table& t, std::string_view key,
-                               const std::string& path) const {
-    const toml::node* n = t.get(key);
-    if (!n) return std::nullopt;
-    return number_value(*n, join_key(path, key));
-  }
-
-  double number_value(const toml::node& n, const std::string& name) const {
-    if (const auto* i = n.as_integer()) return double(i->get());
-    if (const auto* f = n.as_floating_point()) return f->get();
-    fail(&n, fmt::format("{} must be a number, got {}", name, describe(n)));
-  }
-
-  // Integral floats (1e5) are accepted: people write iteration counts that way.
-  std::optional<std::int64_t> integer(const toml::table& t, std::string_view key,
-                                      const std::string& path, std::int64_t lo,
-                                      std::int64_t hi) const {
-    const toml::node* n = t.get(key);
-    if (!n) return std::nullopt;
-    return integer_value(*n, join_key(path, key), lo, hi);
-  }
-
-  std::int64_t integer_value(const toml::node& n, const std::string& name, std::int64_t lo,
-                             std::int64_t hi) const {
-    std::optional<std::int64_t> v;
-    if (const auto* i = n.as_integer()) v = i->get();
-    if (const auto* f = n.as_floating_point()) {
-      const double d = f->get();
-      if (std::isfinite(d) && std::floor(d) == d && std::fabs(d) < 9e18) v = std::int64_t(d);
-    }
-    if (!v) fail(&n, fmt::format("{} must be an integer, got {}", name, describe(n)));
-    if (*v < lo || *v > hi)
-      fail(&n, fmt::format("{} must be in [{}, {}], got {}", name, lo, hi, *v));
-    return *v;
-  }
-
-  std::optional<std::string> string(const toml::table& t, std::string_view key,
-                                    const std::string& path) const {
-    const toml::node* n = t.get(key);
-    if (!n) return std::nullopt;
-    const auto* s = n->as_string();
-    if (!s) fail(n, fmt::format("{} must be a string, got {}", join_key(path, key), describe(*n)));
-    return s->get();
-  }
-
-  std::optional<std::string> choice(const toml::table& t, std::string_view key,
-                                    const std::string& path, const Names& choices) const {
-    std::optional<std::string> s = string(t, key, path);
-    if (s && std::find(choices.begin(), choices.end(), *s) == choices.end())
-      fail(t.get(key), fmt::format("{} must be one of {}; got '{}'", join_key(path, key),
-                                   fmt::join(choices, ", "), *s));
-    return s;
-  }
-
-  std::optional<bool> boolean(const toml::table& t, std::string_view key,
-                              const std::string& path) const {
-    const toml::node* n = t.get(key);
-    if (!n) return std::nullopt;
-    const auto* b = n->as_boolean();
-    if (!b)
-      fail(n, fmt::format("{} must be true or false, got {}", join_key(path, key), describe(*n)));
-    return b->get();
-  }
-
-  // A number or a formula string in x, y, z.
-  std::optional<Expression> expression(const toml::table& t, std::string_view key,
-                                       const std::string& path) const {
-    const toml::node* n = t.get(key);
-    if (!n) return std::nullopt;
-    const std::string name = join_key(path, key);
-    if (n->is_integer() || n->is_floating_point()) return Expression::value(number_value(*n, name));
-    const auto* s = n->as_string();
-    if (!s)
-      fail(n, fmt::format("{} must be a number or a formula string in x, y, z (e.g. \"1 + x*y\"), "
-                          "got {}",
-                          name, describe(*n)));
-    if (s->get().find_first_not_of(" \t") == std::string::npos)
-      fail(n, fmt::format("{} is an empty formula; give a number or a formula in x, y, z", name));
-    try {
-      return Expression::parse(s->get());
-    } catch (const Error& e) {
-      fail(n, fmt::format("{}: {}", name, e.what()));
-    }
-  }
-
-  // One number per axis: x, y (, z).
-  std::optional<std::array<double, 3>> vector(const toml::table& t, std::string_view key,
-                                              const std::string& path, int dims) const {
-    const toml::node* n = t.get(key);
-    if (!n) return std::nullopt;
-    const toml::array* a = sized_array(*n, join_key(path, key), dims, "numbers");
-    std::array<double, 3> v{0, 0, 0};
-    for (int i = 0; i < dims; ++i)
-      v[i] = number_value(*a->get(std::size_t(i)), fmt::format("{}[{}]", join_key(path, key), i));
-    return v;
-  }
-
-  const toml::array* sized_array(const toml::node& n, const std::string& name, int dims,
-                                 const char* what) const {
-    const toml::array* a = n.as_array();
-    if (!a)
-      fail(&n, fmt::format("{} must be an array of {} {} (one per axis), got {}", name, dims, what,
-                           describe(n)));
-    if (int(a->size()) != dims)
-      fail(&n, fmt::format("{} has {} values; a {}D grid needs {} (one per axis)", name, a->size(),
-                           dims, dims));
-    return a;
-  }
-
-  const std::string& file() const { return file_; }
-
- private:
-  std::string file_;
-};
 
 Grid read_grid(const Reader& r, const toml::table& root) {
   const toml::table* grid = r.table(root, "grid", "");
@@ -316,6 +124,7 @@ void read_masks(const Reader& r, const toml::table& root, int dims,
                                  describe(entry)));
     r.only_keys(*t, path, {"kind", "lo", "hi", "value"});
     MaskRegion region;
+    region.name = path;
     const std::optional<std::string> kind = r.choice(*t, "kind", path, {"fixed", "outside"});
     if (!kind) r.fail(t, fmt::format("{}.kind is missing; use \"fixed\" or \"outside\"", path));
     region.kind = *kind == "fixed" ? NodeKind::fixed : NodeKind::outside;
@@ -349,15 +158,24 @@ void read_solver(const Reader& r, const toml::table& root, RunConfig& cfg) {
       *t, path,
       {"name", "tolerance", "rule", "max_iterations", "check_every", "omega", "weight", "device",
        "precision", "tuned", "cycle", "pre_smooth", "post_smooth", "smoother", "full_multigrid"});
-  SolveOptions& o = cfg.options;
-  if (auto v = r.choice(*t, "name", path, solver_names())) cfg.solver = *v;
-  MultigridOptions& mg = cfg.multigrid;
-  if (auto v = r.choice(*t, "cycle", path, {"V", "W", "F"})) mg.cycle = *v;
+  SolveSettings& s = cfg.solve;
+  SolveOptions& o = s.options;
+  if (auto v = r.string(*t, "name", path)) {
+    try {
+      find_solver(*v);
+    } catch (const Error& e) {
+      r.fail(t->get("name"), fmt::format("solver.name: {}", e.what()));
+    }
+    s.solver = *v;
+  }
+  MultigridOptions& mg = s.multigrid;
+  if (auto v = r.choice(*t, "cycle", path, {"V", "W", "F"})) mg.cycle = parse_cycle(*v);
   if (auto v = r.integer(*t, "pre_smooth", path, 0, 100)) mg.pre_smooth = int(*v);
   if (auto v = r.integer(*t, "post_smooth", path, 0, 100)) mg.post_smooth = int(*v);
-  if (auto v = r.choice(*t, "smoother", path, {"rb-gs", "jacobi"})) mg.smoother = *v;
+  if (auto v = r.choice(*t, "smoother", path, {"rb-gs", "jacobi"}))
+    mg.smoother = parse_smoother(*v);
   if (auto v = r.boolean(*t, "full_multigrid", path)) mg.full_multigrid = *v;
-  if (auto v = r.number(*t, "tolerance", path)) o.tolerance = *v;
+  if (auto v = r.number(*t, "tolerance", path)) s.tolerance = *v;
   if (auto v = r.choice(*t, "rule", path, {"residual", "update"}))
     o.rule = *v == "residual" ? StopRule::residual : StopRule::update;
   if (auto v = r.integer(*t, "max_iterations", path, 1, INT_MAX)) o.max_iterations = int(*v);
@@ -365,42 +183,18 @@ void read_solver(const Reader& r, const toml::table& root, RunConfig& cfg) {
   if (auto v = r.number(*t, "omega", path)) o.omega = *v;
   if (auto v = r.number(*t, "weight", path)) o.weight = *v;
   if (auto v = r.boolean(*t, "tuned", path)) o.tuned = *v;
-  if (auto v = r.choice(*t, "device", path, {"auto", "cpu", "cuda"})) cfg.device = *v;
-  if (auto v = r.choice(*t, "precision", path, {"double", "float"})) cfg.precision = *v;
-}
-
-std::string read_text_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw Error(fmt::format("cannot read config '{}': it is a directory, not a file", path));
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f)
-    throw Error(
-        fmt::format("cannot read config '{}': {}", path, std::generic_category().message(errno)));
-  std::string text;
-  char buffer[8192];
-  std::size_t got = 0;
-  while ((got = std::fread(buffer, 1, sizeof buffer, f)) > 0) text.append(buffer, got);
-  const bool failed = std::ferror(f) != 0;
-  const int err = errno;
-  std::fclose(f);
-  if (failed)
-    throw Error(
-        fmt::format("cannot read config '{}': {}", path, std::generic_category().message(err)));
-  return text;
+  if (auto v = r.choice(*t, "device", path, {"auto", "cpu", "cuda"})) s.device = *v;
+  if (auto v = r.choice(*t, "precision", path, {"double", "float"}))
+    s.precision = parse_precision(*v);
 }
 
 }  // namespace
 
-RunConfig parse_config(std::string_view toml_text, const std::string& source_name) {
-  const Reader r(source_name);
-  toml::table root;
-  try {
-    root = toml::parse(toml_text, source_name);
-  } catch (const toml::parse_error& e) {
-    throw Error(fmt::format("config '{}', line {}, column {}: TOML syntax error: {}", source_name,
-                            e.source().begin.line, e.source().begin.column, e.description()));
-  }
+namespace {
+
+RunConfig read_config(const Reader& r) {
+  const toml::table& root = r.root();
+  const std::string& source_name = r.file();
   if (root.contains("magnet"))  // a coil design, not a field problem: say where it goes
     throw Error(
         fmt::format("config '{}' describes a magnet design ([magnet]); run it with "
@@ -445,16 +239,23 @@ RunConfig parse_config(std::string_view toml_text, const std::string& source_nam
     throw Error(fmt::format("config '{}': {}", source_name, e.what()));
   }
   try {
-    cfg.options.validate();
-    cfg.multigrid.validate();
+    if (cfg.solve.tolerance) cfg.solve.options.tolerance = *cfg.solve.tolerance;
+    cfg.solve.options.validate();
+    cfg.solve.multigrid.validate();
   } catch (const Error& e) {
     throw Error(fmt::format("config '{}': [solver] {}", source_name, e.what()));
   }
   return cfg;
 }
 
+}  // namespace
+
+RunConfig parse_config(std::string_view toml_text, const std::string& source_name) {
+  return read_config(Reader(toml_text, source_name));
+}
+
 RunConfig load_config(const std::string& path) {
-  return parse_config(read_text_file(path), path);
+  return read_config(Reader::from_file(path));
 }
 
 }  // namespace gridsolve

@@ -4,19 +4,14 @@
 #include <string_view>
 
 #include "gridsolve/problem/problem_spec.hpp"
-#include "gridsolve/solve/multigrid/multigrid_options.hpp"
-#include "gridsolve/solve/solve_options.hpp"
+#include "gridsolve/solve/solve_settings.hpp"
 
 namespace gridsolve {
 
 struct RunConfig {
   ProblemSpec spec;
-  SolveOptions options;
-  std::string solver = "sor";        // jacobi | gauss-seidel | sor | rb-gs
-  std::string device = "auto";       // auto | cpu | cuda
-  std::string precision = "double";  // double | float
-  std::string out;                   // [output] dir; empty when the file names none
-  MultigridOptions multigrid;        // [solver] cycle, pre_smooth, post_smooth, ...
+  SolveSettings solve;  // [solver]: name, device, precision, tolerance, rule, multigrid, ...
+  std::string out;      // [output] dir; empty when the file names none
 };
 
 // Loads and checks a configuration file (schema: docs/config.md). Every problem —

@@ -4,8 +4,11 @@
 
 #include <cmath>
 #include <numbers>
+#include <string>
+#include <vector>
 
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/core/text.hpp"
 #include "gridsolve/problem/assemble_axisymmetric.hpp"
 #include "gridsolve/problem/domain_marks.hpp"
 
@@ -45,23 +48,50 @@ namespace {
 struct Assembler : detail::DomainMarks {
   explicit Assembler(const ProblemSpec& s) : DomainMarks(s) {}
 
+  // The first bad value met inside a parallel loop (where throwing is not allowed);
+  // thrown by throw_if_bad() after the loop.
+  mutable std::string bad;
+  double checked(double v, bool ok, const char* what, const char* valid, int i, int j,
+                 int k) const {
+    if (ok) return v;
+#pragma omp critical(gridsolve_assembly_bad_value)
+    if (bad.empty())
+      bad = fmt::format("{} is {} at {}; {}", what, number_text(v), where(i, j, k), valid);
+    return 0.0;
+  }
+  void throw_if_bad() const {
+    if (!bad.empty()) throw Error(bad);
+  }
+  double positive(double v, int i, int j, int k) const {
+    return checked(v, std::isfinite(v) && v > 0, "the coefficient k",
+                   "k must be positive and finite everywhere in the domain", i, j, k);
+  }
+  double finite_value(double v, const char* what, int i, int j, int k) const {
+    return checked(v, std::isfinite(v), what, "every value the problem takes must be finite", i, j,
+                   k);
+  }
+
   double k_at(int i, int j, int k) const {
-    if (!spec.k_nodes.empty()) return spec.k_nodes[idx(i, j, k)];
-    return spec.k(x(i), y(j), z(k));
+    if (!spec.k_nodes.empty()) return positive(spec.k_nodes[idx(i, j, k)], i, j, k);
+    return positive(spec.k(x(i), y(j), z(k)), i, j, k);
   }
   double k_face(int i, int j, int k, int axis, int s) const {
     int c[3] = {i, j, k};
     c[axis] += s;
     if (!spec.k_nodes.empty()) {
-      const double a = spec.k_nodes[idx(i, j, k)], b = spec.k_nodes[idx(c[0], c[1], c[2])];
-      return 2 * a * b / (a + b);
+      const double a = positive(spec.k_nodes[idx(i, j, k)], i, j, k),
+                   b = positive(spec.k_nodes[idx(c[0], c[1], c[2])], c[0], c[1], c[2]);
+      return a > 0 && b > 0 ? 2 * a * b / (a + b) : 0.0;
     }
     if (spec.k.is_constant()) return spec.k.constant;
-    return spec.k(0.5 * (x(i) + x(c[0])), 0.5 * (y(j) + y(c[1])), 0.5 * (z(k) + z(c[2])));
+    // Checked where it is evaluated, the face's midpoint; reported at the node.
+    return positive(spec.k(0.5 * (x(i) + x(c[0])), 0.5 * (y(j) + y(c[1])), 0.5 * (z(k) + z(c[2]))),
+                    i, j, k);
   }
   double f_at(int i, int j, int k) const {
-    if (!spec.f_nodes.empty()) return spec.f_nodes[idx(i, j, k)];
-    return spec.f(x(i), y(j), z(k));
+    if (!spec.f_nodes.empty())
+      return finite_value(spec.f_nodes[idx(i, j, k)], "the source f", i, j, k);
+    return finite_value(spec.f(x(i), y(j), z(k)), "the source f", i, j, k);
   }
 
   // Area of one element's share of a face normal to `axis`, and one element's share of a
@@ -140,6 +170,67 @@ void make_compatible(StencilOperator<T>& op) {
   op.rhs_mismatch = mismatch;
 }
 
+// Every connected piece of the free nodes needs something that fixes its level: a
+// coupling to a fixed node (a Dirichlet side or a fixed box) or a Robin side. A cut-out
+// can split off a piece that has none; its solution is then not unique, and the
+// whole-domain compatibility check cannot see it. One floating piece that is the whole
+// domain is the all-Neumann problem, handled by make_compatible; any other is refused.
+template <class T>
+void check_components(const FieldView<std::uint8_t>& mv, const FieldView<T>* nb, int d,
+                      const int* n, const ProblemSpec& spec) {
+  const std::size_t nx = std::size_t(n[0]), ny = std::size_t(n[1]), nz = std::size_t(n[2]);
+  std::vector<std::int32_t> label(nx * ny * nz, -1);
+  std::vector<std::size_t> stack;
+  int pieces = 0, floating = 0;
+  std::size_t floating_node = 0;
+  const unsigned char free_node = (unsigned char)NodeKind::free,
+                      fixed_node = (unsigned char)NodeKind::fixed;
+  for (std::size_t start = 0; start < label.size(); ++start) {
+    const int si = int(start % nx), sj = int((start / nx) % ny), sk = int(start / (nx * ny));
+    if (label[start] >= 0 || mv(si, sj, sk) != free_node) continue;
+    bool anchored = false;
+    label[start] = pieces;
+    stack.assign(1, start);
+    while (!stack.empty()) {
+      const std::size_t id = stack.back();
+      stack.pop_back();
+      const int c[3] = {int(id % nx), int((id / nx) % ny), int(id / (nx * ny))};
+      for (int f = 0; f < 2 * d; ++f) {
+        const int axis = f / 2, step = (f % 2) ? 1 : -1;
+        if (c[axis] + step < 0 || c[axis] + step >= n[axis]) {
+          anchored = anchored || spec.boundaries[f].kind == BoundaryKind::robin;
+          continue;
+        }
+        if (nb[f](c[0], c[1], c[2]) == T(0)) continue;
+        int o[3] = {c[0], c[1], c[2]};
+        o[axis] += step;
+        const unsigned char kind = mv(o[0], o[1], o[2]);
+        if (kind == fixed_node) anchored = true;
+        if (kind != free_node) continue;
+        const std::size_t oid =
+            std::size_t(o[0]) + nx * (std::size_t(o[1]) + ny * std::size_t(o[2]));
+        if (label[oid] >= 0) continue;
+        label[oid] = pieces;
+        stack.push_back(oid);
+      }
+    }
+    if (!anchored && floating++ == 0) floating_node = start;
+    ++pieces;
+  }
+  if (floating == 0 || pieces == 1) return;
+  const int i = int(floating_node % nx), j = int((floating_node / nx) % ny),
+            k = int(floating_node / (nx * ny));
+  const Grid& g = spec.grid;
+  const std::string at =
+      d == 3 ? fmt::format("({:.6g}, {:.6g}, {:.6g})", g.coord(0, i), g.coord(1, j), g.coord(2, k))
+             : fmt::format("({:.6g}, {:.6g})", g.coord(0, i), g.coord(1, j));
+  throw Error(fmt::format(
+      "the cut-outs split the domain into {} pieces, and {} of them (the one holding {}) touches "
+      "no fixed node, Dirichlet or Robin side: only Neumann sides and cut-out edges bound it, so "
+      "its solution is not unique; fix a node in it, or join it to the rest",
+      pieces, floating == 1 ? "one" : fmt::format("{}", floating), at));
+}
+
 template <class T>
 Field<T> host_field(const Grid& g) {
   return Field<T>(g, Device::cpu);
@@ -194,7 +285,11 @@ Discretization<T> assemble(const ProblemSpec& spec, Device device) {
       const FieldView<T> rv = rhs.view();
       for (int k = 0; k < nz; ++k)
         for (int j = 0; j < ny; ++j)
-          for (int i = 0; i < nx; ++i) rv(i, j, k) = T(as.f_at(i, j, k) * vol);
+          for (int i = 0; i < nx; ++i)  // b of the unknowns only: f may be singular on a side
+            if (op.active.contains(i, j, k) &&
+                as.kind[as.idx(i, j, k)] == (unsigned char)NodeKind::free)
+              rv(i, j, k) = T(as.f_at(i, j, k) * vol);
+      as.throw_if_bad();
       op.rhs = std::move(rhs);
     }
     if (!spec.regions.empty()) {
@@ -252,7 +347,10 @@ Discretization<T> assemble(const ProblemSpec& spec, Device device) {
               if (bc.kind == BoundaryKind::dirichlet) continue;
               const double area = as.elements_around(i, j, k, -1, 0) * as.face_share(axis);
               const double kp = as.k_at(i, j, k);
-              rv(i, j, k) += T(kp * bc.g(as.x(i), as.y(j), as.z(k)) * area);
+              rv(i, j, k) += T(kp *
+                               as.finite_value(bc.g(as.x(i), as.y(j), as.z(k)),
+                                               "a Neumann or Robin boundary value", i, j, k) *
+                               area);
               if (bc.kind == BoundaryKind::robin) diag += kp * bc.alpha * area;
               continue;
             }
@@ -266,6 +364,8 @@ Discretization<T> assemble(const ProblemSpec& spec, Device device) {
           apv(i, j, k) = T(diag);
           rv(i, j, k) += T(as.f_at(i, j, k) * vshare * as.elements_around(i, j, k, -1, 0));
         }
+    as.throw_if_bad();
+    if (any_outside) check_components(mv, nb, d, n, spec);
     op.ap = std::move(ap), op.aw = std::move(aw), op.ae = std::move(ae), op.as = std::move(asf),
     op.an = std::move(an), op.ab = std::move(ab), op.at = std::move(at);
     op.rhs = std::move(rhs);
@@ -306,9 +406,19 @@ Field<T> sample_exact(const ProblemSpec& spec, Device device) {
   const FieldView<T> v = e.view();
   for (int k = 0; k < g.n[2]; ++k)
     for (int j = 0; j < g.n[1]; ++j)
-      for (int i = 0; i < g.n[0]; ++i)
-        v(i, j, k) =
-            T((*spec.exact)(g.coord(0, i), g.coord(1, j), g.dims == 3 ? g.coord(2, k) : 0.0));
+      for (int i = 0; i < g.n[0]; ++i) {
+        const double x = g.coord(0, i), y = g.coord(1, j), z = g.dims == 3 ? g.coord(2, k) : 0.0;
+        const double value = (*spec.exact)(x, y, z);
+        // A NaN here would make every error comparison false: "max error 0".
+        require(std::isfinite(value),
+                g.dims == 3 ? fmt::format("the exact solution is {} at ({:.6g}, {:.6g}, {:.6g}); "
+                                          "it must be finite at every node",
+                                          number_text(value), x, y, z)
+                            : fmt::format("the exact solution is {} at ({:.6g}, {:.6g}); it must "
+                                          "be finite at every node",
+                                          number_text(value), x, y));
+        v(i, j, k) = T(value);
+      }
   return device == Device::cpu ? std::move(e) : e.copy_to(device);
 }
 

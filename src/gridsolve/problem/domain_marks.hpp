@@ -5,8 +5,13 @@
 #include <cmath>
 #include <cstddef>
 #include <utility>
+#include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include "gridsolve/core/error.hpp"
+#include "gridsolve/core/text.hpp"
 #include "gridsolve/problem/problem_spec.hpp"
 
 namespace gridsolve::detail {
@@ -29,6 +34,25 @@ struct DomainMarks {
   double y(int j) const { return g.coord(1, j); }
   double z(int k) const { return d == 3 ? g.coord(2, k) : 0.0; }
 
+  // "(0.5, 0.25)" or "(0.5, 0.25, 1)": where a value was found wrong.
+  std::string where(int i, int j, int k) const {
+    return d == 3 ? fmt::format("({:.6g}, {:.6g}, {:.6g})", x(i), y(j), z(k))
+                  : fmt::format("({:.6g}, {:.6g})", x(i), y(j));
+  }
+
+  // A value from the user's data that the discretization takes: non-finite is bad input,
+  // named with the quantity and the place.
+  double finite(double v, const std::string& what, int i, int j, int k) const {
+    if (!std::isfinite(v))
+      throw Error(fmt::format("{} is {} at {}; every value the problem takes must be finite", what,
+                              number_text(v), where(i, j, k)));
+    return v;
+  }
+
+  static std::string region_name(const MaskRegion& r, std::size_t index) {
+    return r.name.empty() ? fmt::format("mask box {}", index) : r.name;
+  }
+
   void mark_nodes() {
     kind.assign(std::size_t(g.node_count()), (unsigned char)NodeKind::free);
     value.assign(kind.size(), 0.0);
@@ -43,10 +67,13 @@ struct DomainMarks {
             const int c[3] = {i, j, k};
             if (c[axis] != at) continue;
             kind[idx(i, j, k)] = (unsigned char)NodeKind::fixed;
-            value[idx(i, j, k)] = bc.g(x(i), y(j), z(k));
+            value[idx(i, j, k)] =
+                finite(bc.g(x(i), y(j), z(k)),
+                       fmt::format("the Dirichlet value on {}", face_name(f)), i, j, k);
           }
     }
-    for (const MaskRegion& r : spec.regions) {
+    for (std::size_t index = 0; index < spec.regions.size(); ++index) {
+      const MaskRegion& r = spec.regions[index];
       const double tol[3] = {1e-9 * g.spacing[0], 1e-9 * g.spacing[1], 1e-9 * g.spacing[2]};
       // Fixed boxes take the nodes on their surface too; outside boxes remove only the
       // nodes strictly inside, so the surface stays in the domain as its boundary.
@@ -63,11 +90,24 @@ struct DomainMarks {
       const auto [i0, i1] = range(0, nx);
       const auto [j0, j1] = range(1, ny);
       const auto [k0, k1] = d == 3 ? range(2, nz) : std::pair<int, int>{0, 0};
+      // A box between nodes or off the grid would silently do nothing.
+      if (i0 > i1 || j0 > j1 || k0 > k1) {
+        std::string box;
+        for (int a = 0; a < d; ++a)
+          box += fmt::format("{}[{:.6g}, {:.6g}]", a ? " x " : "", r.lo[a], r.hi[a]);
+        throw Error(fmt::format(
+            "{} ({}) holds no grid node{} (spacing {:.6g}); enlarge it, move it onto nodes or "
+            "refine the grid",
+            region_name(r, index), box, r.kind == NodeKind::outside ? " strictly inside it" : "",
+            g.spacing[0]));
+      }
+      const std::string what = region_name(r, index) + " value";
       for (int k = k0; k <= k1; ++k)
         for (int j = j0; j <= j1; ++j)
           for (int i = i0; i <= i1; ++i) {
             kind[idx(i, j, k)] = (unsigned char)r.kind;
-            value[idx(i, j, k)] = r.kind == NodeKind::fixed ? r.value(x(i), y(j), z(k)) : 0.0;
+            value[idx(i, j, k)] =
+                r.kind == NodeKind::fixed ? finite(r.value(x(i), y(j), z(k)), what, i, j, k) : 0.0;
           }
     }
   }

@@ -9,6 +9,7 @@
 #include <numbers>
 
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/core/text.hpp"
 
 namespace gridsolve {
 
@@ -46,17 +47,45 @@ Expression Expression::parse(const std::string& text) {
     e.text = text;
     return e;
   }
+  // One expression only: muParser would take "x = 5" as an assignment and "1,5" as two
+  // results (keeping the last), so a typo would run as a different formula.
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '=') continue;
+    const char before = i > 0 ? text[i - 1] : ' ';
+    const char after = i + 1 < text.size() ? text[i + 1] : ' ';
+    const bool comparison =
+        after == '=' || before == '=' || before == '<' || before == '>' || before == '!';
+    if (!comparison)
+      throw Error(
+          fmt::format("malformed formula '{}': '=' assigns in muParser; a formula is one "
+                      "expression in x, y, z (compare with '==')",
+                      printable(text)));
+  }
   auto f = std::make_shared<CompiledFormula>();
+  double first_value = 0;
   try {
     f->parser.DefineVar("x", &f->x);
     f->parser.DefineVar("y", &f->y);
     f->parser.DefineVar("z", &f->z);
     f->parser.DefineConst("pi", std::numbers::pi);
+    f->parser.DefineConst("e", std::numbers::e);
     f->parser.SetExpr(text);
-    f->parser.Eval();  // parse now, so errors surface at load time, not mid-assembly
+    first_value = f->parser.Eval();  // parse now: errors surface at load time, not mid-assembly
   } catch (const mu::Parser::exception_type& ex) {
+    throw Error(fmt::format("malformed formula '{}': {} (variables are x, y, z; constants pi, e)",
+                            printable(text), printable(ex.GetMsg())));
+  }
+  if (f->parser.GetNumResults() != 1)
     throw Error(
-        fmt::format("malformed formula '{}': {} (variables are x, y, z)", text, ex.GetMsg()));
+        fmt::format("malformed formula '{}': it holds {} comma-separated expressions; give "
+                    "one (decimal numbers take a point: 1.5)",
+                    printable(text), f->parser.GetNumResults()));
+  if (f->parser.GetUsedVar().empty()) {
+    // A constant written as a formula ("5/2", "2*pi") is a constant: solvers that need
+    // constant coefficients take it, and it evaluates without the parser.
+    Expression e = value(first_value);
+    e.text = text;
+    return e;
   }
   Expression e = from(
       [f](double x, double y, double z) {

@@ -16,8 +16,9 @@ struct Expression {
   bool concurrent = true;
 
   static Expression value(double v);
-  // Parses a formula in x, y, z (muParser syntax; pi and e are defined). A number
-  // becomes a constant. Malformed text throws Error naming the problem.
+  // Parses a formula in x, y, z (muParser syntax; pi and e are defined). A number, or
+  // a formula without variables ("5/2"), becomes a constant. Malformed text, an
+  // assignment or several comma-separated expressions throw Error naming the problem.
   static Expression parse(const std::string& text);
   static Expression from(ScalarFunction f, std::string text);
 

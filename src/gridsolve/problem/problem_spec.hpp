@@ -21,6 +21,7 @@ struct MaskRegion {
   std::array<double, 3> lo{0, 0, 0};
   std::array<double, 3> hi{0, 0, 0};
   Expression value = Expression::value(0);  // fixed regions only
+  std::string name;                         // how messages name it ("mask[1]"); may be empty
 };
 
 struct ProblemSpec {

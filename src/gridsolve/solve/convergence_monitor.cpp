@@ -8,6 +8,50 @@
 
 namespace gridsolve {
 
+Precision parse_precision(std::string_view name) {
+  if (name == "double" || name == "fp64") return Precision::fp64;
+  if (name == "float" || name == "fp32" || name == "single") return Precision::fp32;
+  throw Error(fmt::format("precision must be double or float, got '{}'", name));
+}
+
+const char* to_string(Precision p) {
+  return p == Precision::fp64 ? "double" : "float";
+}
+
+const char* to_string(StopReason r) {
+  switch (r) {
+    case StopReason::none:
+      return "none";
+    case StopReason::converged:
+      return "converged";
+    case StopReason::direct:
+      return "direct";
+    case StopReason::iteration_cap:
+      return "iteration-cap";
+    case StopReason::stagnation:
+      return "stagnation";
+    case StopReason::divergence:
+      return "divergence";
+    case StopReason::not_a_number:
+      return "not-a-number";
+    case StopReason::true_residual_above:
+      return "true-residual-above-tolerance";
+  }
+  return "none";
+}
+
+void confirm_finite_result(SolveReport& report) {
+  if (std::isfinite(report.relative_residual)) return;
+  // A max-update rule cannot see NaN (max(a, NaN) drops it), and a direct solve of
+  // non-finite data returns non-finite values: neither is a result.
+  report.converged = false;
+  report.stop = StopReason::not_a_number;
+  report.reason = fmt::format(
+      "not a number: the final relative residual is {} (the solution holds "
+      "NaN or infinite values)",
+      report.relative_residual);
+}
+
 void SolveOptions::validate() const {
   require(tolerance > 0 && std::isfinite(tolerance),
           fmt::format("tolerance must be positive, got {}", tolerance));
@@ -40,6 +84,7 @@ bool ConvergenceMonitor::check(int iteration, double watched) {
     next_progress_ = t + 1.0;
   }
   if (!std::isfinite(watched)) {
+    report_.stop = StopReason::not_a_number;
     report_.reason = fmt::format("diverged: the {} became {} at iteration {}",
                                  options_.rule == StopRule::residual ? "residual" : "update",
                                  std::isnan(watched) ? "NaN" : "infinite", iteration);
@@ -47,6 +92,7 @@ bool ConvergenceMonitor::check(int iteration, double watched) {
   }
   if (watched < options_.tolerance) {
     report_.converged = true;
+    report_.stop = StopReason::converged;
     report_.reason =
         fmt::format("converged: {} {:.3e} < {:.3e}",
                     options_.rule == StopRule::residual ? "relative residual" : "max update",
@@ -62,6 +108,7 @@ bool ConvergenceMonitor::check(int iteration, double watched) {
                  ? growing_ + 1
                  : 0;
   if (watched > 1e6 * std::max(first_, 1e-300) || growing_ >= 50) {
+    report_.stop = StopReason::divergence;
     report_.reason =
         fmt::format("diverged: {} grew from {:.3e} to {:.3e} by iteration {}",
                     options_.rule == StopRule::residual ? "relative residual" : "update", first_,
@@ -74,6 +121,7 @@ bool ConvergenceMonitor::check(int iteration, double watched) {
     best_ = watched;
     checks_since_best_ = 0;
   } else if (++checks_since_best_ >= 200) {
+    report_.stop = StopReason::stagnation;
     report_.reason = fmt::format(
         "stagnated: {} stuck near {:.3e} for {} iterations (tolerance below this precision's "
         "rounding floor?)",
@@ -81,6 +129,7 @@ bool ConvergenceMonitor::check(int iteration, double watched) {
     return true;
   }
   if (iteration >= options_.max_iterations) {
+    report_.stop = StopReason::iteration_cap;
     report_.reason = fmt::format("not converged: reached the iteration cap {} at {:.3e}",
                                  options_.max_iterations, watched);
     return true;

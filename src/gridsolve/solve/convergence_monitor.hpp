@@ -35,4 +35,8 @@ class ConvergenceMonitor {
   int growing_ = 0;
 };
 
+// Withdraws "converged" when the final true residual is NaN or infinite: the update rule
+// and direct solves cannot see NaN by themselves. Every solve path calls it last.
+void confirm_finite_result(SolveReport& report);
+
 }  // namespace gridsolve

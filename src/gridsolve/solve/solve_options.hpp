@@ -2,9 +2,37 @@
 #pragma once
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gridsolve {
+
+// The floating-point type a solve runs in.
+enum class Precision { fp64, fp32 };
+
+// "double" (or fp64) and "float" (fp32, single); anything else throws Error listing them.
+Precision parse_precision(std::string_view name);
+// "double" or "float", as reports and summary.json spell them.
+const char* to_string(Precision p);
+template <class T>
+constexpr Precision precision_of() {
+  return sizeof(T) == 8 ? Precision::fp64 : Precision::fp32;
+}
+
+// Why a solve stopped.
+enum class StopReason {
+  none,                 // not stopped (yet)
+  converged,            // the watched quantity met the tolerance (and the true residual is finite)
+  direct,               // a direct solve: one pass, residual measured afterwards
+  iteration_cap,        // max_iterations reached
+  stagnation,           // no progress for many checks
+  divergence,           // grew far beyond its start
+  not_a_number,         // NaN or infinity appeared
+  true_residual_above,  // the iteration's estimate met the tolerance, the true residual not
+};
+// converged, direct, iteration-cap, stagnation, divergence, not-a-number,
+// true-residual-above-tolerance (summary.json).
+const char* to_string(StopReason r);
 
 enum class StopRule {
   residual,  // ||b - A u||_2 / ||b||_2 < tolerance (b: the unknowns' right-hand side)
@@ -35,6 +63,7 @@ struct SolveReport {
   std::string solver;
   std::string kernel;  // which implementation ran ("generic", "tuned", ...)
   bool converged = false;
+  StopReason stop = StopReason::none;
   std::string reason;  // why the solve stopped, in words
   int iterations = 0;
   double relative_residual = 0;  // at the end, always measured
@@ -48,6 +77,9 @@ struct SolveReport {
   // geometric mean after the first cycle, and each cycle's own factor.
   double convergence_factor = 0;
   std::vector<double> cycle_factors;
+  // What the solve path changed or noticed on the way (a source projected to make an
+  // all-Neumann problem solvable, ...), for the printed summary and summary.json.
+  std::vector<std::string> notes;
 };
 
 }  // namespace gridsolve

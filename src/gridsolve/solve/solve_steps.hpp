@@ -46,12 +46,14 @@ void finish_solve(const LinearOperator<T>& op, const Field<T>* b, Field<T>& u, d
   if (report.converged && options.rule == StopRule::residual &&
       !(report.relative_residual < options.tolerance)) {
     report.converged = false;
+    report.stop = StopReason::true_residual_above;
     report.reason = fmt::format(
         "not converged: the true relative residual is {:.3e}, above the tolerance {:.3e} "
         "(the iteration's own estimate fell below it; the tolerance is under this "
         "precision's rounding floor?)",
         report.relative_residual, options.tolerance);
   }
+  confirm_finite_result(report);
 }
 
 }  // namespace gridsolve

@@ -54,9 +54,8 @@ class Solver {
   const StencilOperator<T>* op_ = nullptr;
 };
 
-// Names: jacobi, gauss-seidel (CPU), sor (red-black SOR), rb-gs (red-black SOR at
-// omega 1), mg (multigrid cycles), mgcg (CG preconditioned by one multigrid cycle),
-// cg, pcg (Jacobi-preconditioned CG). Unknown names throw Error listing the valid ones.
+// Names and aliases are the solver registry's (solver_registry.hpp). Unknown names
+// throw Error listing the valid ones.
 template <class T>
 std::unique_ptr<Solver<T>> make_solver(const std::string& name);
 template <class T>

@@ -7,28 +7,33 @@
 #include <vector>
 
 #include "gridsolve/apps/magnet/magnet_design.hpp"
+#include "gridsolve/apps/parameters.hpp"
+#include "gridsolve/solve/solve_settings.hpp"
 
 namespace gridsolve::magnet {
 
+// The design's parameters, declared once for the command line, [magnet] and
+// summary.json. "h" (both spacings at once) is read beside them.
+const std::vector<Parameter<MagnetDesign>>& magnet_parameters();
+
 struct MagnetConfig {
   MagnetDesign design;
-  std::string solver;  // empty: the default solver
-  std::string device = "auto";
-  std::string precision = "double";
-  double tolerance = 0;  // relative residual; 0: default_tolerance()
-  int max_iterations = 1000000;
-  double omega = 0;                 // SOR factor; 0: the source's estimate
+  // The solver (default_magnet_solver() unless set), device, precision, tolerance
+  // (default_tolerance() unless set), iteration cap and omega.
+  SolveSettings solve = default_solve_settings();
   std::string residual = "volume";  // volume | diagonal (see MagnetSolveSettings)
   std::string out = "magnet-out";
   std::vector<double> study_spacings{0.025, 0.0125, 0.00625};
   std::vector<double> study_boxes{1.0, 2.0, 3.0, 4.0};  // r1 = z1 for each step
   double study_box_spacing = 0.01;
+
+  static SolveSettings default_solve_settings();
 };
 
 // The relative residual to stop at when none is given: the source's 0.5e-6 in double;
-// in float the residual's rounding floor on this problem is near 1e-4 for SOR-type
-// solvers, so 1e-5 with multigrid (mg, mgcg) and 1e-3 with the others.
-double default_tolerance(const std::string& precision, const std::string& solver);
+// in float the solver's registry default (1e-4), except that the stationary solvers'
+// rounding floor on this problem is near 1e-4, so they stop at 1e-3.
+double default_tolerance(Precision precision, const SolverInfo& solver);
 
 // Reads `path` over the defaults in `base`. Throws Error (invalid input) naming the
 // file, key and line.

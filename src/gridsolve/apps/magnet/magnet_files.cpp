@@ -1,5 +1,7 @@
 #include "gridsolve/apps/magnet/magnet_files.hpp"
 
+#include "gridsolve/apps/magnet/magnet_config.hpp"
+
 #include <fmt/format.h>
 
 #include "gridsolve/io/atomic_file.hpp"
@@ -21,17 +23,9 @@ nlohmann::json summary_json(const MagnetResult& r) {
                      {"current", w.current}});
   nlohmann::json j;
   j["command"] = "magnet";
-  j["design"] = {{"r0", d.r0},
-                 {"z0", d.z0},
-                 {"r1", d.r1},
-                 {"z1", d.z1},
-                 {"dr", d.dr},
-                 {"dz", d.dz},
-                 {"B", d.B},
-                 {"wires_per_half", d.wires},
-                 {"axis_span", d.axis_span},
-                 {"sphere_radius", d.sphere_radius},
-                 {"mu0", mu0}};
+  // The declared parameters, under the keys [magnet] takes (wires: per half).
+  j["design"] = parameters_json(magnet_parameters(), d);
+  j["design"]["mu0"] = mu0;
   j["grid"] = {{"nodes", {g.n[0], g.n[1]}},
                {"unknowns", r.field.unknowns},
                {"spacing", {g.spacing[0], g.spacing[1]}}};

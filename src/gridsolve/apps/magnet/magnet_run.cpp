@@ -9,6 +9,8 @@ MagnetResult run_magnet(const MagnetDesign& d, const MagnetSolveSettings& s) {
   MagnetResult r;
   r.design = d;
   r.field = solve_magnet(d, s);
+  // Wires placed from an unconverged potential would be a fake design.
+  if (!r.field.report.converged) return r;
   const auto t0 = std::chrono::steady_clock::now();
   r.jump = surface_jump(d, r.field);
   r.wires = place_wires(d, r.jump, d.wires);

@@ -21,6 +21,7 @@ struct MagnetResult {
   double post_seconds = 0;
 };
 
+// Solves, then (only when the solve converged) places the wires and measures the field.
 MagnetResult run_magnet(const MagnetDesign& d, const MagnetSolveSettings& s);
 
 }  // namespace gridsolve::magnet

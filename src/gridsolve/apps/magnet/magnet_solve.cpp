@@ -1,6 +1,7 @@
 #include "gridsolve/apps/magnet/magnet_solve.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -11,7 +12,7 @@
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/problem/assemble_axisymmetric.hpp"
 #include "gridsolve/problem/row_scaling.hpp"
-#include "gridsolve/solve/solver.hpp"
+#include "gridsolve/solve/solver_registry.hpp"
 
 namespace gridsolve::magnet {
 
@@ -23,10 +24,20 @@ SolveOptions MagnetSolveSettings::source_stop_rule() {
 }
 
 std::string default_magnet_solver() {
-  const std::vector<std::string> names = solver_names();
   // Multigrid-preconditioned CG: about 10 iterations at any mesh on this L-shaped,
   // mostly-Neumann domain, where plain multigrid cycles converge slower (about 0.6).
-  return std::find(names.begin(), names.end(), "mgcg") != names.end() ? "mgcg" : "sor";
+  return "mgcg";
+}
+
+MagnetSolveSettings magnet_solve_settings(const ResolvedSolve& r, const std::string& residual) {
+  MagnetSolveSettings s;
+  s.solver = std::string(r.solver->name);
+  s.device = r.device;
+  s.precision = r.precision;
+  s.options = r.options;
+  s.residual = residual;
+  check_residual_measure(s.residual, s.solver);
+  return s;
 }
 
 double source_jacobi_radius(const Grid& g) {
@@ -49,12 +60,17 @@ MagnetField solve_typed(const MagnetDesign& d, const MagnetSolveSettings& s) {
   out.grid = spec.grid;
   out.unknowns = disc.op.unknowns;
   out.device = to_string(s.device);
-  out.precision = sizeof(T) == 8 ? "double" : "float";
+  out.precision = to_string(precision_of<T>());
   out.residual = s.residual;
-  const std::string name = s.solver.empty() ? default_magnet_solver() : s.solver;
   if (s.residual == "diagonal") divide_rows_by_diagonal(disc.op);
-  auto solver = make_solver<T>(name);
-  out.report = solver->solve(disc.op, disc.u, s.options);
+  // The same solve path as every other command.
+  ResolvedSolve r;
+  r.solver = &find_solver(s.solver.empty() ? default_magnet_solver() : s.solver);
+  require_device(*r.solver, s.device);
+  r.device = s.device;
+  r.precision = precision_of<T>();
+  r.options = s.options;
+  out.report = run_solve<T>(r, disc.op, disc.u);
 
   const std::vector<T> u = disc.u.to_vector();
   const int nr = spec.grid.n[0], i0 = d.corner_i(), j0 = d.corner_j();
@@ -72,21 +88,20 @@ MagnetField solve_typed(const MagnetDesign& d, const MagnetSolveSettings& s) {
 void check_residual_measure(const std::string& residual, const std::string& solver) {
   require(residual == "volume" || residual == "diagonal",
           fmt::format("residual must be volume or diagonal, got '{}'", residual));
-  const bool stationary =
-      solver == "sor" || solver == "rb-gs" || solver == "gauss-seidel" || solver == "jacobi";
-  require(residual == "volume" || stationary,
+  const SolverInfo& info = find_solver(solver);
+  std::vector<std::string_view> stationary;
+  for (const SolverInfo& row : solver_registry())
+    if (row.stationary) stationary.push_back(row.name);
+  require(residual == "volume" || info.stationary,
           fmt::format("residual = diagonal divides the rows by their diagonal, which leaves them "
-                      "unsymmetric: it is for jacobi, gauss-seidel, sor and rb-gs, not {}",
-                      solver));
+                      "unsymmetric: it is for {}, not {}",
+                      fmt::join(stationary, ", "), info.name));
 }
 
 MagnetField solve_magnet(const MagnetDesign& d, const MagnetSolveSettings& s) {
   d.validate();
   check_residual_measure(s.residual, s.solver.empty() ? default_magnet_solver() : s.solver);
-  if (s.precision == "double" || s.precision == "fp64") return solve_typed<double>(d, s);
-  if (s.precision == "float" || s.precision == "fp32" || s.precision == "single")
-    return solve_typed<float>(d, s);
-  throw Error(fmt::format("precision must be double or float, got '{}'", s.precision));
+  return with_precision(s.precision, [&]<class T>() { return solve_typed<T>(d, s); });
 }
 
 }  // namespace gridsolve::magnet

@@ -8,14 +8,15 @@
 #include "gridsolve/core/grid.hpp"
 #include "gridsolve/exec/device.hpp"
 #include "gridsolve/solve/solve_options.hpp"
+#include "gridsolve/solve/solve_settings.hpp"
 
 namespace gridsolve::magnet {
 
 struct MagnetSolveSettings {
   std::string solver;  // empty: default_magnet_solver()
   Device device = Device::cpu;
-  std::string precision = "double";  // double | float
-  SolveOptions options = source_stop_rule();
+  Precision precision = Precision::fp64;
+  SolveOptions options = source_stop_rule();  // the tolerance here is the one used
   // "volume": the residual of the finite-volume rows (each weighted by its cell's r dr dz);
   // "diagonal": of the rows divided by their diagonal, the measure of the source's
   // finite-difference code. Same iterates; only the stopping point moves. "diagonal" is
@@ -50,6 +51,9 @@ struct MagnetField {
     return phi[std::size_t(i) + std::size_t(grid.n[0]) * std::size_t(j)];
   }
 };
+
+// The settings of a resolved solve (resolve() has checked them) with the residual measure.
+MagnetSolveSettings magnet_solve_settings(const ResolvedSolve& r, const std::string& residual);
 
 // Throws Error unless `residual` is volume or diagonal, and diagonal comes with a
 // stationary solver.

@@ -113,7 +113,7 @@ MultigridHierarchy<T>::MultigridHierarchy(const StencilOperator<T>& op,
   const Device d = op.device;
   auto level0 = std::make_unique<Level>();
   level0->r = Field<T>(op.grid, d);
-  if (options_.smoother == "jacobi") level0->tmp = Field<T>(op.grid, d);
+  if (options_.smoother == Smoother::jacobi) level0->tmp = Field<T>(op.grid, d);
   std::array<std::vector<double>, 3> x;
   for (int a = 0; a < 3; ++a) {
     x[a].resize(std::size_t(op.grid.n[a]));
@@ -149,7 +149,7 @@ MultigridHierarchy<T>::MultigridHierarchy(const StencilOperator<T>& op,
     g = level->op.grid;
     level->u = Field<T>(g, d);
     level->r = Field<T>(g, d);
-    if (options_.smoother == "jacobi") level->tmp = Field<T>(g, d);
+    if (options_.smoother == Smoother::jacobi) level->tmp = Field<T>(g, d);
     view = level->op.view();
     levels_.push_back(std::move(level));
   }
@@ -267,8 +267,9 @@ int MultigridHierarchy<T>::levels() const {
 
 template <class T>
 std::string MultigridHierarchy<T>::describe() const {
-  std::string s = fmt::format("{}({},{}) {}, {} levels", options_.cycle, options_.pre_smooth,
-                              options_.post_smooth, options_.smoother, levels_.size());
+  std::string s =
+      fmt::format("{}({},{}) {}, {} levels", to_string(options_.cycle), options_.pre_smooth,
+                  options_.post_smooth, to_string(options_.smoother), levels_.size());
   const Grid& g = levels_.size() > 1 ? levels_.back()->op.grid : fine_.grid;
   s += g.dims == 3 ? fmt::format(", coarsest {}x{}x{}", g.n[0], g.n[1], g.n[2])
                    : fmt::format(", coarsest {}x{}", g.n[0], g.n[1]);
@@ -279,7 +280,7 @@ template <class T>
 void MultigridHierarchy<T>::smooth(const StencilView<T>& v, Field<T>& u, Field<T>& tmp, int sweeps,
                                    bool reverse, Device d) {
   for (int s = 0; s < sweeps; ++s) {
-    if (options_.smoother == "jacobi") {
+    if (options_.smoother == Smoother::jacobi) {
       jacobi_sweep(v, u, tmp, d);
       continue;
     }
@@ -333,7 +334,7 @@ void MultigridHierarchy<T>::cycle_at(int l, const StencilView<T>& view, Field<T>
 
 template <class T>
 void MultigridHierarchy<T>::cycle(Field<T>& u, const Field<T>* b) {
-  cycle_at(0, fine_.view(b), u, options_.cycle[0]);
+  cycle_at(0, fine_.view(b), u, to_string(options_.cycle)[0]);
 }
 
 template <class T>
@@ -343,7 +344,7 @@ void MultigridHierarchy<T>::precondition(const Field<T>& r, Field<T>& z) {
   v.b_const = T(0);
   z.set_zero();
   symmetric_ = true;
-  cycle_at(0, v, z, options_.cycle[0]);
+  cycle_at(0, v, z, to_string(options_.cycle)[0]);
   symmetric_ = false;
 }
 
@@ -377,7 +378,7 @@ void MultigridHierarchy<T>::full_multigrid(Field<T>& u, const Field<T>* b) {
     here.u.set_zero();
     multigrid::interpolate_add(levels_[l + 1]->u, here.weights, v, here.u, here.next, d);
     // cycle_at overwrites the rhs of the levels below, which are done with theirs.
-    cycle_at(l, v, here.u, options_.cycle[0]);
+    cycle_at(l, v, here.u, to_string(options_.cycle)[0]);
   }
   zero_unknowns(fv, u, d);
   multigrid::interpolate_add(levels_[1]->u, levels_[0]->weights, fv, u, levels_[0]->next, d);

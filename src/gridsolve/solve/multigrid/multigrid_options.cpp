@@ -1,3 +1,4 @@
+// Multigrid settings: names of cycles and smoothers, and the checks on the counts.
 #include "gridsolve/solve/multigrid/multigrid_options.hpp"
 
 #include <fmt/format.h>
@@ -6,26 +7,45 @@
 
 namespace gridsolve {
 
+Cycle parse_cycle(std::string_view name) {
+  if (name == "V" || name == "v") return Cycle::V;
+  if (name == "W" || name == "w") return Cycle::W;
+  if (name == "F" || name == "f") return Cycle::F;
+  throw Error(fmt::format("cycle must be V, W or F, got '{}'", name));
+}
+
+Smoother parse_smoother(std::string_view name) {
+  if (name == "rb-gs") return Smoother::rb_gs;
+  if (name == "jacobi") return Smoother::jacobi;
+  throw Error(fmt::format("smoother must be rb-gs or jacobi, got '{}'", name));
+}
+
+const char* to_string(Cycle c) {
+  return c == Cycle::V ? "V" : c == Cycle::W ? "W" : "F";
+}
+const char* to_string(Smoother s) {
+  return s == Smoother::rb_gs ? "rb-gs" : "jacobi";
+}
+
 void MultigridOptions::validate() const {
-  require(cycle == "V" || cycle == "W" || cycle == "F",
-          fmt::format("cycle must be V, W or F, got '{}'", cycle));
   require(pre_smooth >= 0 && post_smooth >= 0 && pre_smooth + post_smooth >= 1,
           fmt::format("smoothing counts must be >= 0 and not both 0, got ({}, {})", pre_smooth,
                       post_smooth));
-  require(smoother == "rb-gs" || smoother == "jacobi",
-          fmt::format("smoother must be rb-gs or jacobi, got '{}'", smoother));
+  require(
+      pre_smooth <= 100 && post_smooth <= 100,
+      fmt::format("smoothing counts must be at most 100, got ({}, {})", pre_smooth, post_smooth));
   require(coarsest_nodes >= 3,
           fmt::format("coarsest level needs >= 3 nodes per axis, got {}", coarsest_nodes));
   require(coarse_sweeps >= 1, fmt::format("coarse sweeps must be >= 1, got {}", coarse_sweeps));
 }
 
-MultigridOptions MultigridOptions::parse(const std::string& cycle, int pre, int post,
-                                         const std::string& smoother) {
+MultigridOptions MultigridOptions::parse(std::string_view cycle, int pre, int post,
+                                         std::string_view smoother) {
   MultigridOptions o;
-  o.cycle = cycle == "v" ? "V" : cycle == "w" ? "W" : cycle == "f" ? "F" : cycle;
+  o.cycle = parse_cycle(cycle);
   o.pre_smooth = pre;
   o.post_smooth = post;
-  o.smoother = smoother;
+  o.smoother = parse_smoother(smoother);
   o.validate();
   return o;
 }

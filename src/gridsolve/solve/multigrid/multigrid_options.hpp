@@ -1,21 +1,33 @@
 // MultigridOptions: cycle shape, smoothing and coarsest level of a multigrid solve.
 #pragma once
 #include <string>
+#include <string_view>
 
 namespace gridsolve {
 
+enum class Cycle { V, W, F };
+enum class Smoother { rb_gs, jacobi };  // red-black Gauss-Seidel | weighted (0.8) Jacobi
+
+// "V", "W", "F" (lower case too) and "rb-gs", "jacobi"; anything else throws Error.
+Cycle parse_cycle(std::string_view name);
+Smoother parse_smoother(std::string_view name);
+const char* to_string(Cycle c);
+const char* to_string(Smoother s);
+
 struct MultigridOptions {
-  std::string cycle = "V";  // V | W | F
+  Cycle cycle = Cycle::V;
   int pre_smooth = 2;
   int post_smooth = 2;
-  std::string smoother = "rb-gs";  // rb-gs | jacobi (weighted, 0.8)
-  int coarsest_nodes = 5;          // stop coarsening an axis at this many nodes
-  int coarse_sweeps = 40;          // sweeps on a coarsest level too large to invert
-  bool full_multigrid = false;     // start from a full-multigrid initial guess
+  Smoother smoother = Smoother::rb_gs;
+  int coarsest_nodes = 5;       // stop coarsening an axis at this many nodes
+  int coarse_sweeps = 40;       // sweeps on a coarsest level too large to invert
+  bool full_multigrid = false;  // start from a full-multigrid initial guess
 
   void validate() const;
-  static MultigridOptions parse(const std::string& cycle, int pre, int post,
-                                const std::string& smoother);
+  // From the command line's spelling; throws Error on a bad name or count.
+  static MultigridOptions parse(std::string_view cycle, int pre, int post,
+                                std::string_view smoother);
+  bool operator==(const MultigridOptions&) const = default;
 };
 
 }  // namespace gridsolve
