@@ -18,6 +18,7 @@
 
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/io/ovf_writer.hpp"
+#include "gridsolve/io/toml_reader.hpp"
 
 namespace gridsolve::micromag {
 
@@ -191,13 +192,10 @@ const std::vector<std::string_view> region_keys = {"Ms",     "A",   "alpha",   "
 }  // namespace
 
 MicromagConfig parse_micromag_config(std::string_view toml_text, const std::string& source_name) {
-  toml::table root;
-  try {
-    root = toml::parse(toml_text, source_name);
-  } catch (const toml::parse_error& e) {
-    throw Error(fmt::format("config '{}', line {}: {}", source_name, e.source().begin.line,
-                            std::string(e.description())));
-  }
+  // The project's reader bounds the text and parses it; the typed reads below follow its
+  // message style.
+  const TomlReader document(toml_text, source_name);
+  const toml::table& root = document.root();
   MicromagConfig c;
   c.source = source_name;
   Reader rd(source_name);
@@ -399,11 +397,7 @@ MicromagConfig parse_micromag_config(std::string_view toml_text, const std::stri
 }
 
 MicromagConfig load_micromag_config(const std::string& path) {
-  std::ifstream in(path);
-  require(bool(in), fmt::format("cannot read the config file '{}'", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_micromag_config(text.str(), path);
+  return parse_micromag_config(read_input_file(path, TomlReader::max_bytes, "config"), path);
 }
 
 void apply_shapes(MicromagConfig& c) {
