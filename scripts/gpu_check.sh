@@ -4,7 +4,9 @@
 # GPU application runs the documentation quotes, writes logs under $OUT (or
 # ./gpu_check_out) and prints a short summary last.
 # Environment: GRIDSOLVE_BUILD_DIR (build-cuda), GRIDSOLVE_BENCH_N (8192),
-# GRIDSOLVE_BENCH_REPEATS (20), GRIDSOLVE_CHECK (all | tests | bench: what to run),
+# GRIDSOLVE_BENCH_REPEATS (20), GRIDSOLVE_CHECK (all | tests | bench | sanitize: what to
+# run), GRIDSOLVE_SANITIZE_FILTER (the GPU tests compute-sanitizer runs: small cases),
+# GRIDSOLVE_SANITIZE_LIMIT (seconds per sanitizer tool, 100).
 # GRIDSOLVE_MUMAX3 (a mumax3 folder with bin/mumax3, run beside bench micromag).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -49,7 +51,7 @@ check=${GRIDSOLVE_CHECK:-all}
 tests_rc=0
 tests_line="not run"
 skipped=0
-if [ "$check" != bench ]; then
+if [ "$check" = all ] || [ "$check" = tests ]; then
   # One process for all GPU tests: the carried build then needs no ctest files, and CUDA
   # starts once.
   timeout 900 "$tests_bin" > "$out/gpu_tests.log" 2>&1
@@ -74,7 +76,7 @@ run_logged() {
   echo "$name: exit $rc, $((SECONDS - start)) s" >> "$out/runs.txt"
   [ $rc -eq 0 ] || [ $rc -eq "$allow" ] || bench_rc=$rc
 }
-if [ "$check" != tests ]; then
+if [ "$check" = all ] || [ "$check" = bench ]; then
   : > "$out/runs.txt"
   run_logged bench_stencil 120 "$cli" bench stencil --device cuda --n "$n" --repeats "$repeats"
   run_logged bench_mg_2047 120 "$cli" bench mg --device cuda --unknowns 2047 --repeats 5
@@ -100,9 +102,37 @@ if [ "$check" != tests ]; then
   fi
 fi
 
+# compute-sanitizer over the GPU tests: memcheck (out-of-bounds and misaligned accesses,
+# leaks of device memory), racecheck (shared-memory hazards), synccheck (barriers in
+# divergent code). Every kernel family, on small cases: the tools slow kernels down by
+# 10 to 100 times.
+sanitize_rc=0
+sanitize_line="not run"
+if [ "$check" = all ] || [ "$check" = sanitize ]; then
+  sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  filter=${GRIDSOLVE_SANITIZE_FILTER:-'Cases/UniformKernels.*/0:Cases/UniformKernels.*/4:Cases/ModelProblems.*/0:Cases3D/ModelProblems.*/0:Cases/GeneralColouredSor.*/0:Cases/FusedSorGeneral.*/0:FusedSor.AxisymmetricMagnetOperator:SizeClasses/TridiagonalGpu.MatchesLapack/*_101:TridiagonalGpu.SingularRowIsReported:GpuResources.SolveLarger*:GpuNorms.*'}
+  limit=${GRIDSOLVE_SANITIZE_LIMIT:-100}
+  sanitize_line=""
+  for tool in memcheck racecheck synccheck; do
+    extra=()
+    [ "$tool" = memcheck ] && extra=(--leak-check full)
+    start=$SECONDS
+    timeout "$limit" "$sanitizer" --tool "$tool" "${extra[@]}" --error-exitcode 99 \
+      "$tests_bin" --gtest_filter="$filter" > "$out/sanitize_$tool.log" 2>&1
+    rc=$?
+    summary=$(grep -E "(ERROR|RACECHECK) SUMMARY" "$out/sanitize_$tool.log" | tail -1)
+    tests_run=$(grep -E "^\[  PASSED  \]|^\[  FAILED  \] [0-9]+ test" "$out/sanitize_$tool.log" | tr '\n' ' ')
+    [ $rc -eq 124 ] && summary="timed out after ${limit} s"
+    sanitize_line+="$tool: ${summary:-no summary} (exit $rc, $((SECONDS - start)) s; $tests_run)"$'\n'
+    [ $rc -eq 0 ] || sanitize_rc=$rc
+  done
+fi
+
 echo
 echo "== gpu_check summary =="
 echo "device:    ${device:-unknown}"
 echo "gpu tests: ${tests_line:-no result} (exit $tests_rc, $skipped skipped)"
 [ -f "$out/runs.txt" ] && cat "$out/runs.txt"
-[ "$tests_rc" -eq 0 ] && [ "$bench_rc" -eq 0 ]
+echo "sanitizer:"
+echo "${sanitize_line}"
+[ "$tests_rc" -eq 0 ] && [ "$bench_rc" -eq 0 ] && [ "$sanitize_rc" -eq 0 ]

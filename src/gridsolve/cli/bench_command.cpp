@@ -55,6 +55,8 @@ int bench_command(const BenchSettings& s) {
   require(s.n >= 16, fmt::format("--n must be at least 16, got {}", s.n));
   require(s.repeats >= 1, fmt::format("--repeats must be at least 1, got {}", s.repeats));
   const Device device = select_device(s.device);
+  // Checked before the benchmark runs, not after.
+  const std::string json_path = s.out.empty() ? "" : prepare_output_file(s.out, "bench.json");
   fmt::print("gridsolve bench stencil: {} x {} nodes on {}, median of {} runs\n", s.n, s.n,
              to_string(device), s.repeats);
   const std::vector<BenchRow> rows = run_stencil_bench(device, s.n, s.repeats);
@@ -72,14 +74,13 @@ int bench_command(const BenchSettings& s) {
                    {"fraction_of_copy", r.fraction_of_copy},
                    {"traffic", r.traffic}});
   }
-  if (!s.out.empty()) {
-    std::filesystem::create_directories(s.out);
+  if (!json_path.empty()) {
     nlohmann::json doc = {{"bench", "stencil"},
                           {"n", s.n},
                           {"device", to_string(device)},
                           {"repeats", s.repeats},
                           {"rows", out}};
-    write_json_file(s.out + "/bench.json", doc);
+    write_json_file(json_path, doc);
   }
   return 0;
 }

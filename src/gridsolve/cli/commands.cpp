@@ -20,6 +20,7 @@
 #include "gridsolve/cli/tridiag_command.hpp"
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/core/text.hpp"
+#include "gridsolve/exec/memory.hpp"
 #include "gridsolve/io/config.hpp"
 #include "gridsolve/problem/model_problems.hpp"
 #include "gridsolve/solve/solver_registry.hpp"
@@ -281,6 +282,9 @@ int run(int argc, char** argv) {
   } catch (const Error& e) {
     std::fprintf(stderr, "gridsolve: error: %s\n", printable(e.what()).c_str());
     return e.kind() == Error::Kind::invalid_input ? exit_bad_input : exit_failure;
+  } catch (const std::bad_alloc& e) {
+    std::fprintf(stderr, "gridsolve: error: %s\n", describe_allocation_failure(e).c_str());
+    return exit_bad_input;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gridsolve: unexpected failure: %s\n", printable(e.what()).c_str());
     return exit_failure;

@@ -6,10 +6,13 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <limits>
 
 #include "gridsolve/bench/direct_bench.hpp"
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/device.hpp"
+#include "gridsolve/exec/memory.hpp"
+#include "gridsolve/io/atomic_file.hpp"
 #include "gridsolve/io/summary_json.hpp"
 
 namespace gridsolve::cli {
@@ -20,7 +23,15 @@ int direct_bench_command(const BenchSettings& s) {
   const int n = defaults ? (tridiag ? 4096 : 4095) : s.n;
   require(n >= 3, fmt::format("--n must be at least 3, got {}", n));
   require(s.repeats >= 1, fmt::format("--repeats must be at least 1, got {}", s.repeats));
+  // The long system has 4096 n rows, counted in int.
+  require(n <= std::numeric_limits<int>::max() / 4096,
+          fmt::format("--n must be at most {}, got {}", std::numeric_limits<int>::max() / 4096, n));
   const Device device = select_device(s.device);
+  // n x n values, several arrays of them: refused now rather than by the kernel later.
+  require_memory(device, std::size_t(n) * std::size_t(n) * 8 * 6,
+                 fmt::format("bench {} at --n {}", s.what, n));
+  // Checked before the benchmark runs, not after.
+  const std::string json_path = s.out.empty() ? "" : prepare_output_file(s.out, "bench.json");
   const int long_rows = defaults ? (1 << 24) : 4096 * n;
   std::string device_name = to_string(device);
   if (device == Device::cuda && !cuda_devices().empty()) device_name = cuda_devices().front().name;
@@ -70,14 +81,13 @@ int direct_bench_command(const BenchSettings& s) {
     ratio("ours fft", "cuFFT");
     ratio("ours buneman", "cuFFT");
   }
-  if (!s.out.empty()) {
-    std::filesystem::create_directories(s.out);
+  if (!json_path.empty()) {
     nlohmann::json doc = {{"bench", s.what},
                           {"n", n},
                           {"device", device_name},
                           {"repeats", s.repeats},
                           {"rows", out}};
-    write_json_file(s.out + "/bench.json", doc);
+    write_json_file(json_path, doc);
   }
   return 0;
 }

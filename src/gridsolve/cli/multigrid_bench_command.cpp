@@ -18,6 +18,8 @@ int multigrid_bench_command(const BenchSettings& s) {
   require(unknowns >= 3, fmt::format("--unknowns must be at least 3, got {}", unknowns));
   require(s.repeats >= 1, fmt::format("--repeats must be at least 1, got {}", s.repeats));
   require(s.tolerance > 0, fmt::format("--tol must be positive, got {}", s.tolerance));
+  // Checked before the benchmark runs, not after.
+  const std::string json_path = s.out.empty() ? "" : prepare_output_file(s.out, "bench_mg.json");
   std::vector<Device> devices;
   if (s.device == "auto") {
     devices.push_back(Device::cpu);
@@ -73,13 +75,12 @@ int multigrid_bench_command(const BenchSettings& s) {
                    {"note", r.note}});
   }
   if (!why.empty()) fmt::print("peer: {}\n", why);
-  if (!s.out.empty()) {
-    create_output_directory(s.out);
-    write_json_file(s.out + "/bench_mg.json", {{"bench", "mg"},
-                                               {"dims", s.dims},
-                                               {"unknowns_per_side", unknowns},
-                                               {"tolerance", s.tolerance},
-                                               {"rows", out}});
+  if (!json_path.empty()) {
+    write_json_file(json_path, {{"bench", "mg"},
+                                {"dims", s.dims},
+                                {"unknowns_per_side", unknowns},
+                                {"tolerance", s.tolerance},
+                                {"rows", out}});
   }
   return 0;
 }

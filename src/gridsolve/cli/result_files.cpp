@@ -1,3 +1,4 @@
+// The files a solve leaves in --out, staged and published together.
 #include "gridsolve/cli/result_files.hpp"
 
 #include <nlohmann/json.hpp>
@@ -5,6 +6,7 @@
 #include "gridsolve/io/atomic_file.hpp"
 #include "gridsolve/io/hdf5_writer.hpp"
 #include "gridsolve/io/history_csv.hpp"
+#include "gridsolve/io/result_set.hpp"
 #include "gridsolve/io/summary_json.hpp"
 
 namespace gridsolve::cli {
@@ -12,10 +14,18 @@ namespace gridsolve::cli {
 template <class T>
 void ResultFiles::write(const ProblemSpec& spec, const RunSettings& settings, Device device,
                         const SolveReport& report, double max_error, double assembly_seconds,
-                        const Field<T>& u, const Field<T>& exact) const {
-  create_output_directory(dir);
+                        const Field<T>& u, const Field<T>& exact,
+                        const Field<std::uint8_t>& node_kinds) const {
+  // Staged together and published at once (summary.json last), so a run killed while
+  // writing never leaves a folder that mixes its files with a previous run's.
+  ResultSet set(dir);
   const Grid& g = spec.grid;
   FieldFileWriter fields(g);
+  if (!node_kinds.empty()) {
+    std::vector<std::uint8_t> outside = node_kinds.to_vector();
+    for (std::uint8_t& o : outside) o = o == std::uint8_t(NodeKind::outside);
+    fields.blank_outside(std::move(outside));
+  }
   fields.add("u", u);
   if (!exact.empty()) {
     // error = u - exact, on the host: output is not a hot path.
@@ -27,10 +37,11 @@ void ResultFiles::write(const ProblemSpec& spec, const RunSettings& settings, De
         for (int i = 0; i < g.n[0]; ++i) e(i, j, k) -= x(i, j, k);
     fields.add("error", err);
   }
-  fields.write(dir, "solution");
-  write_history_csv(dir + "/history.csv", report, settings.options.rule);
+  fields.stage(set, "solution");
+  set.stage_text("history.csv", history_csv(report, settings.options.rule));
 
   nlohmann::json j = to_json(report);
+  j["run_id"] = set.run_id();
   j["command"] = settings.command;
   j["problem"] = spec.name;
   j["device"] = to_string(device);
@@ -48,14 +59,15 @@ void ResultFiles::write(const ProblemSpec& spec, const RunSettings& settings, De
   j["assembly_seconds"] = assembly_seconds;
   if (!settings.parameters.is_null()) j["parameters"] = settings.parameters;
   j["files"] = {{"solution", "solution.xdmf"}, {"history", "history.csv"}};
-  write_json_file(dir + "/summary.json", j);
+  set.stage_text("summary.json", json_text(j));
+  set.commit("summary.json");
 }
 
 template void ResultFiles::write<float>(const ProblemSpec&, const RunSettings&, Device,
                                         const SolveReport&, double, double, const Field<float>&,
-                                        const Field<float>&) const;
+                                        const Field<float>&, const Field<std::uint8_t>&) const;
 template void ResultFiles::write<double>(const ProblemSpec&, const RunSettings&, Device,
                                          const SolveReport&, double, double, const Field<double>&,
-                                         const Field<double>&) const;
+                                         const Field<double>&, const Field<std::uint8_t>&) const;
 
 }  // namespace gridsolve::cli

@@ -1,5 +1,6 @@
 // The files a solve leaves in --out: summary.json, history.csv, solution.h5 + .xdmf.
 #pragma once
+#include <cstdint>
 #include <string>
 
 #include "gridsolve/cli/run_problem.hpp"
@@ -13,10 +14,12 @@ struct ResultFiles {
   std::string dir;
 
   // `exact` may be empty (no known solution); then no error field is written.
+  // `node_kinds` (NodeKind per node, empty when all are in the domain) marks the nodes
+  // outside the domain: every field is NaN there, never a value nobody solved for.
   template <class T>
   void write(const ProblemSpec& spec, const RunSettings& settings, Device device,
              const SolveReport& report, double max_error, double assembly_seconds,
-             const Field<T>& u, const Field<T>& exact) const;
+             const Field<T>& u, const Field<T>& exact, const Field<std::uint8_t>& node_kinds) const;
 };
 
 }  // namespace gridsolve::cli

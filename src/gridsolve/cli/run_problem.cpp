@@ -47,6 +47,7 @@ int run_typed(const ProblemSpec& spec, const RunSettings& settings, ResolvedSolv
   const Device device = r.device;
   RunSettings s = settings;
   s.options = r.options;
+  require_solve_memory(spec.grid, sizeof(T), device);
   const auto t0 = clock_type::now();
   Discretization<T> d = assemble<T>(spec, device);
   const double assembly_seconds = seconds_since(t0);
@@ -92,7 +93,7 @@ int run_typed(const ProblemSpec& spec, const RunSettings& settings, ResolvedSolv
   if (!s.out.empty()) {
     ResultFiles files{s.out};
     files.write(spec, s, device, report, error, assembly_seconds, d.u,
-                spec.exact ? sample_exact<T>(spec, Device::cpu) : Field<T>());
+                spec.exact ? sample_exact<T>(spec, Device::cpu) : Field<T>(), d.op.mask);
     if (!s.quiet)
       fmt::print("  results     {}/ (summary.json, history.csv, solution.h5 + .xdmf)\n",
                  printable(s.out));

@@ -5,10 +5,19 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
-#include <sstream>
+#include <limits>
+#include <string_view>
 #include <vector>
 
 #include "gridsolve/core/error.hpp"
@@ -40,32 +49,114 @@ struct Systems {
   std::vector<double> a, b, c, d;
 };
 
-Systems read_systems(const std::string& path) {
-  std::ifstream in(path);
-  require(bool(in), fmt::format("cannot open '{}'", path));
-  std::stringstream text;
-  std::string line;
-  while (std::getline(in, line)) {
-    const auto hash = line.find('#');
-    text << (hash == std::string::npos ? line : line.substr(0, hash)) << '\n';
+// Numbers from a text file, whitespace separated, '#' to the end of a line a comment.
+// Lines are read into a fixed buffer, so a file without newlines (/dev/zero) fails at
+// its first megabyte instead of filling memory.
+class NumberReader {
+ public:
+  explicit NumberReader(const std::string& path) : path_(path) {
+    struct stat st {};
+    require(::stat(path.c_str(), &st) == 0,
+            fmt::format("cannot open '{}': {}", path, std::strerror(errno)));
+    require(!S_ISDIR(st.st_mode), fmt::format("'{}' is a directory, not a file of systems", path));
+    in_.open(path, std::ios::binary);
+    require(bool(in_), fmt::format("cannot open '{}'", path));
   }
+  // The next token, or false at the end of the file.
+  bool next(std::string_view& token) {
+    for (;;) {
+      while (pos_ < len_ && std::isspace((unsigned char)line_[pos_])) ++pos_;
+      if (pos_ < len_) {
+        const std::size_t from = pos_;
+        while (pos_ < len_ && !std::isspace((unsigned char)line_[pos_])) ++pos_;
+        token = std::string_view(line_.data() + from, pos_ - from);
+        return true;
+      }
+      if (!read_line()) return false;
+    }
+  }
+  std::size_t line() const { return line_no_; }
+
+ private:
+  bool read_line() {
+    in_.getline(line_.data(), std::streamsize(line_.size()));
+    const std::size_t got = std::size_t(in_.gcount());
+    if (in_.bad()) throw Error(fmt::format("cannot read '{}'", path_), Error::Kind::runtime);
+    if (got == 0 && in_.eof()) return false;
+    require(!in_.fail() || in_.eof(),
+            fmt::format("'{}' line {} is longer than {} bytes; is it the right file?", path_,
+                        line_no_ + 1, line_.size() - 1));
+    in_.clear(in_.rdstate() & std::ios::eofbit);
+    ++line_no_;
+    len_ = in_.eof() ? got : got - 1;  // the newline was read, not stored
+    const char* hash = static_cast<const char*>(std::memchr(line_.data(), '#', len_));
+    if (hash) len_ = std::size_t(hash - line_.data());
+    pos_ = 0;
+    return true;
+  }
+  std::string path_;
+  std::ifstream in_;
+  std::vector<char> line_ = std::vector<char>(std::size_t(1) << 20);
+  std::size_t len_ = 0, pos_ = 0, line_no_ = 0;
+};
+
+long long parse_count(std::string_view t, const std::string& path, const char* what) {
+  long long v = 0;
+  const auto r = std::from_chars(t.data(), t.data() + t.size(), v);
+  require(r.ec == std::errc() && r.ptr == t.data() + t.size(),
+          fmt::format("'{}' must start with two integers, rows per system and number of systems; "
+                      "the {} is '{}'",
+                      path, what, t));
+  return v;
+}
+
+Systems read_systems(const std::string& path) {
+  NumberReader in(path);
+  std::string_view t;
+  const char* header = "'{}' must start with two integers: rows per system and number of systems";
+  require(in.next(t), fmt::format(fmt::runtime(header), path));
+  const long long n = parse_count(t, path, "row count");
+  require(in.next(t), fmt::format(fmt::runtime(header), path));
+  const long long count = parse_count(t, path, "system count");
+  require(n >= 1 && count >= 1,
+          fmt::format("'{}': rows and systems must be positive, got {} and {}", path, n, count));
+  const long long int_max = std::numeric_limits<int>::max();
+  require(n <= int_max && count <= int_max && n <= int_max * 64 / count,
+          fmt::format("'{}': {} systems of {} rows is more than gridsolve tridiag handles "
+                      "(at most {} rows in all)",
+                      path, count, n, int_max * 64));
+  const std::size_t size = std::size_t(n) * std::size_t(count);
+  // Every row is at least "a b c d" and a separator: a short file cannot hold what its
+  // header declares, whatever that asks of memory.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+    require(std::uint64_t(st.st_size) + 1 >= 8 * std::uint64_t(size),
+            fmt::format("'{}' declares {} rows of 'a b c d' (at least 8 bytes each), but the file "
+                        "has only {} bytes",
+                        path, size, std::uint64_t(st.st_size)));
+  // Four coefficient arrays in double, their copies in the solve's precision, the
+  // solution and its text: about 100 bytes a row on the host.
+  require_memory(Device::cpu, size * 100, fmt::format("reading {} tridiagonal rows", size));
   Systems s;
-  require(bool(text >> s.n >> s.count),
-          fmt::format("'{}' must start with two integers: rows per system and number of systems",
-                      path));
-  require(
-      s.n >= 1 && s.count >= 1,
-      fmt::format("'{}': rows and systems must be positive, got {} and {}", path, s.n, s.count));
-  const std::size_t size = std::size_t(s.n) * s.count;
+  s.n = int(n);
+  s.count = int(count);
   s.a.resize(size), s.b.resize(size), s.c.resize(size), s.d.resize(size);
+  std::vector<double>* columns[4] = {&s.a, &s.b, &s.c, &s.d};
   for (std::size_t k = 0; k < size; ++k)
-    require(bool(text >> s.a[k] >> s.b[k] >> s.c[k] >> s.d[k]),
-            fmt::format(
-                "'{}': expected {} rows of 'a b c d', the file ends or is malformed at row {} of "
-                "system {}",
-                path, size, k % s.n, k / s.n));
-  double extra;
-  require(!(text >> extra), fmt::format("'{}' has values after the last row", path));
+    for (int q = 0; q < 4; ++q) {
+      require(in.next(t),
+              fmt::format("'{}': expected {} rows of 'a b c d', the file ends at row {} of "
+                          "system {}",
+                          path, size, k % s.n, k / s.n));
+      double v = 0;
+      const auto r = std::from_chars(t.data(), t.data() + t.size(), v);
+      require(r.ec == std::errc() && r.ptr == t.data() + t.size() && std::isfinite(v),
+              fmt::format("'{}' line {}: '{}' is not a finite number (row {} of system {})", path,
+                          in.line(), t, k % s.n, k / s.n));
+      (*columns[q])[k] = v;
+    }
+  require(!in.next(t),
+          fmt::format("'{}' has values after the last row (line {}: '{}')", path, in.line(), t));
   return s;
 }
 
@@ -93,7 +184,13 @@ std::vector<double> solve_as(const Systems& s, Device device, tridiag::Method me
 int tridiag_command(const TridiagSettings& st) {
   const tridiag::Method method = tridiag::parse_method(st.method);
   const Device device = select_device(st.device);
+  // Before the work: a result that cannot be written is known now, not after the solve.
+  if (!st.output.empty()) check_output_path(st.output);
   const Systems s = read_systems(st.input);
+  if (device == Device::cuda)
+    require_memory(device,
+                   s.d.size() * 4 * (st.precision == "float" || st.precision == "fp32" ? 4 : 8),
+                   fmt::format("solving {} tridiagonal rows", s.d.size()));
   std::vector<double> x;
   if (st.precision == "double" || st.precision == "fp64")
     x = solve_as<double>(s, device, method);
@@ -116,9 +213,13 @@ int tridiag_command(const TridiagSettings& st) {
   std::string text;
   text.reserve(x.size() * 24);
   for (double v : x) text += fmt::format("{:.17g}\n", v);
-  if (st.output.empty())
-    std::fputs(text.c_str(), stdout);
-  else
+  if (st.output.empty()) {
+    // Checked: a full disk or a closed standard output is an error, not a silent loss.
+    if (std::fflush(stdout) != 0)
+      throw Error(fmt::format("cannot write standard output: {}", std::strerror(errno)),
+                  Error::Kind::runtime);
+    write_all(STDOUT_FILENO, text, "standard output");
+  } else
     write_file_atomically(st.output, text);
   if (!st.quiet)
     std::fprintf(stderr,

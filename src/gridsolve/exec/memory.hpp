@@ -2,10 +2,64 @@
 #pragma once
 #include <cstddef>
 #include <memory>
+#include <new>
+#include <string>
 
 #include "gridsolve/exec/device.hpp"
 
 namespace gridsolve {
+
+struct Grid;
+
+// Bytes this process can still take: on the host the least of MemAvailable
+// (/proc/meminfo), the cgroup's limit minus its usage (v2 and v1) and the address-space
+// limit (ulimit -v) minus what is mapped; on the GPU the free memory (cudaMemGetInfo).
+std::size_t host_memory_available();
+std::size_t device_memory_available();
+std::size_t memory_available(Device d);
+
+// "1.234 GiB".
+std::string format_bytes(std::size_t bytes);
+
+// Throws Error (invalid_input: the problem is too large for this machine, exit code 2)
+// when `bytes` exceed memory_available(d): "<what> needs about X of <host|GPU> memory;
+// Y is available". Call it before allocating, with an estimate of the whole job.
+void require_memory(Device d, std::size_t bytes, const std::string& what);
+
+// The bytes of `fields` fields of `value_bytes`-byte values on `g` as Field lays them
+// out (ghosts and row padding included); saturates instead of overflowing.
+std::size_t grid_fields_bytes(const Grid& g, std::size_t value_bytes, int fields);
+
+// Refuses (as require_memory) a solve on `g` that cannot fit on `d`: the least any
+// solver needs is the solution, the right-hand side and one work field of
+// `value_bytes` values, plus a byte per node for the node kinds, plus
+// `coefficient_fields` fields of per-node operator coefficients (2 dims + 1 for a
+// variable-coefficient stencil, when the caller knows it will have one). A solve that
+// passes may still run out later (multigrid and Krylov workspaces); then the allocation
+// that failed says so with its size.
+void require_solve_memory(const Grid& g, std::size_t value_bytes, Device d,
+                          int coefficient_fields = 0);
+
+// A host allocation that did not fit, with its size (std::bad_alloc says neither).
+class HostOutOfMemory : public std::bad_alloc {
+ public:
+  explicit HostOutOfMemory(std::size_t bytes);
+  const char* what() const noexcept override { return message_.c_str(); }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  std::size_t bytes_;
+  std::string message_;
+};
+
+// malloc for operator new: requests of 64 MiB or more are checked against
+// host_memory_available() first (an allocation that exceeds it would be granted by the
+// kernel's overcommit and end the process when touched), and failure throws
+// HostOutOfMemory naming the size.
+void* allocate_host_checked(std::size_t bytes, std::size_t alignment = 0);
+
+// The message for an allocation failure: HostOutOfMemory's, or a generic one.
+std::string describe_allocation_failure(const std::bad_alloc& e);
 
 void* allocate_bytes(Device d, std::size_t bytes);
 void free_bytes(Device d, void* p) noexcept;

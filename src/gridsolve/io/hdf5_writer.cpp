@@ -1,11 +1,15 @@
-// Field output for ParaView: HDF5 datasets of interior nodes and their XDMF description.
+// Field output for ParaView: HDF5 datasets of node-, cell- and face-centred fields,
+// scalar or vector, and their XDMF description.
 #include "gridsolve/io/hdf5_writer.hpp"
 
 #include <hdf5.h>
 
 #include <array>
 #include <cctype>
+#include <cmath>
 #include <filesystem>
+#include <limits>
+#include <map>
 #include <type_traits>
 #include <utility>
 #include <variant>
@@ -14,6 +18,7 @@
 
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/io/atomic_file.hpp"
+#include "gridsolve/io/result_set.hpp"
 
 namespace gridsolve {
 
@@ -61,13 +66,6 @@ class QuietHdf5Errors {
   void* data_ = nullptr;
 };
 
-struct DatasetSource {
-  std::string name;
-  const void* data = nullptr;
-  std::size_t count = 0;
-  bool single = false;  // float rather than double
-};
-
 void check_dataset_name(const std::string& name) {
   bool ok = !name.empty() && (std::isalnum((unsigned char)name[0]) || name[0] == '_');
   for (char c : name)
@@ -77,20 +75,44 @@ void check_dataset_name(const std::string& name) {
                           name));
 }
 
+// The indices a dataset covers: its own box, or the grid's whole box of its centring.
+Box box_of(const Grid& g, const Centring& c, const Box& box) {
+  return box.empty() ? g.box(c) : box;
+}
+
 template <class T>
 void check_field_matches_grid(const Field<T>& f, const Grid& g, const std::string& name) {
   require(!f.empty(), fmt::format("field '{}' is empty; nothing to write", name));
-  const auto& n = f.layout().n;
-  require(f.dims() == g.dims && n == g.n,
-          fmt::format("field '{}' has {}D shape {} x {} x {}, the grid is {}D {} x {} x {}", name,
-                      f.dims(), n[0], n[1], n[2], g.dims, g.n[0], g.n[1], g.n[2]));
+  const Box b = f.interior(), whole = g.box(f.centring());
+  bool inside = f.dims() == g.dims;
+  for (int a = 0; a < 3; ++a) inside = inside && b.lo[a] >= whole.lo[a] && b.hi[a] <= whole.hi[a];
+  require(inside,
+          fmt::format("field '{}' ({}D, {}-centred, indices {}..{} x {}..{} x {}..{}) does not "
+                      "lie on the {}D grid of {} x {} x {} nodes",
+                      name, f.dims(), f.centring().describe(), b.lo[0], b.hi[0], b.lo[1], b.hi[1],
+                      b.lo[2], b.hi[2], g.dims, g.n[0], g.n[1], g.n[2]));
 }
 
 // HDF5 and XDMF list axes slowest first; memory is x fastest, so the shape is reversed.
-std::vector<hsize_t> dataset_shape(const Grid& g) {
+// Vectors add the components as the fastest axis.
+std::vector<hsize_t> dataset_shape(const Box& b, int dims, int ncomp) {
   std::vector<hsize_t> shape;
-  for (int a = g.dims - 1; a >= 0; --a) shape.push_back(hsize_t(g.n[a]));
+  for (int a = dims - 1; a >= 0; --a) shape.push_back(hsize_t(b.extent(a)));
+  if (ncomp > 1) shape.push_back(hsize_t(ncomp));
   return shape;
+}
+
+std::string shape_text(const Box& b, int dims, int ncomp) {
+  std::string t;
+  for (hsize_t s : dataset_shape(b, dims, ncomp)) t += fmt::format("{}{}", t.empty() ? "" : " ", s);
+  return t;
+}
+
+// Where value (i, j, k) of box `b` sits, per axis: a node, or a cell's centre.
+std::array<double, 3> first_point(const Grid& g, const Box& b) {
+  std::array<double, 3> p{0, 0, 0};
+  for (int a = 0; a < g.dims; ++a) p[a] = g.coord(a, b.lo[a], b.centring.type[a]);
+  return p;
 }
 
 void write_double_attribute(hid_t object, const char* attr_name, const double* values, int count,
@@ -102,46 +124,123 @@ void write_double_attribute(hid_t object, const char* attr_name, const double* v
                 Error::Kind::runtime);
   Hid attr(H5Acreate2(object, attr_name, H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
            H5Aclose);
-  if (!attr.ok() || H5Awrite(attr.get(), H5T_NATIVE_DOUBLE, values) < 0)
+  if (!attr.ok() || H5Awrite(attr.get(), H5T_NATIVE_DOUBLE, values) < 0 || !attr.close())
     throw Error(fmt::format("cannot write attribute '{}' in '{}'", attr_name, where),
                 Error::Kind::runtime);
 }
 
-void write_hdf5_file(const std::string& h5_path, const Grid& g,
-                     const std::vector<DatasetSource>& sources) {
-  const std::size_t expected = std::size_t(g.node_count());
-  for (const DatasetSource& s : sources)
-    require(s.count == expected, fmt::format("field '{}' has {} values, the grid has {} nodes",
-                                             s.name, s.count, expected));
-  AtomicOutput out(h5_path);
-  {
-    const QuietHdf5Errors quiet;
-    Hid file(H5Fcreate(out.temp_path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
-    if (!file.ok())
-      throw Error(
-          fmt::format("cannot create HDF5 file '{}' (writing '{}')", out.temp_path(), h5_path),
-          Error::Kind::runtime);
-    const std::vector<hsize_t> shape = dataset_shape(g);
-    for (const DatasetSource& s : sources) {
-      const std::string where = fmt::format("{}:/{}", h5_path, s.name);
-      Hid space(H5Screate_simple(int(shape.size()), shape.data(), nullptr), H5Sclose);
-      if (!space.ok())
-        throw Error(fmt::format("cannot write '{}': HDF5 dataspace failed", where),
-                    Error::Kind::runtime);
-      const hid_t file_type = s.single ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
-      const hid_t mem_type = s.single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
-      Hid dset(H5Dcreate2(file.get(), s.name.c_str(), file_type, space.get(), H5P_DEFAULT,
-                          H5P_DEFAULT, H5P_DEFAULT),
-               H5Dclose);
-      if (!dset.ok() || H5Dwrite(dset.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, s.data) < 0)
-        throw Error(fmt::format("cannot write dataset '{}'", where), Error::Kind::runtime);
-      write_double_attribute(dset.get(), "origin", g.origin.data(), g.dims, where);
-      write_double_attribute(dset.get(), "spacing", g.spacing.data(), g.dims, where);
-    }
-    if (!file.close())
-      throw Error(
-          fmt::format("cannot write '{}': closing the HDF5 file failed (disk full?)", h5_path));
+void write_int_attribute(hid_t object, const char* attr_name, int value, const std::string& where) {
+  Hid space(H5Screate(H5S_SCALAR), H5Sclose);
+  Hid attr(H5Acreate2(object, attr_name, H5T_STD_I32LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+           H5Aclose);
+  if (!space.ok() || !attr.ok() || H5Awrite(attr.get(), H5T_NATIVE_INT, &value) < 0 ||
+      !attr.close())
+    throw Error(fmt::format("cannot write attribute '{}' in '{}'", attr_name, where),
+                Error::Kind::runtime);
+}
+
+// What the HDF5 library says went wrong, innermost first: for a failed write that is
+// the system call and the OS error ("errno = 28, error message = 'No space left on
+// device'"), which the user needs to see.
+std::string hdf5_error_text() {
+  std::pair<std::string, std::string> found;  // innermost description, OS error
+  H5Ewalk2(
+      H5E_DEFAULT, H5E_WALK_UPWARD,
+      [](unsigned, const H5E_error2_t* e, void* out) -> herr_t {
+        auto* seen = static_cast<std::pair<std::string, std::string>*>(out);
+        const std::string d = e->desc ? e->desc : "";
+        if (seen->first.empty()) seen->first = d;
+        // The sec2 driver reports "errno = 28, error message = 'No space left on device'".
+        const auto at = d.find("error message = '");
+        if (seen->second.empty() && at != std::string::npos) {
+          const auto from = at + 17, to = d.find('\'', from);
+          seen->second = d.substr(from, to == std::string::npos ? std::string::npos : to - from);
+        }
+        return 0;
+      },
+      &found);
+  if (!found.second.empty()) return found.second;
+  return found.first.empty() ? "no detail from the HDF5 library" : found.first;
+}
+
+// A file whose close failed stays half open inside HDF5 1.10, and the library's exit
+// handler then crashes on it; without that handler the process just ends (every file
+// that succeeded was closed explicitly). Must run before the library starts.
+void skip_hdf5_exit_handler() {
+  static const bool once = [] {
+    H5dont_atexit();
+    return true;
+  }();
+  (void)once;
+}
+
+[[noreturn]] void hdf5_failure(const std::string& what) {
+  throw Error(fmt::format("{}: {}", what, hdf5_error_text()), Error::Kind::runtime);
+}
+
+void write_string_attribute(hid_t object, const char* attr_name, const std::string& value,
+                            const std::string& where) {
+  Hid type(H5Tcopy(H5T_C_S1), H5Tclose);
+  if (!type.ok() || H5Tset_size(type.get(), value.size() + 1) < 0)
+    hdf5_failure(fmt::format("cannot write attribute '{}' in '{}'", attr_name, where));
+  Hid space(H5Screate(H5S_SCALAR), H5Sclose);
+  Hid attr(H5Acreate2(object, attr_name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
+           H5Aclose);
+  if (!space.ok() || !attr.ok() || H5Awrite(attr.get(), type.get(), value.c_str()) < 0 ||
+      !attr.close())
+    hdf5_failure(fmt::format("cannot write attribute '{}' in '{}'", attr_name, where));
+}
+
+// Writes the datasets into `path` (an existing temporary that the caller publishes);
+// `label` is the final name, for messages. Every HDF5 call that can fail on a full disk
+// (dataset writes, attribute writes, closes, the final flush) is checked, so a failure
+// never reaches the rename.
+void write_hdf5_file(const std::string& path, const std::string& label, const Grid& g,
+                     const std::vector<DatasetSource>& sources, const std::string& run_id) {
+  for (const DatasetSource& s : sources) {
+    const Box b = box_of(g, s.centring, s.box);
+    const std::size_t expected = std::size_t(b.cells()) * std::size_t(s.ncomp);
+    require(s.count == expected, fmt::format("field '{}' has {} values, its {} box holds {}",
+                                             s.name, s.count, s.centring.describe(), expected));
   }
+  skip_hdf5_exit_handler();
+  const QuietHdf5Errors quiet;
+  Hid file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+  if (!file.ok())
+    hdf5_failure(fmt::format("cannot create HDF5 file '{}' (writing '{}')", path, label));
+  if (!run_id.empty()) write_string_attribute(file.get(), "run_id", run_id, label);
+  for (const DatasetSource& s : sources) {
+    const std::string where = fmt::format("{}:/{}", label, s.name);
+    Box b = box_of(g, s.centring, s.box);
+    b.centring = s.centring;
+    const std::vector<hsize_t> shape = dataset_shape(b, g.dims, s.ncomp);
+    Hid space(H5Screate_simple(int(shape.size()), shape.data(), nullptr), H5Sclose);
+    if (!space.ok()) hdf5_failure(fmt::format("cannot write '{}': HDF5 dataspace failed", where));
+    const hid_t file_type = s.single ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
+    const hid_t mem_type = s.single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+    Hid dset(H5Dcreate2(file.get(), s.name.c_str(), file_type, space.get(), H5P_DEFAULT,
+                        H5P_DEFAULT, H5P_DEFAULT),
+             H5Dclose);
+    if (!dset.ok() || H5Dwrite(dset.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, s.data) < 0)
+      hdf5_failure(fmt::format("cannot write dataset '{}'", where));
+    const std::array<double, 3> origin = first_point(g, b);
+    write_double_attribute(dset.get(), "origin", origin.data(), g.dims, where);
+    write_double_attribute(dset.get(), "spacing", g.spacing.data(), g.dims, where);
+    write_string_attribute(dset.get(), "centring", s.centring.describe(), where);
+    write_int_attribute(dset.get(), "components", s.field_components, where);
+    if (!dset.close()) hdf5_failure(fmt::format("cannot write dataset '{}'", where));
+  }
+  if (H5Fflush(file.get(), H5F_SCOPE_LOCAL) < 0)
+    hdf5_failure(fmt::format("cannot write '{}'", label));
+  if (!file.close())
+    hdf5_failure(fmt::format("cannot write '{}': closing the HDF5 file failed", label));
+}
+
+void write_hdf5_file_atomically(const std::string& h5_path, const Grid& g,
+                                const std::vector<DatasetSource>& sources,
+                                const std::string& run_id) {
+  AtomicOutput out(h5_path);
+  write_hdf5_file(out.temp_path(), h5_path, g, sources, run_id);
   out.commit();
 }
 
@@ -178,6 +277,158 @@ std::string reversed(const std::array<double, 3>& v, int dims) {
   return r;
 }
 
+const char* attribute_type(int ncomp) {
+  switch (ncomp) {
+    case 1:
+      return "Scalar";
+    case 3:
+      return "Vector";
+    case 6:
+      return "Tensor6";
+    case 9:
+      return "Tensor";
+    default:
+      return "Matrix";
+  }
+}
+
+// A CoRectMesh whose points are the indices of `b` (nodes, or the centres of cells and
+// faces, per axis), opened but not closed.
+std::string mesh_text(const Grid& g, const Box& b, const std::string& name,
+                      const std::string& indent) {
+  Box points = b;
+  std::string dims_text;
+  for (int a = g.dims - 1; a >= 0; --a)
+    dims_text += fmt::format("{}{}", a == g.dims - 1 ? "" : " ", points.extent(a));
+  const bool three = g.dims == 3;
+  return fmt::format(
+      "{0}<Grid Name=\"{1}\" GridType=\"Uniform\">\n"
+      "{0}  <Topology TopologyType=\"{2}\" Dimensions=\"{3}\"/>\n"
+      "{0}  <Geometry GeometryType=\"{4}\">\n"
+      "{0}    <DataItem Name=\"Origin\" Dimensions=\"{5}\" NumberType=\"Float\" Precision=\"8\" "
+      "Format=\"XML\">{6}</DataItem>\n"
+      "{0}    <DataItem Name=\"Spacing\" Dimensions=\"{5}\" NumberType=\"Float\" Precision=\"8\" "
+      "Format=\"XML\">{7}</DataItem>\n"
+      "{0}  </Geometry>\n",
+      indent, xml_escape(name), three ? "3DCoRectMesh" : "2DCoRectMesh", dims_text,
+      three ? "ORIGIN_DXDYDZ" : "ORIGIN_DXDY", g.dims, reversed(first_point(g, b), g.dims),
+      reversed(g.spacing, g.dims));
+}
+
+std::string attribute_text(const Grid& g, const XdmfAttribute& a, const Box& b, const char* center,
+                           const std::string& h5_reference, const std::string& indent) {
+  return fmt::format(
+      "{0}  <Attribute Name=\"{1}\" AttributeType=\"{2}\" Center=\"{3}\">\n"
+      "{0}    <DataItem Dimensions=\"{4}\" NumberType=\"Float\" Precision=\"{5}\" "
+      "Format=\"HDF\">{6}:/{1}</DataItem>\n"
+      "{0}  </Attribute>\n",
+      indent, xml_escape(a.name), attribute_type(a.ncomp), center, shape_text(b, g.dims, a.ncomp),
+      a.precision_bytes, xml_escape(h5_reference));
+}
+
+std::string xdmf_text(const std::string& h5_reference, const Grid& g,
+                      const std::vector<XdmfAttribute>& attributes, const std::string& run_id) {
+  require(g.dims == 2 || g.dims == 3,
+          fmt::format("XDMF output needs a 2D or 3D grid, got {}D", g.dims));
+  const Box nodes = g.box(Centring::node()), cells = g.box(Centring::cell());
+  auto same = [](const Box& a, const Box& b) { return a.lo == b.lo && a.hi == b.hi; };
+  // Node and cell fields over the whole grid live on the node mesh; every other box
+  // (faces, parts of the grid) on a mesh of its own points, in order of appearance.
+  std::vector<const XdmfAttribute*> on_grid;
+  std::vector<std::pair<Box, std::vector<const XdmfAttribute*>>> others;
+  for (const XdmfAttribute& a : attributes) {
+    check_dataset_name(a.name);
+    require(a.precision_bytes == 4 || a.precision_bytes == 8,
+            fmt::format("XDMF precision must be 4 or 8 bytes, got {} for '{}'", a.precision_bytes,
+                        a.name));
+    require(a.ncomp >= 1, fmt::format("field '{}' has no components", a.name));
+    Box b = box_of(g, a.centring, a.box);
+    b.centring = a.centring;
+    if ((a.centring == Centring::node() && same(b, nodes)) ||
+        (a.centring == Centring::cell() && same(b, cells))) {
+      on_grid.push_back(&a);
+      continue;
+    }
+    bool found = false;
+    for (auto& [box, list] : others)
+      if (same(box, b) && box.centring == b.centring) {
+        list.push_back(&a);
+        found = true;
+      }
+    if (!found) others.push_back({b, {&a}});
+  }
+  const bool collection = !others.empty();
+  const std::string in = collection ? "      " : "    ";
+  std::string x =
+      "<?xml version=\"1.0\" ?>\n"
+      "<Xdmf Version=\"3.0\" xmlns:xi=\"http://www.w3.org/2001/XInclude\">\n"
+      "  <Domain>\n";
+  if (collection)
+    x += "    <Grid Name=\"fields\" GridType=\"Collection\" CollectionType=\"Spatial\">\n";
+  x += mesh_text(g, nodes, "grid", in);
+  if (!run_id.empty())
+    x += fmt::format("{}  <Information Name=\"run_id\" Value=\"{}\"/>\n", in, xml_escape(run_id));
+  for (const XdmfAttribute* a : on_grid) {
+    const bool cell = a->centring == Centring::cell();
+    x += attribute_text(g, *a, cell ? cells : nodes, cell ? "Cell" : "Node", h5_reference, in);
+  }
+  x += in + "</Grid>\n";
+  for (const auto& [box, list] : others) {
+    std::string name = box.centring.describe();
+    const Box whole = g.box(box.centring);
+    if (!same(box, whole)) name += "-" + list.front()->name;
+    x += mesh_text(g, box, name, in);
+    for (const XdmfAttribute* a : list) x += attribute_text(g, *a, box, "Node", h5_reference, in);
+    x += in + "</Grid>\n";
+  }
+  if (collection) x += "    </Grid>\n";
+  x += "  </Domain>\n</Xdmf>\n";
+  return x;
+}
+
+// Values at the points of box b (x fastest), component after component, as written:
+// components interleaved (a 2D vector padded with a zero z), NaN where `blank` says.
+template <class V>
+std::vector<V> written_values(const std::vector<V>& values, const Box& b, int ncomp, int stored,
+                              const std::vector<std::uint8_t>& blank) {
+  const std::size_t points = std::size_t(b.cells());
+  std::vector<V> out(points * std::size_t(stored), V(0));
+  for (std::size_t p = 0; p < points; ++p) {
+    const bool nan = !blank.empty() && blank[p];
+    for (int c = 0; c < ncomp; ++c)
+      out[p * stored + c] =
+          nan ? std::numeric_limits<V>::quiet_NaN() : values[std::size_t(c) * points + p];
+    if (nan)
+      for (int c = ncomp; c < stored; ++c)
+        out[p * stored + c] = std::numeric_limits<V>::quiet_NaN();
+  }
+  return out;
+}
+
+// Per point of box b: 1 when every grid node of that point is outside (a node is its
+// own; a cell or face spans the two nodes around it on each cell axis).
+std::vector<std::uint8_t> blanked_points(const Grid& g, const Box& b,
+                                         const std::vector<std::uint8_t>& outside) {
+  if (outside.empty()) return {};
+  std::vector<std::uint8_t> blank;
+  blank.reserve(std::size_t(b.cells()));
+  const std::size_t nx = std::size_t(g.n[0]), ny = std::size_t(g.n[1]);
+  for (int k = b.lo[2]; k <= b.hi[2]; ++k)
+    for (int j = b.lo[1]; j <= b.hi[1]; ++j)
+      for (int i = b.lo[0]; i <= b.hi[0]; ++i) {
+        bool all = true;
+        const int span[3] = {b.centring.is_cell(0) ? 2 : 1, b.centring.is_cell(1) ? 2 : 1,
+                             g.dims == 3 && b.centring.is_cell(2) ? 2 : 1};
+        for (int dk = 0; dk < span[2] && all; ++dk)
+          for (int dj = 0; dj < span[1] && all; ++dj)
+            for (int di = 0; di < span[0] && all; ++di)
+              all = outside[std::size_t(i + di) +
+                            nx * (std::size_t(j + dj) + ny * std::size_t(k + dk))] != 0;
+        blank.push_back(all);
+      }
+  return blank;
+}
+
 }  // namespace
 
 template <class T>
@@ -185,47 +436,18 @@ void write_field_hdf5(const std::string& h5_path, const std::string& dataset, co
                       const Grid& g) {
   check_dataset_name(dataset);
   check_field_matches_grid(f, g, dataset);
-  const std::vector<T> values = f.to_vector();
-  write_hdf5_file(h5_path, g,
-                  {DatasetSource{dataset, values.data(), values.size(), sizeof(T) == 4}});
+  const Box b = f.interior();
+  const int ncomp = f.ncomp(), stored = ncomp == 2 && g.dims == 2 ? 3 : ncomp;
+  const std::vector<T> values = written_values(f.to_vector(), b, ncomp, stored, {});
+  write_hdf5_file_atomically(h5_path, g,
+                             {DatasetSource{dataset, values.data(), values.size(), sizeof(T) == 4,
+                                            f.centring(), b, stored, ncomp}},
+                             {});
 }
 
 void write_xdmf(const std::string& xdmf_path, const std::string& h5_reference, const Grid& g,
                 const std::vector<XdmfAttribute>& attributes) {
-  require(g.dims == 2 || g.dims == 3,
-          fmt::format("XDMF output needs a 2D or 3D grid, got {}D", g.dims));
-  std::string dims_text;
-  for (int a = g.dims - 1; a >= 0; --a)
-    dims_text += fmt::format("{}{}", a == g.dims - 1 ? "" : " ", g.n[a]);
-  const bool three = g.dims == 3;
-  std::string x = fmt::format(
-      "<?xml version=\"1.0\" ?>\n"
-      "<Xdmf Version=\"3.0\" xmlns:xi=\"http://www.w3.org/2001/XInclude\">\n"
-      "  <Domain>\n"
-      "    <Grid Name=\"grid\" GridType=\"Uniform\">\n"
-      "      <Topology TopologyType=\"{}\" Dimensions=\"{}\"/>\n"
-      "      <Geometry GeometryType=\"{}\">\n"
-      "        <DataItem Name=\"Origin\" Dimensions=\"{}\" NumberType=\"Float\" Precision=\"8\" "
-      "Format=\"XML\">{}</DataItem>\n"
-      "        <DataItem Name=\"Spacing\" Dimensions=\"{}\" NumberType=\"Float\" Precision=\"8\" "
-      "Format=\"XML\">{}</DataItem>\n"
-      "      </Geometry>\n",
-      three ? "3DCoRectMesh" : "2DCoRectMesh", dims_text, three ? "ORIGIN_DXDYDZ" : "ORIGIN_DXDY",
-      g.dims, reversed(g.origin, g.dims), g.dims, reversed(g.spacing, g.dims));
-  for (const XdmfAttribute& a : attributes) {
-    check_dataset_name(a.name);
-    require(a.precision_bytes == 4 || a.precision_bytes == 8,
-            fmt::format("XDMF precision must be 4 or 8 bytes, got {} for '{}'", a.precision_bytes,
-                        a.name));
-    x += fmt::format(
-        "      <Attribute Name=\"{0}\" AttributeType=\"Scalar\" Center=\"Node\">\n"
-        "        <DataItem Dimensions=\"{1}\" NumberType=\"Float\" Precision=\"{2}\" "
-        "Format=\"HDF\">{3}:/{0}</DataItem>\n"
-        "      </Attribute>\n",
-        xml_escape(a.name), dims_text, a.precision_bytes, xml_escape(h5_reference));
-  }
-  x += "    </Grid>\n  </Domain>\n</Xdmf>\n";
-  write_file_atomically(xdmf_path, x);
+  write_file_atomically(xdmf_path, xdmf_text(h5_reference, g, attributes, {}));
 }
 
 template <class T>
@@ -234,32 +456,73 @@ FieldFileWriter& FieldFileWriter::add(const std::string& name, const Field<T>& f
   for (const Stored& s : fields_)
     require(s.name != name, fmt::format("field '{}' was added twice to one output file", name));
   check_field_matches_grid(f, grid_, name);
-  fields_.push_back(Stored{name, f.to_vector()});
+  fields_.push_back(Stored{name, f.to_vector(), f.centring(), f.interior(), f.ncomp()});
   return *this;
 }
 
-FieldFilePaths FieldFileWriter::write(const std::string& dir, const std::string& basename) const {
-  require(!basename.empty() && basename != "." && basename != ".." &&
-              basename.find('/') == std::string::npos,
-          fmt::format("output base name '{}' must be a plain file name without '/'", basename));
-  require(!fields_.empty(), "no fields were added to the output file");
-  create_output_directory(dir);
-  const std::filesystem::path base = std::filesystem::path(dir) / basename;
-  FieldFilePaths paths{base.string() + ".h5", base.string() + ".xdmf"};
+FieldFileWriter& FieldFileWriter::blank_outside(std::vector<std::uint8_t> outside) {
+  require(outside.empty() || outside.size() == std::size_t(grid_.node_count()),
+          fmt::format("the outside marks have {} entries, the grid has {} nodes", outside.size(),
+                      grid_.node_count()));
+  outside_ = std::move(outside);
+  return *this;
+}
 
-  std::vector<DatasetSource> sources;
-  std::vector<XdmfAttribute> attributes;
+void FieldFileWriter::collect(std::vector<Values>& buffers, std::vector<DatasetSource>& sources,
+                              std::vector<XdmfAttribute>& attributes) const {
+  require(!fields_.empty(), "no fields were added to the output file");
+  buffers.reserve(fields_.size());
   for (const Stored& s : fields_) {
+    // A 2D vector gets a zero z component: XDMF vectors have three.
+    const int stored = s.ncomp == 2 && grid_.dims == 2 ? 3 : s.ncomp;
+    Box b = s.box;
+    b.centring = s.centring;
+    const std::vector<std::uint8_t> blank = blanked_points(grid_, b, outside_);
     std::visit(
         [&](const auto& v) {
           using V = typename std::decay_t<decltype(v)>::value_type;
-          sources.push_back(DatasetSource{s.name, v.data(), v.size(), sizeof(V) == 4});
-          attributes.push_back(XdmfAttribute{s.name, int(sizeof(V))});
+          buffers.emplace_back(written_values(v, b, s.ncomp, stored, blank));
+          const auto& w = std::get<std::vector<V>>(buffers.back());
+          sources.push_back(DatasetSource{s.name, w.data(), w.size(), sizeof(V) == 4, s.centring, b,
+                                          stored, s.ncomp});
+          attributes.push_back(XdmfAttribute{s.name, int(sizeof(V)), s.centring, stored, b});
         },
         s.values);
   }
-  write_hdf5_file(paths.h5, grid_, sources);
+}
+
+namespace {
+void check_basename(const std::string& basename) {
+  require(!basename.empty() && basename != "." && basename != ".." &&
+              basename.find('/') == std::string::npos,
+          fmt::format("output base name '{}' must be a plain file name without '/'", basename));
+}
+}  // namespace
+
+FieldFilePaths FieldFileWriter::write(const std::string& dir, const std::string& basename) const {
+  check_basename(basename);
+  std::vector<Values> buffers;
+  std::vector<DatasetSource> sources;
+  std::vector<XdmfAttribute> attributes;
+  collect(buffers, sources, attributes);
+  create_output_directory(dir);
+  const std::filesystem::path base = std::filesystem::path(dir) / basename;
+  FieldFilePaths paths{base.string() + ".h5", base.string() + ".xdmf"};
+  write_hdf5_file_atomically(paths.h5, grid_, sources, {});
   write_xdmf(paths.xdmf, basename + ".h5", grid_, attributes);
+  return paths;
+}
+
+FieldFilePaths FieldFileWriter::stage(ResultSet& set, const std::string& basename) const {
+  check_basename(basename);
+  std::vector<Values> buffers;
+  std::vector<DatasetSource> sources;
+  std::vector<XdmfAttribute> attributes;
+  collect(buffers, sources, attributes);
+  const std::string h5 = basename + ".h5", xdmf = basename + ".xdmf";
+  FieldFilePaths paths{set.path_of(h5), set.path_of(xdmf)};
+  write_hdf5_file(set.stage(h5), paths.h5, grid_, sources, set.run_id());
+  set.stage_text(xdmf, xdmf_text(h5, grid_, attributes, set.run_id()));
   return paths;
 }
 
@@ -269,87 +532,5 @@ template void write_field_hdf5<double>(const std::string&, const std::string&, c
                                        const Grid&);
 template FieldFileWriter& FieldFileWriter::add<float>(const std::string&, const Field<float>&);
 template FieldFileWriter& FieldFileWriter::add<double>(const std::string&, const Field<double>&);
-
-template <class T>
-FieldFilePaths write_cell_vector_fields(const std::string& dir, const std::string& basename,
-                                        const CellVectorMesh& mesh,
-                                        const std::vector<NamedCellVectors<T>>& fields) {
-  require(!basename.empty() && basename.find('/') == std::string::npos,
-          fmt::format("output base name '{}' must be a plain file name without '/'", basename));
-  require(!fields.empty(), "no fields were given for the output file");
-  const std::size_t cells = std::size_t(mesh.cells[0]) * mesh.cells[1] * mesh.cells[2];
-  for (const auto& f : fields) {
-    check_dataset_name(f.name);
-    for (const auto& c : *f.components)
-      require(c.size() == cells, fmt::format("field '{}' has {} values per component for {} cells",
-                                             f.name, c.size(), cells));
-  }
-  create_output_directory(dir);
-  const std::filesystem::path base = std::filesystem::path(dir) / basename;
-  FieldFilePaths paths{base.string() + ".h5", base.string() + ".xdmf"};
-  {
-    AtomicOutput out(paths.h5);
-    const QuietHdf5Errors quiet;
-    Hid file(H5Fcreate(out.temp_path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
-    if (!file.ok())
-      throw Error(fmt::format("cannot create HDF5 file '{}'", paths.h5), Error::Kind::runtime);
-    const hsize_t shape[4] = {hsize_t(mesh.cells[2]), hsize_t(mesh.cells[1]),
-                              hsize_t(mesh.cells[0]), 3};
-    for (const auto& f : fields) {
-      std::vector<T> inter(3 * cells);
-      for (std::size_t q = 0; q < cells; ++q)
-        for (int c = 0; c < 3; ++c) inter[3 * q + c] = (*f.components)[c][q];
-      const std::string where = fmt::format("{}:/{}", paths.h5, f.name);
-      Hid space(H5Screate_simple(4, shape, nullptr), H5Sclose);
-      const hid_t file_type = sizeof(T) == 4 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
-      const hid_t mem_type = sizeof(T) == 4 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
-      Hid dset(H5Dcreate2(file.get(), f.name.c_str(), file_type, space.get(), H5P_DEFAULT,
-                          H5P_DEFAULT, H5P_DEFAULT),
-               H5Dclose);
-      if (!space.ok() || !dset.ok() ||
-          H5Dwrite(dset.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, inter.data()) < 0)
-        throw Error(fmt::format("cannot write dataset '{}'", where), Error::Kind::runtime);
-      write_double_attribute(dset.get(), "origin", mesh.origin.data(), 3, where);
-      write_double_attribute(dset.get(), "spacing", mesh.spacing.data(), 3, where);
-    }
-    if (!file.close())
-      throw Error(fmt::format("cannot write '{}': closing the HDF5 file failed (disk full?)",
-                              paths.h5));
-    out.commit();
-  }
-  const std::string nodes = fmt::format("{} {} {}", mesh.cells[2] + 1, mesh.cells[1] + 1,
-                                        mesh.cells[0] + 1);
-  std::string x = fmt::format(
-      "<?xml version=\"1.0\" ?>\n"
-      "<Xdmf Version=\"3.0\" xmlns:xi=\"http://www.w3.org/2001/XInclude\">\n"
-      "  <Domain>\n"
-      "    <Grid Name=\"cells\" GridType=\"Uniform\">\n"
-      "      <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"{}\"/>\n"
-      "      <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n"
-      "        <DataItem Name=\"Origin\" Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" "
-      "Format=\"XML\">{}</DataItem>\n"
-      "        <DataItem Name=\"Spacing\" Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" "
-      "Format=\"XML\">{}</DataItem>\n"
-      "      </Geometry>\n",
-      nodes, reversed(mesh.origin, 3), reversed(mesh.spacing, 3));
-  for (const auto& f : fields)
-    x += fmt::format(
-        "      <Attribute Name=\"{0}\" AttributeType=\"Vector\" Center=\"Cell\">\n"
-        "        <DataItem Dimensions=\"{1} {2} {3} 3\" NumberType=\"Float\" Precision=\"{4}\" "
-        "Format=\"HDF\">{5}:/{0}</DataItem>\n"
-        "      </Attribute>\n",
-        xml_escape(f.name), mesh.cells[2], mesh.cells[1], mesh.cells[0], sizeof(T),
-        xml_escape(basename + ".h5"));
-  x += "    </Grid>\n  </Domain>\n</Xdmf>\n";
-  write_file_atomically(paths.xdmf, x);
-  return paths;
-}
-
-template FieldFilePaths write_cell_vector_fields<float>(const std::string&, const std::string&,
-                                                        const CellVectorMesh&,
-                                                        const std::vector<NamedCellVectors<float>>&);
-template FieldFilePaths write_cell_vector_fields<double>(
-    const std::string&, const std::string&, const CellVectorMesh&,
-    const std::vector<NamedCellVectors<double>>&);
 
 }  // namespace gridsolve

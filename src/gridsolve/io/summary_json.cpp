@@ -28,12 +28,16 @@ nlohmann::json to_json(const SolveReport& r) {
   };
 }
 
-void write_json_file(const std::string& path, const nlohmann::json& j) {
+std::string json_text(const nlohmann::json& j) {
   // replace: a stray non-UTF-8 byte (a path or formula in the report) must not make the
   // whole summary unwritable. nlohmann already writes non-finite floats as null.
   std::string text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
   text += '\n';
-  write_file_atomically(path, text);
+  return text;
+}
+
+void write_json_file(const std::string& path, const nlohmann::json& j) {
+  write_file_atomically(path, json_text(j));
 }
 
 }  // namespace gridsolve

@@ -15,6 +15,9 @@ nlohmann::json to_json(const SolveReport& report);
 // A number, or null when it is NaN or infinite.
 nlohmann::json json_number(double value);
 
+// `j` as written to files: indented by two spaces, non-UTF-8 bytes replaced, final newline.
+std::string json_text(const nlohmann::json& j);
+
 // Writes `j` to `path` atomically, indented by two spaces, with a final newline.
 void write_json_file(const std::string& path, const nlohmann::json& j);
 

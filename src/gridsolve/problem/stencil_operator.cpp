@@ -1,9 +1,11 @@
+// StencilOperator: views, device copies, and the norms every solver's stopping test reads.
 #include "gridsolve/problem/stencil_operator.hpp"
 
 #include <fmt/format.h>
 
 #include <cmath>
 
+#include "gridsolve/core/sum_of_squares.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
 
 namespace gridsolve {
@@ -128,21 +130,22 @@ std::string StencilOperator<T>::describe() const {
 namespace {
 
 // ||b - A u|| (residual) or ||b + known neighbours|| (the unknowns' right-hand side)
-// over the free nodes, accumulated in double whatever T is.
+// over the free nodes, accumulated in double whatever T is, and scaled so that finite
+// data as large as 1e300 or as small as 1e-300 neither overflow nor vanish.
 template <class T>
 double free_norm(const StencilOperator<T>& op, const Field<T>& u, const Field<T>* b,
                  bool of_residual) {
   const StencilView<T> a = op.view(b);
   const FieldView<const T> v = u.cview();
-  const double s = reduce<double>(
+  const SumOfSquares s = reduce<SumOfSquares>(
       op.device, op.active,
-      [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
-        if (!a.is_free(i, j, k)) return 0.0;
-        const double r = double(of_residual ? a.residual(v, i, j, k) : a.known_rhs(v, i, j, k));
-        return r * r;
+      [=] GRIDSOLVE_HD(int i, int j, int k) -> SumOfSquares {
+        if (!a.is_free(i, j, k)) return SumOfSquares{};
+        return SumOfSquares::of(
+            double(of_residual ? a.residual(v, i, j, k) : a.known_rhs(v, i, j, k)));
       },
-      SumOp{}, 0.0);
-  return std::sqrt(s);
+      SumOp{}, SumOfSquares{});
+  return s.norm();
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include "gridsolve/solve/conjugate_gradient.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
@@ -127,6 +129,15 @@ SolveReport ConjugateGradient<T>::run(const Field<T>* b, Field<T>& u, const Solv
   Field<T>&r = work_->r, &z = work_->z, &p = work_->p, &w = work_->w;
   Scalars* s = work_->scalars.data();
   const bool plain = !pc;
+  // The dot products (r . z, r . r, p . A p) are taken on vectors scaled by sigma, a
+  // power of two near 1 / ||b||: p is kept as sigma times the search direction, and r
+  // and z enter the sums times sigma. Data as large as 1e300 then neither overflow the
+  // sums nor lose the ratios alpha and beta; the scaling is exact, so the iterates are
+  // those of the unscaled iteration.
+  constexpr int max_shift = std::numeric_limits<T>::max_exponent - 4;
+  const double sigma = std::ldexp(1.0, std::clamp(-std::ilogb(scale), -max_shift, max_shift));
+  const double inv_sigma = 1.0 / sigma;
+  const T sig = T(sigma);
 
   // r = b - A u, z = M^-1 r, p = z, and r . z, r . r: the start, and the restart after
   // the recursively updated residual has drifted from the true one.
@@ -135,12 +146,12 @@ SolveReport ConjugateGradient<T>::run(const Field<T>* b, Field<T>& u, const Solv
     if (pc) pc->apply(r, z);
     const FieldView<const T> rv = r.cview(), zv = (plain ? r : z).cview();
     const FieldView<T> pv = p.view();
-    for_each(d, box, [=] GRIDSOLVE_HD(int i, int j, int k) { pv(i, j, k) = zv(i, j, k); });
+    for_each(d, box, [=] GRIDSOLVE_HD(int i, int j, int k) { pv(i, j, k) = sig * zv(i, j, k); });
     reduce_into<Pair>(
         d, box,
         [=] GRIDSOLVE_HD(int i, int j, int k) {
-          const double ri = double(rv(i, j, k));
-          return Pair{ri * double(zv(i, j, k)), ri * ri};
+          const double ri = double(rv(i, j, k)) * sigma;
+          return Pair{ri * (double(zv(i, j, k)) * sigma), ri * ri};
         },
         SumOp{}, Pair{}, &s->rz_rr);
     single(d, [=] GRIDSOLVE_HD() { s->rz_old = s->rz_rr.a; });
@@ -159,17 +170,18 @@ SolveReport ConjugateGradient<T>::run(const Field<T>* b, Field<T>& u, const Solv
       reduce_into<Pair>(
           d, box,
           [=] GRIDSOLVE_HD(int i, int j, int k) {
-            const T alpha = s->pw != 0 ? T(s->rz_old / s->pw) : T(0);
+            // alpha / sigma: p and w = A p are sigma times their unscaled values.
+            const T alpha = s->pw != 0 ? T(s->rz_old / s->pw * inv_sigma) : T(0);
             uv(i, j, k) += alpha * pv(i, j, k);
             const T ri = rv(i, j, k) - alpha * wv(i, j, k);
             rv(i, j, k) = ri;
-            const double rd = double(ri);
+            const double rd = double(ri) * sigma;
             return Pair{rd * rd, rd * rd};
           },
           SumOp{}, Pair{}, &s->rz_rr);
     } else {
       for_each(d, box, [=] GRIDSOLVE_HD(int i, int j, int k) {
-        const T alpha = s->pw != 0 ? T(s->rz_old / s->pw) : T(0);
+        const T alpha = s->pw != 0 ? T(s->rz_old / s->pw * inv_sigma) : T(0);
         uv(i, j, k) += alpha * pv(i, j, k);
         rv(i, j, k) -= alpha * wv(i, j, k);
       });
@@ -178,15 +190,15 @@ SolveReport ConjugateGradient<T>::run(const Field<T>* b, Field<T>& u, const Solv
       reduce_into<Pair>(
           d, box,
           [=] GRIDSOLVE_HD(int i, int j, int k) {
-            const double ri = double(rc(i, j, k));
-            return Pair{ri * double(zv(i, j, k)), ri * ri};
+            const double ri = double(rc(i, j, k)) * sigma;
+            return Pair{ri * (double(zv(i, j, k)) * sigma), ri * ri};
           },
           SumOp{}, Pair{}, &s->rz_rr);
     }
     if (monitor.due(it)) {
       Scalars host;
       copy_bytes(&host, Device::cpu, s, d, sizeof(Scalars));  // the one host round trip
-      const double estimate = std::sqrt(std::max(host.rz_rr.b, 0.0)) / scale;
+      const double estimate = std::sqrt(std::max(host.rz_rr.b, 0.0)) * inv_sigma / scale;
       if (estimate < options.tolerance && restarts_left > 0 && it < options.max_iterations) {
         // The recursion says converged: believe it only if the true residual agrees.
         const double measured = op.residual_norm(b, u) / scale;
@@ -202,7 +214,7 @@ SolveReport ConjugateGradient<T>::run(const Field<T>* b, Field<T>& u, const Solv
     const FieldView<const T> zv = plain ? r.cview() : z.cview();
     for_each(d, box, [=] GRIDSOLVE_HD(int i, int j, int k) {
       const T beta = s->rz_old != 0 ? T(s->rz_rr.a / s->rz_old) : T(0);
-      pv(i, j, k) = zv(i, j, k) + beta * pv(i, j, k);
+      pv(i, j, k) = sig * zv(i, j, k) + beta * pv(i, j, k);
     });
     single(d, [=] GRIDSOLVE_HD() { s->rz_old = s->rz_rr.a; });
   }

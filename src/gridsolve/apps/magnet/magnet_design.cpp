@@ -58,6 +58,12 @@ void MagnetDesign::validate() const {
           fmt::format("the mesh is too coarse: the magnet needs at least 2 spacings across r0 and "
                       "z0, got {} and {}",
                       i0, j0));
+  // The wires sample the surface current; more of them than mesh spacings along the
+  // surface resolve nothing more and only cost Biot-Savart time.
+  require(wires <= i0 + j0,
+          fmt::format("at most one wire per mesh spacing along the magnet's surface: wires per "
+                      "half must be at most r0/dr + z0/dz = {}, got {}",
+                      i0 + j0, wires));
 }
 
 int MagnetDesign::nr() const {

@@ -6,6 +6,7 @@
 
 #include "gridsolve/io/atomic_file.hpp"
 #include "gridsolve/io/hdf5_writer.hpp"
+#include "gridsolve/io/result_set.hpp"
 #include "gridsolve/io/summary_json.hpp"
 
 namespace gridsolve::magnet {
@@ -51,10 +52,12 @@ nlohmann::json summary_json(const MagnetResult& r) {
 }
 
 std::vector<std::string> write_magnet_data(const std::string& dir, const MagnetResult& r) {
-  create_output_directory(dir);
+  // Published together, the old summary.json removed first: until write_magnet_summary
+  // writes the new one, the folder says its set is incomplete, never mixing two runs.
+  ResultSet set(dir);
   std::vector<std::string> names;
   auto csv = [&](const std::string& name, std::string text) {
-    write_file_atomically(dir + "/" + name, text);
+    set.stage_text(name, text);
     names.push_back(name);
   };
   std::string body = "z,dphi\n", cap = "r,dphi\n";
@@ -81,9 +84,10 @@ std::vector<std::string> write_magnet_data(const std::string& dir, const MagnetR
   const FieldView<double> v = phi.view();
   for (int j = 0; j < g.n[1]; ++j)
     for (int i = 0; i < g.n[0]; ++i) v(i, j, 0) = r.field.at(i, j);
-  FieldFileWriter(g).add("phi", phi).write(dir, "phi");
+  FieldFileWriter(g).add("phi", phi).stage(set, "phi");
   names.push_back("phi.h5");
   names.push_back("phi.xdmf");
+  set.commit_before_manifest("summary.json");
   return names;
 }
 

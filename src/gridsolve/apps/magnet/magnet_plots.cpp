@@ -192,15 +192,17 @@ PlotOutcome write_magnet_plots(const std::string& dir, const MagnetResult& r) {
       return out;
     }
     for (const auto& [name, text] : scripts) {
-      const std::string problem = run_gnuplot(plots, std::string(name) + ".gp");
       const std::string png = dir + "/" + name + ".png";
+      // Removed if gnuplot fails, or a signal ends the run while it draws.
+      TemporaryPath drawn(png + ".tmp");
+      const std::string problem = run_gnuplot(plots, std::string(name) + ".gp");
       std::error_code ec;
       if (!problem.empty()) {
-        std::filesystem::remove(png + ".tmp", ec);
         out.problem += (out.problem.empty() ? "" : "; ") + problem;
         continue;
       }
       std::filesystem::rename(png + ".tmp", png, ec);
+      if (!ec) drawn.release();
       if (ec)
         out.problem += fmt::format("{}could not rename {}.tmp: {}", out.problem.empty() ? "" : "; ",
                                    png, ec.message());

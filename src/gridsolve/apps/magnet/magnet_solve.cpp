@@ -10,6 +10,7 @@
 
 #include "gridsolve/apps/magnet/magnet_problem.hpp"
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/exec/memory.hpp"
 #include "gridsolve/problem/assemble_axisymmetric.hpp"
 #include "gridsolve/problem/row_scaling.hpp"
 #include "gridsolve/solve/solver_registry.hpp"
@@ -52,6 +53,8 @@ template <class T>
 MagnetField solve_typed(const MagnetDesign& d, const MagnetSolveSettings& s) {
   const auto t0 = std::chrono::steady_clock::now();
   const ProblemSpec spec = make_magnet_problem(d);
+  // The axisymmetric operator has its 5 coefficients per node.
+  require_solve_memory(spec.grid, sizeof(T), s.device, 5);
   Discretization<T> disc = assemble_axisymmetric<T>(spec, s.device, magnet_cut_flux(d));
   disc.op.jacobi_radius = source_jacobi_radius(spec.grid);
   MagnetField out;

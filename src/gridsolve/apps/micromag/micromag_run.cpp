@@ -205,10 +205,12 @@ class Runner {
       write_ovf2<T>(c_.out + "/" + name + ".ovf", om, host, "m", {"m_x", "m_y", "m_z"}, "1", t_);
     }
     if (c_.hdf5) {
-      CellVectorMesh cm;
-      cm.cells = mesh.n;
-      cm.spacing = mesh.cell;
-      write_cell_vector_fields<T>(c_.out, name, cm, {NamedCellVectors<T>{"m", &host}});
+      // m as a cell-centred vector field on a grid of the mesh's nodes.
+      Grid g = cell_grid(mesh.n);
+      g.spacing = mesh.cell;
+      FieldFileWriter w(g);
+      w.add("m", sys_.m().field());
+      w.write(c_.out, name);
     }
     if (picture && c_.plots) {
       std::array<std::vector<double>, 3> md;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "gridsolve/core/sum_of_squares.hpp"
 #include "gridsolve/exec/cuda_check.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
 #include "gridsolve/solve/cuda/stencil_tiles.cuh"
@@ -265,12 +266,12 @@ template <class T>
 double general_residual_norm(const GeneralColours<const T>& g, ColourView<const T> red,
                              ColourView<const T> black, const Box& active, int dims) {
   const bool three = dims == 3;
-  const double sum = reduce<double>(
+  const SumOfSquares sum = reduce<SumOfSquares>(
       Device::cuda, active,
-      [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
+      [=] GRIDSOLVE_HD(int i, int j, int k) -> SumOfSquares {
         const int c = (i + j + k) & 1, ir = (i + 1) >> 1;
         const T d = g.ap[c](ir, j, k);
-        if (d == T(0)) return 0.0;  // not an unknown
+        if (d == T(0)) return SumOfSquares{};  // not an unknown
         const ColourView<const T>& own = c ? black : red;
         const ColourView<const T>& other = c ? red : black;
         const ColourView<const T>* a = g.nb[c];
@@ -281,10 +282,10 @@ double general_residual_norm(const GeneralColours<const T>& g, ColourView<const 
         if (three)
           nb += a[4](ir, j, k) * other(ir, j, k - 1) + a[5](ir, j, k) * other(ir, j, k + 1);
         const double r = double(d * (g.b[c](ir, j, k) + nb - own(ir, j, k)));
-        return r * r;
+        return SumOfSquares::of(r);
       },
-      SumOp{}, 0.0);
-  return std::sqrt(sum);
+      SumOp{}, SumOfSquares{});
+  return sum.norm();  // scaled: large finite data do not overflow
 }
 }  // namespace detail
 
@@ -464,12 +465,12 @@ double ColouredSor<T>::residual_norm() const {
   const bool has_rhs = s.has_rhs, has_mask = s.has_mask, three = s.dims == 3;
   const T cw = s.cw, ce = s.ce, cs = s.cs, cn = s.cn, cb = s.cb, ct = s.ct, cp = s.cp,
           b_const = s.b_const;
-  const double sum = reduce<double>(
+  const SumOfSquares sum = reduce<SumOfSquares>(
       Device::cuda, s.active,
-      [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
+      [=] GRIDSOLVE_HD(int i, int j, int k) -> SumOfSquares {
         const bool black_node = (i + j + k) & 1;
         const int ir = (i + 1) >> 1;
-        if (has_mask && (black_node ? mblack : mred)(ir, j, k) != 0) return 0.0;
+        if (has_mask && (black_node ? mblack : mred)(ir, j, k) != 0) return SumOfSquares{};
         const ColourView<const T>& own = black_node ? black : red;
         const ColourView<const T>& other = black_node ? red : black;
         // Same order of operations as StencilView::residual.
@@ -478,10 +479,10 @@ double ColouredSor<T>::residual_norm() const {
         if (three) nb += cb * other(ir, j, k - 1) + ct * other(ir, j, k + 1);
         const T bp = has_rhs ? (black_node ? rblack : rred)(ir, j, k) : b_const;
         const double r = double(bp + nb - cp * own(ir, j, k));
-        return r * r;
+        return SumOfSquares::of(r);
       },
-      SumOp{}, 0.0);
-  return std::sqrt(sum);
+      SumOp{}, SumOfSquares{});
+  return sum.norm();  // scaled: large finite data do not overflow
 }
 
 template <class T>

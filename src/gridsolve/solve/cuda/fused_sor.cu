@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "gridsolve/core/sum_of_squares.hpp"
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/cuda_check.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
@@ -263,11 +264,11 @@ double count_kind(const Box& active, FieldView<const std::uint8_t> kind, std::ui
 // ||b - A u||_2 over the free nodes: a_P (b_P / a_P + sum (a_nb / a_P) u_nb - u_P).
 template <class T>
 double fused_residual_norm(const Box& active, FieldView<const T> u, FusedData<T> d) {
-  const double sum = reduce<double>(
+  const SumOfSquares sum = reduce<SumOfSquares>(
       Device::cuda, active,
-      [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
+      [=] GRIDSOLVE_HD(int i, int j, int k) -> SumOfSquares {
         const std::uint8_t kind = d.kind(i, j, k);
-        if (kind == fixed) return 0.0;
+        if (kind == fixed) return SumOfSquares{};
         const T uw = u(i - 1, j, k), ue = u(i + 1, j, k), us = u(i, j - 1, k), un = u(i, j + 1, k);
         T r;
         if (kind == regular)
@@ -278,10 +279,10 @@ double fused_residual_norm(const Box& active, FieldView<const T> u, FusedData<T>
           r = row[5] *
               (row[4] + (row[0] * uw + row[1] * ue + row[2] * us + row[3] * un) - u(i, j, k));
         }
-        return double(r) * double(r);
+        return SumOfSquares::of(double(r));
       },
-      SumOp{}, 0.0);
-  return std::sqrt(sum);
+      SumOp{}, SumOfSquares{});
+  return sum.norm();  // scaled: large finite data do not overflow
 }
 
 }  // namespace detail
