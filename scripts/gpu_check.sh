@@ -7,6 +7,7 @@
 # GRIDSOLVE_BENCH_REPEATS (20), GRIDSOLVE_CHECK (all | tests | bench | sanitize: what to
 # run), GRIDSOLVE_SANITIZE_FILTER (the GPU tests compute-sanitizer runs: small cases),
 # GRIDSOLVE_SANITIZE_LIMIT (seconds per sanitizer tool, 100).
+# GRIDSOLVE_MUMAX3 (a mumax3 folder with bin/mumax3, run beside bench micromag).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -93,6 +94,11 @@ if [ "$check" = all ] || [ "$check" = bench ]; then
   run_logged magnet_4001_sor_volume 150 "$cli" magnet --device cuda --r1 4 --z1 4 --h 0.001 --solver sor --no-plots --out "$out/m4001sorv"
   run_logged magnet_4001_mgcg 120 "$cli" magnet --device cuda --r1 4 --z1 4 --h 0.001 --no-plots --out "$out/m4001mg"
   run_logged magnet_14001_mgcg 180 "$cli" magnet --device cuda --r1 7 --z1 7 --h 0.0005 --no-plots --out "$out/m14001mg"
+  # Micromagnetics; GRIDSOLVE_MUMAX3 (a folder with bin/mumax3) adds mumax3 to the bench.
+  run_logged bench_micromag 300 "$cli" bench micromag --device cuda --mesh 2048x2048x1 --repeats 3 ${GRIDSOLVE_MUMAX3:+--peer "$GRIDSOLVE_MUMAX3"}
+  run_logged micromag_sp4_field1 120 "$cli" micromag examples/micromag/sp4_field1.toml --device cuda --out "$out/sp4_field1"
+  run_logged micromag_sp4_field2 120 "$cli" micromag examples/micromag/sp4_field2.toml --device cuda --out "$out/sp4_field2"
+  run_logged micromag_sp3 120 "$cli" micromag examples/micromag/sp3.toml --device cuda --out "$out/sp3"
   if python3 -c "import cupy" 2>/dev/null; then
     run_logged peer_cupy_cg 120 python3 scripts/peers/cupy_cg.py 1023 2047
   fi

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 
+#include "gridsolve/bench/micromag_bench.hpp"
 #include "gridsolve/bench/stencil_bench.hpp"
 #include "gridsolve/cli/direct_bench_command.hpp"
 #include "gridsolve/cli/multigrid_bench_command.hpp"
@@ -24,7 +25,8 @@ void add_bench_options(CLI::App* app, BenchSettings& s) {
          "stencil: Jacobi sweep and red-black SOR iteration; tridiag: batched and long "
          "tridiagonal solves against cuSPARSE; poisson: fast Poisson solvers against cuFFT; "
          "mg: multigrid time to solution against HYPRE; sort: sorting networks against CUB and "
-         "thrust; flow: PISO step and steady cavity against icoFoam")
+         "thrust; flow: PISO step and steady cavity against icoFoam; micromag: demag evaluation "
+         "and LLG step against cuFFT and mumax3")
       ->capture_default_str();
   app->add_option("--n", s.n, "nodes per side of the square grid")->capture_default_str();
   app->add_option("--repeats", s.repeats, "timed repetitions (the median is reported)")
@@ -38,6 +40,8 @@ void add_bench_options(CLI::App* app, BenchSettings& s) {
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
   app->add_option("--tol", s.tolerance, "mg: relative residual to reach")->capture_default_str();
+  app->add_option("--mesh", s.mesh, "micromag: cells, NXxNYxNZ")->capture_default_str();
+  app->add_option("--peer", s.peer, "micromag: folder of a mumax3 build (bin/mumax3) to run beside");
 }
 
 int bench_command(const BenchSettings& s) {
@@ -45,10 +49,12 @@ int bench_command(const BenchSettings& s) {
   if (s.what == "mg") return multigrid_bench_command(s);
   if (s.what == "sort") return sort_bench_command(s);
   if (s.what == "flow") return flow_bench_command(s);
-  require(
-      s.what == "stencil",
-      fmt::format("bench knows 'stencil', 'tridiag', 'poisson', 'mg', 'sort' and 'flow', got '{}'",
-                  s.what));
+  if (s.what == "micromag")
+    return micromag_bench({s.mesh, s.device, s.repeats, s.peer, s.out});
+  require(s.what == "stencil",
+          fmt::format("bench knows 'stencil', 'tridiag', 'poisson', 'mg', 'sort', 'flow' and "
+                      "'micromag', got '{}'",
+                      s.what));
   require(s.n >= 16, fmt::format("--n must be at least 16, got {}", s.n));
   require(s.repeats >= 1, fmt::format("--repeats must be at least 1, got {}", s.repeats));
   const Device device = select_device(s.device);

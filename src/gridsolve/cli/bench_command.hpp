@@ -19,6 +19,9 @@ struct BenchSettings {
   int unknowns = 1025;  // per side
   int rhs_count = 100;  // mg: right-hand sides solved with one set-up operator
   double tolerance = 1e-8;
+  // bench micromag
+  std::string mesh = "2048x2048x1";
+  std::string peer;  // folder of a mumax3 build to run beside (bin/mumax3)
 };
 
 void add_bench_options(CLI::App* app, BenchSettings& s);

@@ -15,6 +15,7 @@
 #include "gridsolve/cli/info_command.hpp"
 #include "gridsolve/cli/magnet_command.hpp"
 #include "gridsolve/cli/flow_command.hpp"
+#include "gridsolve/cli/micromag_command.hpp"
 #include "gridsolve/cli/run_problem.hpp"
 #include "gridsolve/cli/sort_command.hpp"
 #include "gridsolve/cli/tridiag_command.hpp"
@@ -206,6 +207,9 @@ int run(int argc, char** argv) {
   // cavity, channel, flow FILE
   FlowArguments flow_args;
   add_flow_commands(app, flow_args);
+  // micromag CONFIG.toml
+  MicromagArguments micromag_args;
+  CLI::App* micromag = add_micromag_command(app, micromag_args);
 
   // tridiag FILE
   TridiagSettings tridiag_settings;
@@ -279,6 +283,7 @@ int run(int argc, char** argv) {
     if (*sort_cmd) return sort_command(sort_settings);
     if (*magnet) return magnet_command(magnet_args);
     if (flow_requested(flow_args)) return flow_command(flow_args);
+    if (*micromag) return micromag_command(micromag_args);
   } catch (const Error& e) {
     std::fprintf(stderr, "gridsolve: error: %s\n", printable(e.what()).c_str());
     return e.kind() == Error::Kind::invalid_input ? exit_bad_input : exit_failure;

@@ -1,6 +1,7 @@
 // Field output for ParaView: node-, cell- and face-centred fields, scalar or vector, in HDF5
 // described by XDMF 3.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <string>
 #include <variant>

@@ -1,0 +1,36 @@
+// Micromagnetic result files: the table of averages and energies, pictures of m in the
+// film plane coloured by in-plane angle, and the <m>(t) plot through gnuplot.
+#pragma once
+#include <array>
+#include <string>
+#include <vector>
+
+#include "gridsolve/apps/micromag/micromag_problem.hpp"
+
+namespace gridsolve::micromag {
+
+struct TableRow {
+  double t = 0;
+  std::array<double, 3> m{};
+  Energies e;
+  double max_torque = 0, dt = 0;
+};
+
+// CSV text: t, mx, my, mz first, then the energies, max_torque (T) and dt (s).
+std::string table_csv(const std::vector<TableRow>& rows);
+
+// The first time <m_x> changes sign (linear interpolation between rows), or NaN.
+double first_zero_crossing_mx(const std::vector<TableRow>& rows);
+
+// Writes png_path (atomically) showing the middle layer of m: hue = in-plane angle,
+// white / black = +z / -z, grey where there is no material. Returns what went wrong, or
+// an empty string.
+std::string plot_magnetization(const std::string& png_path, const Mesh& mesh,
+                               const std::vector<std::uint8_t>& region,
+                               const std::array<std::vector<double>, 3>& m,
+                               const std::string& title);
+
+// Plots <m_x>, <m_y>, <m_z> against t (ns) from table.csv in `dir` into dir/m_t.png.
+std::string plot_average(const std::string& dir, const std::string& title);
+
+}  // namespace gridsolve::micromag

@@ -1,0 +1,51 @@
+// The host description of a micromagnetic problem: the mesh of cuboid cells, which region
+// each cell belongs to, and the material of each region.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace gridsolve::micromag {
+
+constexpr double mu0 = 1.25663706212e-6;  // T m / A
+constexpr double gamma_ll = 1.7595e11;    // gyromagnetic ratio, rad / (T s)
+
+struct Mesh {
+  std::array<int, 3> n{1, 1, 1};                 // cells per axis
+  std::array<double, 3> cell{1e-9, 1e-9, 1e-9};  // cell size, m
+  std::int64_t cells() const { return std::int64_t(n[0]) * n[1] * n[2]; }
+  double cell_volume() const { return cell[0] * cell[1] * cell[2]; }
+};
+
+// Up to 255 material regions (0 .. 254); cells of region 255 hold no material.
+constexpr int max_regions = 256;
+constexpr std::uint8_t vacuum = 255;
+
+struct Region {
+  double ms = 0;     // saturation magnetization, A/m
+  double aex = 0;    // exchange stiffness, J/m
+  double alpha = 0;  // Gilbert damping
+  double ku1 = 0;    // uniaxial anisotropy, J/m^3 (energy -Ku1 (m.u)^2)
+  std::array<double, 3> anis_u{0, 0, 1};
+  double kc1 = 0;  // cubic anisotropy, J/m^3 (energy Kc1 (a1^2 a2^2 + a2^2 a3^2 + a3^2 a1^2))
+  std::array<double, 3> anis_c1{1, 0, 0};
+  std::array<double, 3> anis_c2{0, 1, 0};
+};
+
+struct MicromagProblem {
+  Mesh mesh;
+  std::vector<std::uint8_t> region;  // per cell, x fastest; vacuum where no material
+  std::array<Region, max_regions> regions{};
+  bool demag = true;
+
+  // A box of cells all of region 0 with the given material.
+  static MicromagProblem box(std::array<int, 3> n, std::array<double, 3> cell, const Region& r);
+};
+
+// The energies of the terms (J) and their sum.
+struct Energies {
+  double exchange = 0, anisotropy = 0, zeeman = 0, demag = 0;
+  double total() const { return exchange + anisotropy + zeeman + demag; }
+};
+
+}  // namespace gridsolve::micromag

@@ -1,0 +1,102 @@
+// MicromagSystem<T>: the magnetization and materials on a device, the effective field
+// (exchange, anisotropy, Zeeman, demag), the LLG right-hand side, energies and averages.
+// Every loop runs where the fields live (CPU or GPU) through for_each / reduce.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "gridsolve/apps/micromag/cell_vectors.hpp"
+#include "gridsolve/apps/micromag/micromag_problem.hpp"
+#include "gridsolve/exec/device.hpp"
+#include "gridsolve/exec/memory.hpp"
+#include "gridsolve/transform/demag_convolution.hpp"
+
+namespace gridsolve::micromag {
+
+// The material of one region as the loop bodies read it.
+template <class T>
+struct MaterialParams {
+  T ms, aex, alpha, ku1, kc1;
+  T u[3], c1[3], c2[3], c3[3];
+};
+
+// Which terms a field evaluation includes.
+enum Term : unsigned {
+  term_exchange = 1,
+  term_anisotropy = 2,
+  term_zeeman = 4,
+  term_demag = 8,
+  term_all = 15
+};
+
+// What the right-hand side computes from B: the LLG slope, the damping-only slope of
+// relax(), or the descent direction m x (m x B) of minimize().
+enum class Slope { llg, damping, descent };
+
+// A weighted sum of up to 7 stage slopes, for the Runge-Kutta combinations.
+template <class T>
+struct StageSum {
+  int count = 0;
+  const T* k[7][3]{};
+  T w[7]{};
+  void add(const CellVectors<T>& v, double weight) {
+    for (int c = 0; c < 3; ++c) k[count][c] = v.comp(c);
+    w[count++] = T(weight);
+  }
+};
+
+template <class T>
+class MicromagSystem {
+ public:
+  MicromagSystem(const MicromagProblem& p, Device d,
+                 demag::FftMode mode = demag::FftMode::skip_zeros);
+  ~MicromagSystem();
+
+  Device device() const { return device_; }
+  const Mesh& mesh() const { return mesh_; }
+  const MicromagProblem& problem() const { return problem_; }
+  CellVectors<T>& m() { return m_; }
+  const CellVectors<T>& m() const { return m_; }
+  std::int64_t magnetic_cells() const { return magnetic_cells_; }
+
+  // Sets m from host arrays (normalized where there is material, zero elsewhere).
+  void set_m(const std::array<std::vector<double>, 3>& m);
+
+  // Writes Ms m of `v` into the demag input (combine() does this for the m it makes).
+  void load_demag_input(const CellVectors<T>& v);
+  // Convolves the demag input (no-op without demag).
+  void demag();
+
+  // k = the slope at `v` with external field b (T); the demag input must hold v and
+  // demag() must have run.
+  void slope(const CellVectors<T>& v, CellVectors<T>& k, std::array<double, 3> b, Slope kind);
+  // out = normalize(m0 + h sum) on the magnetic cells, also written to the demag input;
+  // returns h max |err| over the cells (0 when err has no terms).
+  double combine(const CellVectors<T>& m0, double h, const StageSum<T>& sum, CellVectors<T>& out,
+                 const StageSum<T>& err);
+  // h max |sum| over the cells.
+  double max_norm(double h, const StageSum<T>& sum);
+  // sum over cells of a . b.
+  double dot(const StageSum<T>& a, const StageSum<T>& b);
+
+  // The following evaluate the demag field of m() themselves.
+  Energies energies(std::array<double, 3> b);
+  std::array<double, 3> average_m();
+  double max_torque(std::array<double, 3> b);  // max |m x B_eff|, T
+  // B_eff (T) of the chosen terms at m(), on this device.
+  void effective_field(std::array<double, 3> b, unsigned terms, CellVectors<T>& out);
+
+ private:
+  Device device_;
+  MicromagProblem problem_;
+  Mesh mesh_;
+  CellVectors<T> m_;
+  Buffer<std::uint8_t> region_;
+  Buffer<MaterialParams<T>> params_;
+  std::unique_ptr<demag::DemagConvolution<T>> conv_;
+  std::int64_t magnetic_cells_ = 0;
+};
+
+}  // namespace gridsolve::micromag

@@ -1,0 +1,251 @@
+// Timings of the demag convolution and the LLG step, and of mumax3 on the same device.
+#include "gridsolve/bench/micromag_bench.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <vector>
+
+#include "gridsolve/apps/micromag/llg_stepper.hpp"
+#include "gridsolve/apps/micromag/micromag_system.hpp"
+#include "gridsolve/core/error.hpp"
+#include "gridsolve/exec/device.hpp"
+#include "gridsolve/exec/memory.hpp"
+#include "gridsolve/io/summary_json.hpp"
+#include "gridsolve/transform/demag_convolution.hpp"
+
+namespace gridsolve {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using namespace micromag;
+
+std::array<int, 3> parse_mesh(const std::string& s) {
+  std::array<int, 3> n{1, 1, 1};
+  char x1 = 0, x2 = 0;
+  std::istringstream in(s);
+  in >> n[0] >> x1 >> n[1] >> x2 >> n[2];
+  require(in && x1 == 'x' && x2 == 'x' && in.peek() == EOF,
+          fmt::format("--mesh must look like 2048x2048x1, got '{}'", s));
+  for (int v : n)
+    require(v >= 1 && v <= 65536, fmt::format("--mesh: 1 .. 65536 per axis, got '{}'", s));
+  return n;
+}
+
+// Median seconds of `repeats` timings of `reps` calls of f, after one warm-up call.
+template <class F>
+double median_seconds(Device d, int repeats, int reps, F f) {
+  f();
+  synchronize(d);
+  std::vector<double> t;
+  for (int r = 0; r < repeats; ++r) {
+    const auto t0 = Clock::now();
+    for (int i = 0; i < reps; ++i) f();
+    synchronize(d);
+    t.push_back(std::chrono::duration<double>(Clock::now() - t0).count() / reps);
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+struct Row {
+  std::string name, precision, mesh;
+  double ms = 0;
+  double rate = 0;  // cells x evaluations / s
+  std::string note;
+};
+
+template <class T>
+std::vector<double> random_values(std::int64_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<double> v(n);
+  for (double& x : v) x = u(rng);
+  return v;
+}
+
+template <class T>
+void demag_rows(Device d, std::array<int, 3> n, int repeats, std::vector<Row>& rows) {
+  const std::string prec = sizeof(T) == 4 ? "float" : "double";
+  const std::string mesh = fmt::format("{}x{}x{}", n[0], n[1], n[2]);
+  const double cells = double(n[0]) * n[1] * n[2];
+  const std::array<double, 3> cell{4e-9, 4e-9, 4e-9};
+  double plain_transforms = 0;
+  {
+    const demag::Layout l = demag::Layout::make(n, demag::FftMode::plain);
+    auto fft =
+        d == Device::cuda ? demag::make_cufft_demag_fft<T>(l) : demag::make_fftw_demag_fft<T>(l);
+    plain_transforms = median_seconds(d, repeats, 5, [&] {
+      fft->forward();
+      fft->inverse();
+    });
+    rows.push_back({"plain padded transforms (3 fwd + 3 inv)", prec, mesh, 1e3 * plain_transforms,
+                    cells / plain_transforms,
+                    fmt::format("padded {}x{}x{}", l.p[0], l.p[1], l.p[2])});
+  }
+  for (demag::FftMode mode : {demag::FftMode::plain, demag::FftMode::skip_zeros}) {
+    demag::DemagConvolution<T> conv(d, n, cell, mode);
+    // A random magnetization (the timing does not depend on it, but zeros are never timed).
+    const std::int64_t count = std::int64_t(n[0]) * n[1] * n[2];
+    std::vector<Buffer<T>> m(3), h(3);
+    for (int c = 0; c < 3; ++c) {
+      const std::vector<double> v = random_values<T>(count, 7 + c);
+      const std::vector<T> vt(v.begin(), v.end());
+      m[c] = Buffer<T>(d, count);
+      h[c] = Buffer<T>(d, count);
+      copy_bytes(m[c].data(), d, vt.data(), Device::cpu, count * sizeof(T));
+    }
+    const T* mp[3] = {m[0].data(), m[1].data(), m[2].data()};
+    T* hp[3] = {h[0].data(), h[1].data(), h[2].data()};
+    conv.apply(mp, hp);
+    const double s = median_seconds(d, repeats, 5, [&] { conv.convolve(); });
+    rows.push_back({mode == demag::FftMode::plain ? "demag evaluation, plain transforms"
+                                                  : "demag evaluation, zero-skipping",
+                    prec, mesh, 1e3 * s, cells / s,
+                    fmt::format("{:.2f}x the plain transforms", s / plain_transforms)});
+  }
+}
+
+template <class T>
+void step_rows(Device d, std::array<int, 3> n, int repeats, Method method, demag::FftMode mode,
+               std::vector<Row>& rows) {
+  const std::string prec = sizeof(T) == 4 ? "float" : "double";
+  const std::string mesh = fmt::format("{}x{}x{}", n[0], n[1], n[2]);
+  // mumax3's benchmark: permalloy-like, 4 nm cubes, alpha 0.01, B = (0, 10 mT, 0), m = +x.
+  Region r;
+  r.ms = 800e3;
+  r.aex = 13e-12;
+  r.alpha = 0.01;
+  const MicromagProblem p = MicromagProblem::box(n, {4e-9, 4e-9, 4e-9}, r);
+  MicromagSystem<T> sys(p, d, mode);
+  const std::int64_t count = p.mesh.cells();
+  const std::array<std::vector<double>, 3> uniform{std::vector<double>(count, 1.0),
+                                                   std::vector<double>(count, 0.0),
+                                                   std::vector<double>(count, 0.0)};
+  StepperOptions o;
+  o.method = method;
+  const FieldOfTime b = [](double) { return std::array<double, 3>{0, 0.01, 0}; };
+  std::vector<double> rates, per_step;
+  const int steps = d == Device::cuda ? 100 : 5;
+  for (int rep = 0; rep < repeats; ++rep) {
+    sys.set_m(uniform);
+    LlgStepper<T> st(sys, o);
+    double t = 0;
+    for (int i = 0; i < 4; ++i) st.step(t, 1, b);  // warm-up, and dt settles
+    sys.set_m(uniform);
+    st.invalidate();
+    t = 0;
+    synchronize(d);
+    const std::int64_t e0 = st.evaluations();
+    const auto t0 = Clock::now();
+    for (int i = 0; i < steps; ++i) st.step(t, 1, b);
+    synchronize(d);
+    const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
+    rates.push_back(double(count) * double(st.evaluations() - e0) / wall);
+    per_step.push_back(wall / steps);
+  }
+  std::sort(rates.begin(), rates.end());
+  std::sort(per_step.begin(), per_step.end());
+  rows.push_back({fmt::format("LLG step, {} ({} FFTs)", to_string(method),
+                              mode == demag::FftMode::plain ? "plain" : "zero-skipping"),
+                  prec, mesh, 1e3 * per_step[per_step.size() / 2], rates[rates.size() / 2],
+                  "cells x field evaluations / s"});
+}
+
+// Runs mumax3's own benchmark script at this mesh; returns its cells x evaluations / s.
+double run_mumax3(const std::string& peer, std::array<int, 3> n, std::string& note) {
+  namespace fs = std::filesystem;
+  const fs::path bin = fs::path(peer) / "bin" / "mumax3";
+  if (!fs::exists(bin)) {
+    note = fmt::format("no mumax3 at {}", bin.string());
+    return 0;
+  }
+  const fs::path work = fs::temp_directory_path() / "gridsolve-mumax3-bench";
+  fs::create_directories(work);
+  const std::string script = fmt::format(
+      "msat = 800e3\naex = 13e-12\nalpha = 0.01\nc := 4e-9\nsetcellsize(c, c, c)\nsetsolver(2)\n"
+      "setgridsize({0}, {1}, {2})\nsteps(1)\nb_ext = vector(0, 0.01, 0)\nm = uniform(1, 0, 0)\n"
+      "steps(3)\nm = uniform(1, 0, 0)\nt = 0\nstart := now()\nneval0 := Neval.get()\n"
+      "steps(100)\nwall := since(start).Seconds()\nnevl := Neval.get() - neval0\n"
+      "fprintln(\"benchmark.txt\", {0}*{1}*{2}, {0}*{1}*{2}*nevl/wall, t/nevl)\n",
+      n[0], n[1], n[2]);
+  std::ofstream((work / "bench.mx3").string()) << script;
+  const fs::path out = work / "bench.out";
+  fs::remove_all(out);
+  const std::string cmd = fmt::format(
+      "cd '{}' && LD_LIBRARY_PATH='{}/lib':/usr/local/cuda/lib64:$LD_LIBRARY_PATH "
+      "CUDA_CACHE_PATH=/tmp/mumax3-nvjit timeout 300 '{}' -http '' -f -cache /tmp/kc -o '{}' "
+      "bench.mx3 > mumax3.log 2>&1",
+      work.string(), fs::absolute(peer).string(), fs::absolute(bin).string(), out.string());
+  const int rc = std::system(cmd.c_str());
+  std::ifstream in((out / "benchmark.txt").string());
+  double cells = 0, rate = 0;
+  if (rc != 0 || !(in >> cells >> rate)) {
+    note = fmt::format("mumax3 failed (exit {}); see {}", rc, (work / "mumax3.log").string());
+    return 0;
+  }
+  note = "mumax3's bench.mx3 at this mesh, same device, same run";
+  return rate;
+}
+
+}  // namespace
+
+int micromag_bench(const MicromagBenchOptions& o) {
+  const std::array<int, 3> n = parse_mesh(o.mesh);
+  require(o.repeats >= 1, fmt::format("--repeats must be at least 1, got {}", o.repeats));
+  const Device d = select_device(o.device);
+  std::string device_name = to_string(d);
+  if (d == Device::cuda && !cuda_devices().empty()) device_name = cuda_devices()[0].name;
+  fmt::print("gridsolve bench micromag: {} on {}, median of {} runs\n", o.mesh, device_name,
+             o.repeats);
+  std::vector<Row> rows;
+  demag_rows<float>(d, n, o.repeats, rows);
+  if (d == Device::cuda && n != std::array<int, 3>{4096, 2048, 1})
+    demag_rows<float>(d, {4096, 2048, 1}, o.repeats, rows);  // 8.4 M cells
+  demag_rows<double>(d, n, o.repeats, rows);
+  using demag::FftMode;
+  const FftMode modes[2] = {FftMode::skip_zeros, FftMode::plain};
+  for (FftMode m : modes) step_rows<float>(d, n, o.repeats, Method::heun, m, rows);
+  for (FftMode m : modes) step_rows<double>(d, n, o.repeats, Method::heun, m, rows);
+  step_rows<float>(d, n, o.repeats, Method::rk45, modes[0], rows);
+  double ours = 0;
+  for (const Row& r : rows)
+    if (r.precision == "float" && r.name.find("heun") != std::string::npos)
+      ours = std::max(ours, r.rate);
+  if (!o.peer.empty()) {
+    Row peer{"mumax3 benchmark (Heun, float)", "float", o.mesh, 0, 0, ""};
+    peer.rate = run_mumax3(o.peer, n, peer.note);
+    if (peer.rate > 0) peer.note += fmt::format("; gridsolve / mumax3 = {:.2f}x", ours / peer.rate);
+    rows.push_back(peer);
+  }
+  fmt::print("{:<44} {:>6} {:>12} {:>10} {:>14}  {}\n", "job", "prec", "mesh", "ms", "cells*eval/s",
+             "note");
+  nlohmann::json js = nlohmann::json::array();
+  for (const Row& r : rows) {
+    fmt::print("{:<44} {:>6} {:>12} {:>10.4f} {:>14.4g}  {}\n", r.name, r.precision, r.mesh, r.ms,
+               r.rate, r.note);
+    js.push_back({{"job", r.name},
+                  {"precision", r.precision},
+                  {"mesh", r.mesh},
+                  {"ms", r.ms},
+                  {"cells_evaluations_per_s", r.rate},
+                  {"note", r.note}});
+  }
+  if (!o.out.empty()) {
+    std::filesystem::create_directories(o.out);
+    write_json_file(o.out + "/bench.json",
+                    {{"bench", "micromag"}, {"device", device_name}, {"rows", js}});
+  }
+  return 0;
+}
+
+}  // namespace gridsolve

@@ -1,0 +1,57 @@
+// DemagConvolution: the demagnetizing field of a magnetization on a box of cuboid cells,
+// by zero-padded FFT convolution with the Newell tensor; owns its plans and the tensor's
+// transform, on the CPU (FFTW) or the GPU (cuFFT), in float or double.
+#pragma once
+#include <array>
+#include <memory>
+
+#include "gridsolve/exec/device.hpp"
+#include "gridsolve/exec/memory.hpp"
+#include "gridsolve/transform/demag_fft.hpp"
+#include "gridsolve/transform/demag_layout.hpp"
+
+namespace gridsolve::demag {
+
+template <class T>
+class DemagConvolution {
+ public:
+  // `n` cells of size `cell` (metres, or any unit: the tensor is dimensionless).
+  DemagConvolution(Device d, std::array<int, 3> n, std::array<double, 3> cell,
+                   FftMode mode = FftMode::skip_zeros);
+  ~DemagConvolution();
+  DemagConvolution(const DemagConvolution&) = delete;
+  DemagConvolution& operator=(const DemagConvolution&) = delete;
+
+  // Where to write the magnetization M of each cell before convolve() (only cells; the
+  // padding must stay untouched), and where the field H = -N * M is found after it.
+  PaddedVector<T> input() const;
+  PaddedVector<T> output() const;
+  void convolve();
+
+  // Convenience for tests and small jobs: dense component arrays (x fastest, on this
+  // object's device) in, dense out.
+  void apply(const T* const m[3], T* const h[3]);
+
+  const Layout& layout() const { return layout_; }
+  Device device() const { return device_; }
+  // The tensor's transform, the six components each on (p2/2+1) x (p1/2+1) x hx.
+  std::int64_t kernel_bytes() const { return std::int64_t(kernel_.size()) * sizeof(T); }
+
+  // Convolves a random magnetization on a small box with these cells and returns the
+  // largest difference from the direct O(N^2) sum, relative to the largest field.
+  static double check_against_direct_sum(Device d, std::array<int, 3> n, std::array<double, 3> cell,
+                                         FftMode mode);
+
+ private:
+  Device device_;
+  Layout layout_;
+  std::unique_ptr<DemagFft<T>> fft_;
+  Buffer<T> kernel_;
+};
+
+// The reduced real spectrum of the tensor, in double: component c at
+// ((c * (p2/2+1) + kz) * (p1/2+1) + ky) * hx + kx, scaled by -1 / (p0 p1 p2) so that
+// the inverse transform of (kernel x spectrum of M) is H.
+std::vector<double> tensor_spectrum(const Layout& layout, std::array<double, 3> cell);
+
+}  // namespace gridsolve::demag
