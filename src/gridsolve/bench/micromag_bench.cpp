@@ -82,8 +82,16 @@ void demag_rows(Device d, std::array<int, 3> n, int repeats, std::vector<Row>& r
   double plain_transforms = 0;
   {
     const demag::Layout l = demag::Layout::make(n, demag::FftMode::plain);
-    auto fft =
-        d == Device::cuda ? demag::make_cufft_demag_fft<T>(l) : demag::make_fftw_demag_fft<T>(l);
+    std::unique_ptr<demag::DemagFft<T>> fft;
+    if (d == Device::cuda) {
+#if GRIDSOLVE_HAVE_CUDA
+      fft = demag::make_cufft_demag_fft<T>(l);
+#else
+      throw Error("this build of gridsolve has no CUDA support", Error::Kind::runtime);
+#endif
+    } else {
+      fft = demag::make_fftw_demag_fft<T>(l);
+    }
     plain_transforms = median_seconds(d, repeats, 5, [&] {
       fft->forward();
       fft->inverse();
