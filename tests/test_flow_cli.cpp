@@ -8,22 +8,13 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "cli_runner.hpp"
+
 namespace {
 
-struct Outcome {
-  int code;
-  std::string output;
-};
-
+using Outcome = cli_testing::CliOutcome;
 Outcome gridsolve(const std::string& args) {
-  const std::string cmd = std::string(GRIDSOLVE_CLI) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return {-1, "popen failed"};
-  std::string out;
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, p)) out += buf;
-  const int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+  return cli_testing::run_cli(args);
 }
 
 std::filesystem::path scratch(const std::string& name) {

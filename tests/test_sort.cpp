@@ -9,6 +9,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "cli_runner.hpp"
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/sort/sort.hpp"
 #include "test_sort_data.hpp"
@@ -187,19 +188,9 @@ TEST(SortCpu, RejectsBadRequests) {
 }
 
 // The command line: files of keys in, sorted files out, exit 2 for bad files.
-struct Outcome {
-  int code;
-  std::string output;
-};
+using Outcome = cli_testing::CliOutcome;
 Outcome gridsolve(const std::string& args) {
-  const std::string cmd = std::string(GRIDSOLVE_CLI) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return {-1, "popen failed"};
-  std::string out;
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, p)) out += buf;
-  const int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+  return cli_testing::run_cli(args);
 }
 
 std::filesystem::path scratch_dir() {
