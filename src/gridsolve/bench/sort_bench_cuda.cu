@@ -17,6 +17,7 @@
 #include <random>
 #include <vector>
 
+#include "gridsolve/bench/device_timing.cuh"
 #include "gridsolve/bench/sort_bench.hpp"
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/cuda_check.hpp"
@@ -28,35 +29,7 @@ namespace gridsolve::detail {
 
 namespace {
 
-// Median over `repeats` of the device time of f, after two warm-up calls; `reset` runs
-// before each call, outside the timed region.
-template <class F, class R>
-double time_ms(int repeats, F f, R reset) {
-  cudaEvent_t e0, e1;
-  cudaEventCreate(&e0);
-  cudaEventCreate(&e1);
-  for (int w = 0; w < 2; ++w) reset(), f();
-  std::vector<double> t;
-  for (int r = 0; r < repeats; ++r) {
-    reset();
-    cudaEventRecord(e0);
-    f();
-    cudaEventRecord(e1);
-    cudaEventSynchronize(e1);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, e0, e1);
-    t.push_back(ms);
-  }
-  cuda::check(cudaGetLastError(), "sort benchmark");
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-template <class F>
-double time_ms(int repeats, F f) {
-  return time_ms(repeats, f, [] {});
-}
+using bench::time_ms;
 
 template <class T>
 std::vector<T> download(const T* d, std::size_t n) {
