@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu_test_support.hpp"
 #include "gridsolve/apps/magnet/magnet_problem.hpp"
 #include "gridsolve/apps/magnet/magnet_solve.hpp"
 #include "gridsolve/exec/device.hpp"
@@ -21,11 +22,6 @@
 
 namespace gridsolve {
 namespace {
-
-#define SKIP_WITHOUT_GPU()                                                          \
-  do {                                                                              \
-    if (!cuda_available()) GTEST_SKIP() << "no GPU: " << cuda_unavailable_reason(); \
-  } while (0)
 
 // Both sides compute the same sums; the device may contract a * b + c into one rounding.
 template <class T>

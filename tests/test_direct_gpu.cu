@@ -5,6 +5,7 @@
 
 #include <random>
 
+#include "gpu_test_support.hpp"
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/memory.hpp"
 #include "gridsolve/problem/model_problems.hpp"
@@ -17,9 +18,6 @@ namespace {
 
 using tridiag::Layout;
 using tridiag::Method;
-
-#define SKIP_WITHOUT_GPU() \
-  if (!cuda_available()) GTEST_SKIP() << cuda_unavailable_reason()
 
 template <class T>
 struct DeviceBatch {

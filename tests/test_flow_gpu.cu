@@ -6,6 +6,7 @@
 #include <cmath>
 #include <vector>
 
+#include "gpu_test_support.hpp"
 #include "gridsolve/apps/flow/flow_case.hpp"
 #include "gridsolve/apps/flow/flow_post.hpp"
 #include "gridsolve/apps/flow/flow_solver.hpp"
@@ -13,11 +14,6 @@
 
 namespace gridsolve::flow {
 namespace {
-
-#define SKIP_WITHOUT_GPU()                                                          \
-  do {                                                                              \
-    if (!cuda_available()) GTEST_SKIP() << "no GPU: " << cuda_unavailable_reason(); \
-  } while (0)
 
 // Largest difference between the two solvers' fields, relative to the largest value.
 double field_difference(const FlowSolver<double>& a, const FlowSolver<double>& b) {

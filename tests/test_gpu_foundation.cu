@@ -6,6 +6,7 @@
 #include <random>
 #include <vector>
 
+#include "gpu_test_support.hpp"
 #include "gridsolve/exec/device.hpp"
 #include "gridsolve/exec/ghost_exchange.hpp"
 #include "gridsolve/problem/assemble.hpp"
@@ -14,11 +15,6 @@
 
 namespace gridsolve {
 namespace {
-
-#define SKIP_WITHOUT_GPU()                                                          \
-  do {                                                                              \
-    if (!cuda_available()) GTEST_SKIP() << "no GPU: " << cuda_unavailable_reason(); \
-  } while (0)
 
 // Every stored value, ghosts included, so ghost layers are compared too.
 template <class T>

@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "gpu_test_support.hpp"
 #include "gridsolve/exec/device.hpp"
 #include "gridsolve/problem/assemble.hpp"
 #include "gridsolve/problem/model_problems.hpp"
@@ -15,11 +16,6 @@
 
 namespace gridsolve {
 namespace {
-
-#define SKIP_WITHOUT_GPU()                                                          \
-  do {                                                                              \
-    if (!cuda_available()) GTEST_SKIP() << "no GPU: " << cuda_unavailable_reason(); \
-  } while (0)
 
 template <class T>
 SolveReport solve_on(const ProblemSpec& spec, const std::string& solver, Device d,

@@ -12,6 +12,7 @@
 #include <tuple>
 #include <vector>
 
+#include "gpu_test_support.hpp"
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/device.hpp"
 #include "gridsolve/exec/field.hpp"
@@ -27,11 +28,6 @@
 
 namespace gridsolve {
 namespace {
-
-#define SKIP_WITHOUT_GPU()                                                          \
-  do {                                                                              \
-    if (!cuda_available()) GTEST_SKIP() << "no GPU: " << cuda_unavailable_reason(); \
-  } while (0)
 
 template <class T>
 const char* precision_name() {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "gpu_test_support.hpp"
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/device.hpp"
 #include "gridsolve/exec/field.hpp"
@@ -15,11 +16,6 @@
 
 namespace gridsolve {
 namespace {
-
-#define SKIP_WITHOUT_GPU()                                                          \
-  do {                                                                              \
-    if (!cuda_available()) GTEST_SKIP() << "no GPU: " << cuda_unavailable_reason(); \
-  } while (0)
 
 TEST(GpuResources, AllocationLargerThanTheCardIsACleanError) {
   SKIP_WITHOUT_GPU();

@@ -6,6 +6,7 @@
 
 #include <numeric>
 
+#include "gpu_test_support.hpp"
 #include "gridsolve/exec/memory.hpp"
 #include "gridsolve/sort/sort.hpp"
 #include "test_sort_data.hpp"
@@ -16,9 +17,6 @@ namespace {
 using sort::Network;
 using sort::Order;
 using testing::Pattern;
-
-#define SKIP_WITHOUT_GPU() \
-  if (!cuda_available()) GTEST_SKIP() << cuda_unavailable_reason()
 
 template <class T>
 Buffer<T> upload(const std::vector<T>& h) {
