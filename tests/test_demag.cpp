@@ -18,8 +18,9 @@ namespace {
 
 // Average demagnetizing factors (-<H_a> / M along a) of a box of n cells magnetized
 // uniformly along each axis in turn, by the convolution on the CPU in double.
-std::array<double, 3> box_factors(std::array<int, 3> n, std::array<double, 3> cell) {
-  DemagConvolution<double> conv(Device::cpu, n, cell);
+std::array<double, 3> box_factors(std::array<int, 3> n, std::array<double, 3> cell,
+                                  Periodicity pbc = {}) {
+  DemagConvolution<double> conv(Device::cpu, n, cell, FftMode::skip_zeros, pbc);
   const std::int64_t cells = std::int64_t(n[0]) * n[1] * n[2];
   std::array<double, 3> out{};
   for (int a = 0; a < 3; ++a) {
@@ -128,4 +129,62 @@ TEST(DemagFactors, ThinFilmTendsToOneAndRodToOneHalf) {
   }
   EXPECT_GT(last_film, 0.95);  // 1 - N_zz falls like (t / a) log(a / t)
   EXPECT_NEAR(last_rod, 0.5, 0.01);
+}
+
+TEST(DemagConvolution, PeriodicMatchesDirectSum) {
+  // Periodic along x, y, both, and z, even and odd counts, with and without images.
+  struct Case {
+    std::array<int, 3> n;
+    std::array<bool, 3> axis;
+    int images;
+  };
+  for (FftMode mode : {FftMode::skip_zeros, FftMode::plain}) {
+    for (const Case& c : std::vector<Case>{{{8, 5, 1}, {true, false, false}, 3},
+                                           {{7, 4, 1}, {true, false, false}, 0},
+                                           {{5, 6, 2}, {false, true, false}, 2},
+                                           {{6, 5, 1}, {true, true, false}, 2},
+                                           {{4, 3, 5}, {false, false, true}, 1},
+                                           {{5, 4, 3}, {true, true, false}, 1}}) {
+      const std::array<double, 3> cell{3e-9, 2.5e-9, 2e-9};
+      const Periodicity pbc{c.axis, c.images};
+      EXPECT_LT(
+          DemagConvolution<double>::check_against_direct_sum(Device::cpu, c.n, cell, mode, pbc),
+          1e-12)
+          << c.n[0] << "x" << c.n[1] << "x" << c.n[2];
+      EXPECT_LT(
+          DemagConvolution<float>::check_against_direct_sum(Device::cpu, c.n, cell, mode, pbc),
+          3e-6);
+    }
+  }
+}
+
+TEST(DemagFactors, PeriodicStripBecomesInfinite) {
+  // A 32 x 8 x 1 strip periodic along x: with more images N_xx falls to 0 and N_yy, N_zz
+  // tend to the two-dimensional factors of the 8 x 1 cross-section.
+  double last_xx = 1;
+  for (int images : {0, 10, 100, 400}) {
+    const auto f = box_factors({16, 4, 1}, {2, 2, 1}, Periodicity{{true, false, false}, images});
+    EXPECT_LT(f[0], last_xx) << images;
+    last_xx = f[0];
+    EXPECT_NEAR(f[0] + f[1] + f[2], 1.0, 1e-7) << images;
+  }
+  const auto f = box_factors({16, 4, 1}, {2, 2, 1}, Periodicity{{true, false, false}, 400});
+  EXPECT_LT(f[0], 1e-6);
+  EXPECT_NEAR(f[1], infinite_prism_factor(1, 8), 1e-6);
+  EXPECT_NEAR(f[2], infinite_prism_factor(8, 1), 1e-6);
+}
+
+TEST(DemagFactors, PeriodicFilmIsOneAlongTheNormal) {
+  // A film periodic along x and y: N_zz -> 1 and the in-plane factors -> 0 like the
+  // thickness over the width of the whole array of images.
+  double last = 1;
+  for (int images : {5, 20, 80}) {
+    const auto f = box_factors({8, 8, 2}, {1, 1, 0.5}, Periodicity{{true, true, false}, images});
+    const double width = (2 * images + 1) * 8.0;
+    EXPECT_NEAR(f[0], f[1], 1e-12);
+    EXPECT_LT(f[0], 0.6 / width) << images;
+    EXPECT_LT(f[0], 0.5 * last);
+    EXPECT_NEAR(f[0] + f[1] + f[2], 1.0, 1e-7);  // each off-self tensor is traceless
+    last = f[0];
+  }
 }

@@ -152,10 +152,15 @@ class CufftDemagFft final : public DemagFft<T> {
     if (l_.p[1] > 1 || l_.p[2] > 1) n.push_back(l_.p[1]);
     n.push_back(l_.p[0]);
     const int rank = int(n.size());
-    fwd_x_ = plan_many(rank, n.data(), nullptr, 1, l_.real_size(), nullptr, 1, l_.spectrum_size(),
-                       F::r2c, 3);
-    inv_x_ = plan_many(rank, n.data(), nullptr, 1, l_.spectrum_size(), nullptr, 1, l_.real_size(),
-                       F::c2r, 3);
+    // The real rows hold rx values, one more than p[0] where it is odd (a periodic axis of
+    // an odd count): the embedding says so, cuFFT's default would pack them.
+    std::vector<int> real_embed = n, spec_embed = n;
+    real_embed.back() = l_.rx;
+    spec_embed.back() = l_.sx;
+    fwd_x_ = plan_many(rank, n.data(), real_embed.data(), 1, l_.real_size(), spec_embed.data(), 1,
+                       l_.spectrum_size(), F::r2c, 3);
+    inv_x_ = plan_many(rank, n.data(), spec_embed.data(), 1, l_.spectrum_size(), real_embed.data(),
+                       1, l_.real_size(), F::c2r, 3);
   }
 
   void plan_skip() {

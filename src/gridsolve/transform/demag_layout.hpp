@@ -14,9 +14,20 @@ namespace gridsolve::demag {
 //  plain: whole padded 2D / 3D real-to-complex transforms (the reference for timing).
 enum class FftMode { skip_zeros, plain };
 
+// Periodic boundaries: along a periodic axis the box repeats without padding (the
+// transform length is the cell count, the convolution circular), and the tensor is summed
+// over `images` copies of the box on each side (2 images + 1 boxes in all), as mumax3's
+// PBC does.
+struct Periodicity {
+  std::array<bool, 3> axis{false, false, false};
+  int images = 0;
+  bool any() const { return axis[0] || axis[1] || axis[2]; }
+};
+
 struct Layout {
   std::array<int, 3> n{1, 1, 1};  // cells
-  std::array<int, 3> p{1, 1, 1};  // padded transform lengths (1 where n == 1)
+  std::array<int, 3> p{1, 1, 1};  // padded transform lengths (1 where n == 1; n if periodic)
+  std::array<bool, 3> periodic{false, false, false};
   int hx = 1;                     // complex values kept along x: p[0] / 2 + 1
   // Row pitches: real rows hold an even number of values (cuFFT wants every row aligned
   // to a complex value); zero-skipping spectrum rows are padded to 32 complex values so
@@ -40,7 +51,8 @@ struct Layout {
 
   // The smallest even length >= 2 n - 1 with no prime factor above 5 (1 when n == 1).
   static int padded_length(int n);
-  static Layout make(std::array<int, 3> n, FftMode mode);
+  static Layout make(std::array<int, 3> n, FftMode mode,
+                     std::array<bool, 3> periodic = {false, false, false});
 };
 
 // Where cell (i, j, k) of one component lives in a padded real buffer.

@@ -144,6 +144,17 @@ class Reader {
     }
     return true;
   }
+  bool bools3(const toml::table* t, const std::string& path, std::string_view key,
+              std::array<bool, 3>& out) const {
+    const toml::array* a = triple(t, path, key);
+    if (!a) return false;
+    for (int c = 0; c < 3; ++c) {
+      const auto* b = (*a)[c].as_boolean();
+      if (!b) fail(&(*a)[c], fmt::format("'{}.{}' must hold true or false", path, key));
+      out[c] = b->get();
+    }
+    return true;
+  }
   // Three numbers or formula strings in t.
   bool formulas(const toml::table* t, const std::string& path, std::string_view key,
                 std::array<std::string, 3>& out) const {
@@ -221,7 +232,7 @@ MicromagConfig parse_micromag_config(std::string_view toml_text, const std::stri
   // mesh
   const toml::table* mesh = rd.section(root, "mesh");
   if (!mesh) rd.fail(nullptr, "a [mesh] with 'cells' and 'size' or 'cell_size' is required");
-  rd.only_keys(*mesh, "mesh", {"cells", "size", "cell_size"});
+  rd.only_keys(*mesh, "mesh", {"cells", "size", "cell_size", "periodic", "images"});
   Mesh& m = c.problem.mesh;
   if (!rd.ints3(mesh, "mesh", "cells", m.n))
     rd.fail(mesh, "'mesh.cells' = [nx, ny, nz] is required");
@@ -245,6 +256,16 @@ MicromagConfig parse_micromag_config(std::string_view toml_text, const std::stri
       rd.fail(mesh,
               fmt::format("[mesh]: the cell size along axis {} must be in (0, 1 mm], got {} m", a,
                           m.cell[a]));
+  }
+  rd.bools3(mesh, "mesh", "periodic", m.periodic);
+  const bool any_periodic = m.periodic[0] || m.periodic[1] || m.periodic[2];
+  m.images = any_periodic ? 10 : 0;
+  if (rd.integer(mesh, "mesh", "images", m.images)) {
+    if (!any_periodic)
+      rd.fail(mesh->get("images"), "'mesh.images' goes with 'mesh.periodic' (some axis true)");
+    if (m.images < 0 || m.images > 100000)
+      rd.fail(mesh->get("images"),
+              fmt::format("'mesh.images' must be 0 .. 100000 copies per side, got {}", m.images));
   }
   // regions
   if (const toml::table* mat = rd.section(root, "material")) {

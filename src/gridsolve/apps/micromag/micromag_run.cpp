@@ -25,7 +25,7 @@ demag::FftMode choose_fft_mode(const std::string& name, Device d, const Mesh& me
   if (name == "plain") return demag::FftMode::plain;
   require(name == "auto", fmt::format("fft must be auto, skip or plain, got '{}'", name));
   if (d == Device::cpu) return demag::FftMode::skip_zeros;
-  const demag::Layout l = demag::Layout::make(mesh.n, demag::FftMode::plain);
+  const demag::Layout l = demag::Layout::make(mesh.n, demag::FftMode::plain, mesh.periodic);
   const double padded = double(l.p[0]) * l.p[1] * l.p[2];
   return mesh.n[2] == 1 && padded >= double(1 << 20) ? demag::FftMode::skip_zeros
                                                      : demag::FftMode::plain;
@@ -110,6 +110,8 @@ class Runner {
                               {"precision", sizeof(T) == 4 ? "float" : "double"},
                               {"cells", c_.problem.mesh.n},
                               {"cell_size", c_.problem.mesh.cell},
+                              {"periodic", c_.problem.mesh.periodic},
+                              {"images", c_.problem.mesh.images},
                               {"magnetic_cells", sys_.magnetic_cells()},
                               {"method", to_string(c_.stepper.method)},
                               {"tolerance", c_.stepper.tolerance},
@@ -140,8 +142,8 @@ class Runner {
     std::array<int, 3> n = c_.problem.mesh.n;
     for (int& v : n) v = std::min(v, 6);
     const demag::FftMode mode = choose_fft_mode(c_.fft, device_, c_.problem.mesh);
-    self_check_ = demag::DemagConvolution<T>::check_against_direct_sum(device_, n,
-                                                                       c_.problem.mesh.cell, mode);
+    self_check_ = demag::DemagConvolution<T>::check_against_direct_sum(
+        device_, n, c_.problem.mesh.cell, mode, periodicity(c_.problem.mesh));
     const double tol = sizeof(T) == 4 ? 1e-4 : 1e-9;
     if (!(self_check_ < tol))
       throw Error(fmt::format("the demag convolution disagrees with the direct sum by {:.3e} "
