@@ -80,9 +80,8 @@ std::vector<double> tensor_spectrum(const Layout& l, std::array<double, 3> cell,
   const std::int64_t octant = std::int64_t(o[0]) * o[1] * o[2];
   std::vector<Tensor> oct(octant);
   // Odd components along each axis (xy: x, y; xz: x, z; yz: y, z).
-  constexpr bool odd[6][3] = {{false, false, false}, {false, false, false},
-                              {false, false, false}, {true, true, false},
-                              {true, false, true},   {false, true, true}};
+  constexpr bool odd[6][3] = {{false, false, false}, {false, false, false}, {false, false, false},
+                              {true, true, false},   {true, false, true},   {false, true, true}};
 #pragma omp parallel for schedule(dynamic, 16)
   for (std::int64_t q = 0; q < octant; ++q) {
     const int idx[3] = {int(q % o[0]), int((q / o[0]) % o[1]),
@@ -303,8 +302,7 @@ double DemagConvolution<T>::check_against_direct_sum(Device d, std::array<int, 3
       if (2 * std::abs(w) == n[a]) choices[a].push_back(-w);
     }
     Tensor t{};
-    const double weight =
-        1.0 / double(choices[0].size() * choices[1].size() * choices[2].size());
+    const double weight = 1.0 / double(choices[0].size() * choices[1].size() * choices[2].size());
     for (int cz : choices[2])
       for (int cy : choices[1])
         for (int cx : choices[0]) {
@@ -323,9 +321,9 @@ double DemagConvolution<T>::check_against_direct_sum(Device d, std::array<int, 3
         for (int kk = 0; kk < n[2]; ++kk)
           for (int jj = 0; jj < n[1]; ++jj)
             for (int ii = 0; ii < n[0]; ++ii) {
-              const Tensor& t = pair[(std::int64_t(k - kk + n[2] - 1) * wy + (j - jj + n[1] - 1)) *
-                                         wx +
-                                     (i - ii + n[0] - 1)];
+              const Tensor& t =
+                  pair[(std::int64_t(k - kk + n[2] - 1) * wy + (j - jj + n[1] - 1)) * wx +
+                       (i - ii + n[0] - 1)];
               const std::int64_t s = idx(ii, jj, kk), q = idx(i, j, k);
               const double mx = m[0][s], my = m[1][s], mz = m[2][s];
               ref[0][q] -= t[xx] * mx + t[xy] * my + t[xz] * mz;

@@ -28,7 +28,7 @@ struct Layout {
   std::array<int, 3> n{1, 1, 1};  // cells
   std::array<int, 3> p{1, 1, 1};  // padded transform lengths (1 where n == 1; n if periodic)
   std::array<bool, 3> periodic{false, false, false};
-  int hx = 1;                     // complex values kept along x: p[0] / 2 + 1
+  int hx = 1;  // complex values kept along x: p[0] / 2 + 1
   // Row pitches: real rows hold an even number of values (cuFFT wants every row aligned
   // to a complex value); zero-skipping spectrum rows are padded to 32 complex values so
   // that the strided column transforms read whole memory sectors.

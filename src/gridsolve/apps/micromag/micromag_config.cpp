@@ -16,6 +16,7 @@
 #include <sstream>
 #include <toml++/toml.h>
 
+#include "gridsolve/apps/micromag/stop_condition.hpp"
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/io/ovf_writer.hpp"
 #include "gridsolve/io/toml_reader.hpp"
@@ -393,14 +394,25 @@ MicromagConfig parse_micromag_config(std::string_view toml_text, const std::stri
   if (stages.empty() && c.scan_edge_lex.empty())
     rd.fail(nullptr, "at least one [[stage]] (kind = relax, minimize or run) is required");
   for (const toml::table* s : stages) {
-    rd.only_keys(*s, "stage", {"kind", "time", "B"});
+    rd.only_keys(*s, "stage", {"kind", "time", "B", "until"});
     StageSpec st;
     if (!rd.text(s, "stage", "kind", st.kind) ||
         (st.kind != "relax" && st.kind != "minimize" && st.kind != "run"))
       rd.fail(s, "'stage.kind' must be relax, minimize or run");
     rd.number(s, "stage", "time", st.time);
+    if (rd.text(s, "stage", "until", st.until)) {
+      if (st.kind != "run") rd.fail(s->get("until"), "'stage.until' belongs to run stages only");
+      try {
+        StopCondition check(st.until);
+      } catch (const Error& e) {
+        rd.fail(s->get("until"), fmt::format("'stage.until': {}", e.what()));
+      }
+    }
     if (st.kind == "run" && !(st.time > 0 && st.time <= 1e-3))
-      rd.fail(s, "a run stage needs 'time' in (0, 1e-3] s");
+      rd.fail(s, st.until.empty()
+                     ? "a run stage needs 'time' in (0, 1e-3] s"
+                     : "a run stage with 'until' needs 'time' in (0, 1e-3] s: the most it may "
+                       "run before the condition holds");
     if (st.kind != "run" && s->get("time"))
       rd.fail(s->get("time"), "'stage.time' belongs to run stages only");
     st.set_field = rd.formulas(s, "stage", "B", st.field);

@@ -33,8 +33,9 @@ struct InitialState {
 };
 
 struct StageSpec {
-  std::string kind;  // relax | minimize | run
-  double time = 0;   // run: simulated seconds
+  std::string kind;   // relax | minimize | run
+  double time = 0;    // run: simulated seconds (with `until`: the most it may take)
+  std::string until;  // run: ends when this condition holds (stop_condition.hpp)
   bool set_field = false;
   std::array<std::string, 3> field;  // B formulas (T) in t (s), applied from this stage on
 };

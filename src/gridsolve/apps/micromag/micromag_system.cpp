@@ -67,13 +67,13 @@ struct FieldKernel {
       if (j > 0)
         neighbour(q - ix.pitch, rq - nx, r, p.aex, inv_d2[1], mi, s);
       else if (wrap[1] && ny > 1)
-        neighbour(q + (ny - 1) * ix.pitch, rq + std::int64_t(ny - 1) * nx, r, p.aex, inv_d2[1],
-                  mi, s);
+        neighbour(q + (ny - 1) * ix.pitch, rq + std::int64_t(ny - 1) * nx, r, p.aex, inv_d2[1], mi,
+                  s);
       if (j < ny - 1)
         neighbour(q + ix.pitch, rq + nx, r, p.aex, inv_d2[1], mi, s);
       else if (wrap[1] && ny > 1)
-        neighbour(q - (ny - 1) * ix.pitch, rq - std::int64_t(ny - 1) * nx, r, p.aex, inv_d2[1],
-                  mi, s);
+        neighbour(q - (ny - 1) * ix.pitch, rq - std::int64_t(ny - 1) * nx, r, p.aex, inv_d2[1], mi,
+                  s);
       const std::int64_t plane = std::int64_t(nx) * ny;
       if (k > 0)
         neighbour(q - ix.plane, rq - plane, r, p.aex, inv_d2[2], mi, s);
