@@ -51,8 +51,11 @@ std::array<std::vector<double>, 3> random_m(std::int64_t cells, unsigned seed) {
 }
 
 template <class T>
-void expect_cpu_gpu_agree(std::array<int, 3> n, demag::FftMode mode, double tol) {
-  const MicromagProblem p = random_problem(n);
+void expect_cpu_gpu_agree(std::array<int, 3> n, demag::FftMode mode, double tol,
+                          std::array<bool, 3> periodic = {false, false, false}, int images = 0) {
+  MicromagProblem p = random_problem(n);
+  p.mesh.periodic = periodic;
+  p.mesh.images = images;
   MicromagSystem<T> cpu(p, Device::cpu, demag::FftMode::skip_zeros);
   MicromagSystem<T> gpu(p, Device::cuda, mode);
   // Two magnetizations in turn: the second catches padding the first one left dirty.
@@ -152,4 +155,40 @@ TEST(MicromagGpu, LarmorPrecession) {
   EXPECT_NEAR(m[0], std::sin(th) * std::cos(w * t), 1e-7);
   EXPECT_NEAR(m[1], std::sin(th) * std::sin(w * t), 1e-7);
   EXPECT_NEAR(m[2], std::cos(th), 1e-7);
+}
+
+TEST(MicromagGpu, PeriodicDemagMatchesDirectSum) {
+  REQUIRE_GPU();
+  struct Case {
+    std::array<int, 3> n;
+    std::array<bool, 3> axis;
+    int images;
+  };
+  for (demag::FftMode mode : {demag::FftMode::skip_zeros, demag::FftMode::plain})
+    for (const Case& c : std::vector<Case>{{{8, 5, 1}, {true, false, false}, 3},
+                                           {{7, 4, 1}, {true, false, false}, 2},
+                                           {{9, 7, 1}, {true, true, false}, 1},
+                                           {{5, 6, 2}, {false, true, false}, 2},
+                                           {{5, 4, 3}, {true, true, false}, 1},
+                                           {{4, 3, 5}, {false, false, true}, 1}}) {
+      const std::array<double, 3> cell{3e-9, 2.5e-9, 2e-9};
+      const demag::Periodicity pbc{c.axis, c.images};
+      EXPECT_LT(demag::DemagConvolution<double>::check_against_direct_sum(Device::cuda, c.n, cell,
+                                                                          mode, pbc),
+                1e-12)
+          << c.n[0] << "x" << c.n[1] << "x" << c.n[2];
+      EXPECT_LT(demag::DemagConvolution<float>::check_against_direct_sum(Device::cuda, c.n, cell,
+                                                                         mode, pbc),
+                3e-6);
+    }
+}
+
+TEST(MicromagGpu, PeriodicCpuAndGpuAgree) {
+  REQUIRE_GPU();
+  // Exchange across the periodic sides and the demag tensor with images, odd and even counts.
+  for (demag::FftMode mode : {demag::FftMode::skip_zeros, demag::FftMode::plain}) {
+    expect_cpu_gpu_agree<double>({24, 9, 3}, mode, 1e-11, {true, true, false}, 3);
+    expect_cpu_gpu_agree<double>({33, 16, 1}, mode, 1e-11, {true, false, false}, 5);
+    expect_cpu_gpu_agree<float>({32, 17, 1}, mode, 2e-5, {false, true, false}, 5);
+  }
 }

@@ -152,8 +152,12 @@ class Runner {
     std::array<int, 3> n = c_.problem.mesh.n;
     for (int& v : n) v = std::min(v, 6);
     const demag::FftMode mode = choose_fft_mode(c_.fft, device_, c_.problem.mesh);
+    // The check is of the transforms, the folding and the product; the image sum itself
+    // is the same loop for any count, so two images keep the direct sum quick.
+    demag::Periodicity pbc = periodicity(c_.problem.mesh);
+    pbc.images = std::min(pbc.images, 2);
     self_check_ = demag::DemagConvolution<T>::check_against_direct_sum(
-        device_, n, c_.problem.mesh.cell, mode, periodicity(c_.problem.mesh));
+        device_, n, c_.problem.mesh.cell, mode, pbc);
     const double tol = sizeof(T) == 4 ? 1e-4 : 1e-9;
     if (!(self_check_ < tol))
       throw Error(fmt::format("the demag convolution disagrees with the direct sum by {:.3e} "
