@@ -4,11 +4,13 @@
 
 #include <cmath>
 #include <numbers>
+#include <random>
 #include <vector>
 
 #include "gridsolve/exec/memory.hpp"
 #include "gridsolve/transform/demag_convolution.hpp"
 #include "gridsolve/transform/demag_tensor.hpp"
+#include "gridsolve/transform/stockham_fft.hpp"
 #include "demag_reference.hpp"
 
 using namespace gridsolve;
@@ -90,7 +92,7 @@ TEST(DemagTensor, FormsAgreeWhereTheySwitch) {
 }
 
 TEST(DemagConvolution, MatchesDirectSum) {
-  for (FftMode mode : {FftMode::skip_zeros, FftMode::plain}) {
+  for (FftMode mode : {FftMode::skip_zeros, FftMode::plain, FftMode::fused}) {
     for (auto n : std::vector<std::array<int, 3>>{
              {7, 5, 3}, {9, 6, 1}, {4, 1, 6}, {5, 4, 2}, {1, 6, 5}, {8, 1, 3}}) {
       const std::array<double, 3> cell{3e-9, 2.5e-9, 2e-9};
@@ -138,7 +140,7 @@ TEST(DemagConvolution, PeriodicMatchesDirectSum) {
     std::array<bool, 3> axis;
     int images;
   };
-  for (FftMode mode : {FftMode::skip_zeros, FftMode::plain}) {
+  for (FftMode mode : {FftMode::skip_zeros, FftMode::plain, FftMode::fused}) {
     for (const Case& c : std::vector<Case>{{{8, 5, 1}, {true, false, false}, 3},
                                            {{7, 4, 1}, {true, false, false}, 0},
                                            {{5, 6, 2}, {false, true, false}, 2},
@@ -187,4 +189,42 @@ TEST(DemagFactors, PeriodicFilmIsOneAlongTheNormal) {
     EXPECT_NEAR(f[0] + f[1] + f[2], 1.0, 1e-7);  // each off-self tensor is traceless
     last = f[0];
   }
+}
+
+TEST(StockhamFft, MatchesTheDirectDft) {
+  // The butterflies the GPU column pass runs, driven pass by pass on the CPU, against the
+  // O(n^2) DFT, forward and inverse, for lengths of every radix mix the padding makes.
+  for (int n : {2, 4, 6, 8, 10, 12, 30, 60, 96, 100, 250, 360, 1024, 1536}) {
+    const StockhamPlan plan = StockhamPlan::make(n);
+    ASSERT_TRUE(plan.valid()) << n;
+    std::vector<Cx<double>> tw(n), x(n), a(n), b(n);
+    for (int m = 0; m < n; ++m)
+      tw[m] = {std::cos(2 * std::numbers::pi * m / n), -std::sin(2 * std::numbers::pi * m / n)};
+    std::mt19937 rng(n);
+    std::uniform_real_distribution<double> u(-1, 1);
+    for (auto& v : x) v = {u(rng), u(rng)};
+    for (int sign : {-1, 1}) {
+      a = x;
+      int ns = 1;
+      for (int s = 0; s < plan.count; ++s) {
+        const int r = plan.radix[s];
+        for (int j = 0; j < n / r; ++j)
+          stockham_butterfly(r, j, n, ns, a.data(), b.data(), tw.data(), sign);
+        std::swap(a, b);
+        ns *= r;
+      }
+      double worst = 0;
+      for (int k = 0; k < n; ++k) {
+        double re = 0, im = 0;
+        for (int t = 0; t < n; ++t) {
+          const double ang = sign * 2 * std::numbers::pi * double(std::int64_t(k) * t % n) / n;
+          re += x[t].re * std::cos(ang) - x[t].im * std::sin(ang);
+          im += x[t].re * std::sin(ang) + x[t].im * std::cos(ang);
+        }
+        worst = std::max(worst, std::hypot(a[k].re - re, a[k].im - im));
+      }
+      EXPECT_LT(worst, 1e-12 * n) << n << " sign " << sign;
+    }
+  }
+  EXPECT_FALSE(StockhamPlan::make(14).valid());
 }

@@ -86,7 +86,8 @@ void expect_cpu_gpu_agree(std::array<int, 3> n, demag::FftMode mode, double tol,
 
 TEST(MicromagGpu, DemagMatchesDirectSum) {
   REQUIRE_GPU();
-  for (demag::FftMode mode : {demag::FftMode::skip_zeros, demag::FftMode::plain})
+  for (demag::FftMode mode :
+       {demag::FftMode::skip_zeros, demag::FftMode::plain, demag::FftMode::fused})
     for (auto n : std::vector<std::array<int, 3>>{
              {7, 5, 3}, {9, 6, 1}, {5, 4, 2}, {1, 6, 5}, {8, 1, 3}, {13, 11, 1}}) {
       const std::array<double, 3> cell{3e-9, 2.5e-9, 2e-9};
@@ -101,10 +102,21 @@ TEST(MicromagGpu, DemagMatchesDirectSum) {
 
 TEST(MicromagGpu, CpuAndGpuAgree) {
   REQUIRE_GPU();
-  for (demag::FftMode mode : {demag::FftMode::skip_zeros, demag::FftMode::plain}) {
+  for (demag::FftMode mode :
+       {demag::FftMode::skip_zeros, demag::FftMode::plain, demag::FftMode::fused}) {
     expect_cpu_gpu_agree<double>({24, 10, 3}, mode, 1e-11);
     expect_cpu_gpu_agree<double>({33, 17, 1}, mode, 1e-11);
     expect_cpu_gpu_agree<float>({33, 17, 1}, mode, 2e-5);
+  }
+}
+
+TEST(MicromagGpu, FusedColumnPassAgreesWithCpu) {
+  REQUIRE_GPU();
+  // Column lengths of several radix mixes (2048 = 4^5 2, 400 = 4^2 5^2, 216 = 4 2 3^3),
+  // large enough for many threads per column.
+  for (auto n : std::vector<std::array<int, 3>>{{64, 1024, 1}, {40, 200, 1}, {30, 108, 1}}) {
+    expect_cpu_gpu_agree<double>(n, demag::FftMode::fused, 1e-11);
+    expect_cpu_gpu_agree<float>(n, demag::FftMode::fused, 2e-5);
   }
 }
 
@@ -164,7 +176,8 @@ TEST(MicromagGpu, PeriodicDemagMatchesDirectSum) {
     std::array<bool, 3> axis;
     int images;
   };
-  for (demag::FftMode mode : {demag::FftMode::skip_zeros, demag::FftMode::plain})
+  for (demag::FftMode mode :
+       {demag::FftMode::skip_zeros, demag::FftMode::plain, demag::FftMode::fused})
     for (const Case& c : std::vector<Case>{{{8, 5, 1}, {true, false, false}, 3},
                                            {{7, 4, 1}, {true, false, false}, 2},
                                            {{9, 7, 1}, {true, true, false}, 1},
@@ -186,7 +199,8 @@ TEST(MicromagGpu, PeriodicDemagMatchesDirectSum) {
 TEST(MicromagGpu, PeriodicCpuAndGpuAgree) {
   REQUIRE_GPU();
   // Exchange across the periodic sides and the demag tensor with images, odd and even counts.
-  for (demag::FftMode mode : {demag::FftMode::skip_zeros, demag::FftMode::plain}) {
+  for (demag::FftMode mode :
+       {demag::FftMode::skip_zeros, demag::FftMode::plain, demag::FftMode::fused}) {
     expect_cpu_gpu_agree<double>({24, 9, 3}, mode, 1e-11, {true, true, false}, 3);
     expect_cpu_gpu_agree<double>({33, 16, 1}, mode, 1e-11, {true, false, false}, 5);
     expect_cpu_gpu_agree<float>({32, 17, 1}, mode, 2e-5, {false, true, false}, 5);

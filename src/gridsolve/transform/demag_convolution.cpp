@@ -43,7 +43,7 @@ Layout Layout::make(std::array<int, 3> n, FftMode mode, std::array<bool, 3> peri
   l.p[0] = std::max(l.p[0], 2);
   l.hx = l.p[0] / 2 + 1;
   l.rx = l.p[0] + (l.p[0] & 1);
-  l.sx = mode == FftMode::skip_zeros && l.hx > 32 ? (l.hx + 31) / 32 * 32 : l.hx;
+  l.sx = l.pruned() && l.hx > 32 ? (l.hx + 31) / 32 * 32 : l.hx;
   l.mode = mode;
   return l;
 }
@@ -200,6 +200,7 @@ PaddedVector<T> DemagConvolution<T>::output() const {
 
 template <class T>
 void DemagConvolution<T>::convolve() {
+  if (layout_.mode == FftMode::fused && fft_->convolve_fused(kernel_.data())) return;
   fft_->forward();
   // H(k) = K(k) M(k) with K real and symmetric; K is stored for ky <= py/2, kz <= pz/2,
   // the other half follows from each component's parity (odd ones change sign).

@@ -365,9 +365,9 @@ MicromagConfig parse_micromag_config(std::string_view toml_text, const std::stri
       rd.fail(s->get("precision"),
               fmt::format("'solver.precision' must be float or double, got '{}'", c.precision));
     rd.text(s, "solver", "fft", c.fft);
-    if (c.fft != "auto" && c.fft != "skip" && c.fft != "plain")
+    if (c.fft != "auto" && c.fft != "skip" && c.fft != "plain" && c.fft != "fused")
       rd.fail(s->get("fft"),
-              fmt::format("'solver.fft' must be auto, skip or plain, got '{}'", c.fft));
+              fmt::format("'solver.fft' must be auto, skip, plain or fused, got '{}'", c.fft));
     rd.integer(s, "solver", "relax_max_steps", c.relax_max_steps);
     rd.number(s, "solver", "minimize_stop", c.minimize_stop);
     rd.integer(s, "solver", "minimize_max_iterations", c.minimize_max_iterations);

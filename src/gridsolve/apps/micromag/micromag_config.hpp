@@ -48,7 +48,7 @@ struct MicromagConfig {
   StepperOptions stepper;
   std::string device = "auto";
   std::string precision = "float";
-  std::string fft = "auto";  // auto | skip | plain
+  std::string fft = "auto";  // auto | skip | plain | fused
   std::int64_t relax_max_steps = 2000000;
   double minimize_stop = 0;  // 0: 1e-6 in float, 1e-9 in double
   std::int64_t minimize_max_iterations = 1000000;

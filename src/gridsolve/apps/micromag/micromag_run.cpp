@@ -25,7 +25,8 @@ namespace gridsolve::micromag {
 demag::FftMode choose_fft_mode(const std::string& name, Device d, const Mesh& mesh) {
   if (name == "skip") return demag::FftMode::skip_zeros;
   if (name == "plain") return demag::FftMode::plain;
-  require(name == "auto", fmt::format("fft must be auto, skip or plain, got '{}'", name));
+  if (name == "fused") return demag::FftMode::fused;
+  require(name == "auto", fmt::format("fft must be auto, skip, plain or fused, got '{}'", name));
   if (d == Device::cpu) return demag::FftMode::skip_zeros;
   const demag::Layout l = demag::Layout::make(mesh.n, demag::FftMode::plain, mesh.periodic);
   const double padded = double(l.p[0]) * l.p[1] * l.p[2];
