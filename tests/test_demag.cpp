@@ -194,7 +194,7 @@ TEST(DemagFactors, PeriodicFilmIsOneAlongTheNormal) {
 TEST(StockhamFft, MatchesTheDirectDft) {
   // The butterflies the GPU column pass runs, driven pass by pass on the CPU, against the
   // O(n^2) DFT, forward and inverse, for lengths of every radix mix the padding makes.
-  for (int n : {2, 4, 6, 8, 10, 12, 30, 60, 96, 100, 250, 360, 1024, 1536}) {
+  for (int n : {2, 4, 6, 8, 10, 12, 16, 30, 40, 60, 96, 100, 250, 360, 1024, 1536, 4096}) {
     const StockhamPlan plan = StockhamPlan::make(n);
     ASSERT_TRUE(plan.valid()) << n;
     std::vector<Cx<double>> tw(n), x(n), a(n), b(n);

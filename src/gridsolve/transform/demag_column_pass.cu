@@ -139,7 +139,7 @@ void run_column_pass(const ColumnPassArgs<T>& a) {
                 "column pass shared memory");
     configured = bytes;
   }
-  // About two butterflies per thread in a radix-4 pass, in whole warps.
+  // One butterfly per thread in a radix-8 pass, in whole warps.
   const int threads = std::min(max_threads, std::max(32, (a.py / 8 + 31) / 32 * 32));
   column_pass_kernel<T><<<a.hx, threads, bytes>>>(a, plan);
   cuda::check(cudaGetLastError(), "column pass launch");

@@ -1,4 +1,4 @@
-// A small mixed-radix (2, 3, 4, 5) Stockham FFT written as single butterflies, callable on
+// A small mixed-radix (2, 3, 4, 5, 8) Stockham FFT written as single butterflies, callable on
 // host and device: the demag column pass runs it in GPU shared memory, the tests on the CPU.
 #pragma once
 #include <array>
@@ -34,7 +34,8 @@ GRIDSOLVE_HD inline Cx<T> times_i(Cx<T> a, int sign) {
   return sign > 0 ? Cx<T>{-a.im, a.re} : Cx<T>{a.im, -a.re};
 }
 
-// The radices of a length: 4s first, then 2, 3, 5; count 0 when another prime divides it.
+// The radices of a length: 8s first, then 4, 2, 3, 5 (fewer passes through memory); count 0
+// when another prime divides it.
 struct StockhamPlan {
   int n = 0;
   int count = 0;
@@ -43,7 +44,7 @@ struct StockhamPlan {
     StockhamPlan p;
     p.n = n;
     int r = n;
-    for (int f : {4, 2, 3, 5})
+    for (int f : {8, 4, 2, 3, 5})
       while (r % f == 0 && r > 1) {
         p.radix[p.count++] = f;
         r /= f;
@@ -68,6 +69,23 @@ GRIDSOLVE_HD inline void small_dft(Cx<T> v[R], int sign) {
     v[2] = s02 - s13;
     v[1] = d02 + d13;
     v[3] = d02 - d13;
+  } else if constexpr (R == 8) {
+    // Two DFTs of 4 (even and odd inputs), joined by the twiddles exp(sign 2 pi i k / 8).
+    Cx<T> e[4] = {v[0], v[2], v[4], v[6]}, o[4] = {v[1], v[3], v[5], v[7]};
+    small_dft<4>(e, sign);
+    small_dft<4>(o, sign);
+    const T h = T(0.70710678118654752440);  // 1 / sqrt(2)
+    const Cx<T> w1 = scale(o[1] + times_i(o[1], sign), h);
+    const Cx<T> w2 = times_i(o[2], sign);
+    const Cx<T> w3 = scale(times_i(o[3], sign) - o[3], h);
+    v[0] = e[0] + o[0];
+    v[4] = e[0] - o[0];
+    v[1] = e[1] + w1;
+    v[5] = e[1] - w1;
+    v[2] = e[2] + w2;
+    v[6] = e[2] - w2;
+    v[3] = e[3] + w3;
+    v[7] = e[3] - w3;
   } else if constexpr (R == 3) {
     const T h = T(0.86602540378443864676);  // sqrt(3) / 2
     const Cx<T> s = v[1] + v[2];
@@ -77,7 +95,7 @@ GRIDSOLVE_HD inline void small_dft(Cx<T> v[R], int sign) {
     v[1] = t + u;
     v[2] = t - u;
   } else {
-    static_assert(R == 5, "radix 2, 3, 4 or 5");
+    static_assert(R == 5, "radix 2, 3, 4, 5 or 8");
     // cos and sin of 2 pi / 5 and 4 pi / 5.
     const T c1 = T(0.30901699437494742410), c2 = T(-0.80901699437494742410);
     const T s1 = T(0.95105651629515357212), s2 = T(0.58778525229247312917);
@@ -129,6 +147,9 @@ GRIDSOLVE_HD inline void stockham_butterfly(int radix, int j, int n, int ns, con
       break;
     case 4:
       stockham_butterfly<4>(j, n, ns, in, out, tw, sign);
+      break;
+    case 8:
+      stockham_butterfly<8>(j, n, ns, in, out, tw, sign);
       break;
     default:
       stockham_butterfly<5>(j, n, ns, in, out, tw, sign);
