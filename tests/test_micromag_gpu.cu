@@ -9,12 +9,10 @@
 #include "gridsolve/apps/micromag/micromag_system.hpp"
 #include "gridsolve/exec/device.hpp"
 #include "gridsolve/transform/demag_convolution.hpp"
+#include "gpu_test_support.hpp"
 
 using namespace gridsolve;
 using namespace gridsolve::micromag;
-
-#define REQUIRE_GPU() \
-  if (!cuda_available()) GTEST_SKIP() << "no GPU: " << cuda_unavailable_reason()
 
 namespace {
 
@@ -85,7 +83,7 @@ void expect_cpu_gpu_agree(std::array<int, 3> n, demag::FftMode mode, double tol,
 }  // namespace
 
 TEST(MicromagGpu, DemagMatchesDirectSum) {
-  REQUIRE_GPU();
+  SKIP_WITHOUT_GPU();
   for (demag::FftMode mode :
        {demag::FftMode::skip_zeros, demag::FftMode::plain, demag::FftMode::fused})
     for (auto n : std::vector<std::array<int, 3>>{
@@ -101,7 +99,7 @@ TEST(MicromagGpu, DemagMatchesDirectSum) {
 }
 
 TEST(MicromagGpu, CpuAndGpuAgree) {
-  REQUIRE_GPU();
+  SKIP_WITHOUT_GPU();
   for (demag::FftMode mode :
        {demag::FftMode::skip_zeros, demag::FftMode::plain, demag::FftMode::fused}) {
     expect_cpu_gpu_agree<double>({24, 10, 3}, mode, 1e-11);
@@ -111,7 +109,7 @@ TEST(MicromagGpu, CpuAndGpuAgree) {
 }
 
 TEST(MicromagGpu, FusedColumnPassAgreesWithCpu) {
-  REQUIRE_GPU();
+  SKIP_WITHOUT_GPU();
   // Column lengths of several radix mixes (2048 = 4^5 2, 400 = 4^2 5^2, 216 = 4 2 3^3),
   // large enough for many threads per column.
   for (auto n : std::vector<std::array<int, 3>>{{64, 1024, 1}, {40, 200, 1}, {30, 108, 1}}) {
@@ -121,7 +119,7 @@ TEST(MicromagGpu, FusedColumnPassAgreesWithCpu) {
 }
 
 TEST(MicromagGpu, DynamicsAgreeWithCpu) {
-  REQUIRE_GPU();
+  SKIP_WITHOUT_GPU();
   // A few RK45 steps of a random state: CPU and GPU give the same m.
   const MicromagProblem p = random_problem({16, 8, 2});
   const auto m0 = random_m(p.mesh.cells(), 5);
@@ -146,7 +144,7 @@ TEST(MicromagGpu, DynamicsAgreeWithCpu) {
 }
 
 TEST(MicromagGpu, LarmorPrecession) {
-  REQUIRE_GPU();
+  SKIP_WITHOUT_GPU();
   Region r;
   r.ms = 8e5;
   r.alpha = 0.1;
@@ -170,7 +168,7 @@ TEST(MicromagGpu, LarmorPrecession) {
 }
 
 TEST(MicromagGpu, PeriodicDemagMatchesDirectSum) {
-  REQUIRE_GPU();
+  SKIP_WITHOUT_GPU();
   struct Case {
     std::array<int, 3> n;
     std::array<bool, 3> axis;
@@ -197,7 +195,7 @@ TEST(MicromagGpu, PeriodicDemagMatchesDirectSum) {
 }
 
 TEST(MicromagGpu, PeriodicCpuAndGpuAgree) {
-  REQUIRE_GPU();
+  SKIP_WITHOUT_GPU();
   // Exchange across the periodic sides and the demag tensor with images, odd and even counts.
   for (demag::FftMode mode :
        {demag::FftMode::skip_zeros, demag::FftMode::plain, demag::FftMode::fused}) {
