@@ -13,8 +13,7 @@ Coarsening Coarsening::plan(const std::array<int, 3>& fine_nodes, int dims, int 
   c.coarse = fine_nodes;
   for (int a = 0; a < dims; ++a) {
     c.wraps[a] = ((periodic >> a) & 1) != 0;
-    const int period = fine_nodes[a] - 1;
-    if (c.wraps[a] && (period % 2 != 0 || period < 4)) continue;  // no coarse image of it
+    if (c.wraps[a] && fine_nodes[a] - 1 < 4) continue;  // too short a period to halve
     if (fine_nodes[a] > min_nodes) {
       c.coarsened[a] = true;
       c.coarse[a] = fine_nodes[a] / 2 + 1;
@@ -44,7 +43,12 @@ struct AxisMap {
     const int f = 2 * I;
     return f < nf - 1 ? f : nf - 1;
   }
-  GRIDSOLVE_HD bool aligned(int i) const { return !on || (i % 2 == 0) || i == nf - 1; }
+  // On a periodic axis an index past the side is aligned when the node it images is (an
+  // odd period leaves its last coarse interval one fine interval long).
+  GRIDSOLVE_HD bool aligned(int i) const {
+    i = fold(i);
+    return !on || (i % 2 == 0) || i == nf - 1;
+  }
   GRIDSOLVE_HD int coarse_of_aligned(int i) const {
     return !on ? i : (i == nf - 1 ? nc - 1 : i / 2);
   }
@@ -271,7 +275,7 @@ void coarsen_operator_into(const StencilView<T>& fine, const Coarsening& c,
       // coupling) and, per coarsened transverse axis, lines weighted 1/2, 1, 1/2 (twice).
       bool regular = true;
       for (int a = 0; a < dims; ++a)
-        regular = regular && (!m.a[a].on || m.a[a].wraps ||
+        regular = regular && (!m.a[a].on || (m.a[a].wraps && (c.fine[a] - 1) % 2 == 0) ||
                               (F[a] - 2 > fine.active.lo[a] && F[a] + 2 < fine.active.hi[a]));
       if (regular) {
         const double coef[3] = {double(fine.cw), double(fine.cs), double(fine.cb)};
@@ -294,8 +298,10 @@ void coarsen_operator_into(const StencilView<T>& fine, const Coarsening& c,
       const int axis = f / 2, s = (f % 2) ? 1 : -1;
       int from[3] = {C[0], C[1], C[2]};
       if (s < 0) from[axis] -= 1;  // the edge from the lower coarse node
-      // On a periodic axis the edge below coarse node 0 comes from its image -1.
-      if ((from[axis] < 0 && !m.a[axis].wraps) || from[axis] + 1 >= nc[axis]) continue;
+      // On a periodic axis the edge below coarse node 0 is the edge from the last coarse
+      // unknown to its image (one or two fine intervals long).
+      if (from[axis] < 0 && m.a[axis].wraps) from[axis] += nc[axis] - 1;
+      if (from[axis] < 0 || from[axis] + 1 >= nc[axis]) continue;
       const int lo = m.a[axis].fine_of(from[axis]);
       const int hi = m.a[axis].fine_of(from[axis] + 1);
       // Parallel over the transverse fine lines, series along the coarse edge.

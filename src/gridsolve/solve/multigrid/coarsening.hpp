@@ -12,8 +12,8 @@ namespace gridsolve::multigrid {
 // node min(2 I, n - 1), so any node count coarsens (an even count leaves one short
 // interval at the high end, and interpolation weights follow node positions);
 // axes with few nodes stop coarsening. A periodic axis (period n - 1, the last node the
-// first one's image) stays periodic on every level and coarsens while its period is even,
-// so that coarse node I is fine node 2 I all the way round.
+// first one's image) stays periodic on every level; coarse node I is fine node 2 I all the
+// way round, and an odd period leaves the interval across the side one fine interval long.
 struct Coarsening {
   std::array<int, 3> fine{1, 1, 1};
   std::array<int, 3> coarse{1, 1, 1};
