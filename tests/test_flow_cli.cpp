@@ -126,3 +126,33 @@ couplng = "piso"
     EXPECT_NE(o.output.find(b.says), std::string::npos) << b.args << "\n" << o.output;
   }
 }
+
+TEST(FlowCli, RestartContinuesAndRefusesAnotherCase) {
+  const auto dir = scratch("restart");
+  const std::string path = write_case("restart", std::string(channel_head) + R"TOML(
+[boundary.x_high]
+type = "outflow"
+[method]
+coupling = "piso"
+t_end = 0.4
+[output]
+checkpoint_every = 4
+)TOML");
+  const std::string common = " --device cpu --no-plots -q --out " + dir.string();
+  const Outcome stop = gridsolve("flow " + path + common + " --stop-after 6");
+  EXPECT_EQ(stop.code, 3) << stop.output;
+  const std::string ck = (dir / "checkpoint.gsflow").string();
+  ASSERT_TRUE(std::filesystem::exists(ck));
+  const Outcome go_on = gridsolve("flow " + path + common + " --restart " + ck);
+  EXPECT_EQ(go_on.code, 0) << go_on.output;
+  std::ifstream f(dir / "summary.json");
+  const nlohmann::json j = nlohmann::json::parse(f);
+  EXPECT_NEAR(j["time"].get<double>(), 0.4, 1e-12);
+  // The same checkpoint on another grid: exit 2 and the difference named.
+  const Outcome other = gridsolve("cavity --n 16 --coupling piso --device cpu -q --restart " + ck);
+  EXPECT_EQ(other.code, 2) << other.output;
+  EXPECT_NE(other.output.find("belongs to another case"), std::string::npos) << other.output;
+  const Outcome nowhere = gridsolve("cavity --n 16 --device cpu -q --checkpoint-every 5");
+  EXPECT_EQ(nowhere.code, 2) << nowhere.output;
+  EXPECT_NE(nowhere.output.find("--checkpoint-file"), std::string::npos) << nowhere.output;
+}

@@ -235,9 +235,15 @@ FlowConfig parse_flow_config(std::string_view text, const std::string& source) {
     c.inflow_period = r.number(*m, "method", "inflow_period", c.inflow_period);
   }
   if (const toml::table* o = root["output"].as_table()) {
-    r.only(*o, "output", {"out", "frames"});
+    r.only(*o, "output", {"out", "frames", "checkpoint_every", "checkpoint_file"});
     cfg.out = r.text(*o, "output", "out", "");
     cfg.frames = r.integer(*o, "output", "frames", 10);
+    cfg.checkpoint_every = r.integer(*o, "output", "checkpoint_every", 0);
+    if (cfg.checkpoint_every < 0)
+      r.fail("output.checkpoint_every",
+             fmt::format("is {}; give a positive number of steps, or 0 for none",
+                         cfg.checkpoint_every));
+    cfg.checkpoint_file = r.text(*o, "output", "checkpoint_file", "");
   }
   c.validate();
   return cfg;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <numbers>
 
 #include "gridsolve/core/error.hpp"
@@ -708,18 +709,33 @@ SolveReport FlowSolver<T>::solve_pressure(const SolveOptions& options) {
   // (or preconditioner) of an earlier setup still makes a convergent cycle: it is
   // refreshed with update() every `lifetime` solves, and at once when a solve misses.
   constexpr int lifetime = 25;
+  // A checkpoint must rebuild the same hierarchy: keep what it was built from.
+  auto remember = [&] {
+    if (!keep_setup_) return;
+    const std::vector<Field<T>*> arrays = pressure_arrays();
+    setup_coefficients_.resize(arrays.size());
+    for (std::size_t a = 0; a < arrays.size(); ++a) {
+      if (setup_coefficients_[a].empty())
+        setup_coefficients_[a] = arrays[a]->copy_to(device_);
+      else
+        setup_coefficients_[a].copy_from(*arrays[a]);
+    }
+  };
   if (!pressure_ready_) {
     pressure_solver_->setup(pop_);
+    remember();
     pressure_ready_ = true;
     pressure_age_ = 0;
   } else if (pressure_age_ >= lifetime) {
     pressure_solver_->update(pop_);
+    remember();
     pressure_age_ = 0;
   }
   ++pressure_age_;
   SolveReport r = pressure_solver_->solve(p_, options);
   if (!r.converged && pressure_age_ > 1) {
     pressure_solver_->update(pop_);
+    remember();
     pressure_age_ = 1;
     const SolveReport again = pressure_solver_->solve(p_, options);
     const int before = r.iterations;
@@ -727,6 +743,97 @@ SolveReport FlowSolver<T>::solve_pressure(const SolveOptions& options) {
     r.iterations += before;
   }
   return r;
+}
+
+template <class T>
+std::vector<Field<T>*> FlowSolver<T>::pressure_arrays() {
+  std::vector<Field<T>*> a{&pop_.ap, &pop_.aw, &pop_.ae, &pop_.as, &pop_.an, &pop_.rhs};
+  if (case_.dims == 3) a.push_back(&pop_.ab), a.push_back(&pop_.at);
+  return a;
+}
+
+namespace {
+
+// The whole storage of a field (ghosts and padding included), as bytes.
+template <class T>
+void put_field(Checkpoint& c, const std::string& name, const Field<T>& f) {
+  const Field<T> host = f.copy_to(Device::cpu);
+  c.put(name, host.storage(), std::size_t(host.storage_size()));
+}
+
+template <class T>
+void get_field(const Checkpoint& c, const std::string& name, Field<T>& f) {
+  const std::vector<unsigned char>& b = c.bytes(name);
+  const std::size_t want = std::size_t(f.storage_size()) * sizeof(T);
+  if (b.size() != want)
+    throw Error(
+        fmt::format("checkpoint '{}': field '{}' has {} bytes, this grid needs {}; it was "
+                    "written for another grid or by another build",
+                    c.source, name, b.size(), want));
+  Field<T> host = f.copy_to(Device::cpu);
+  std::memcpy(host.storage(), b.data(), want);
+  f.copy_from(host);
+}
+
+}  // namespace
+
+template <class T>
+void FlowSolver<T>::save_state(Checkpoint& c) const {
+  for (int q = 0; q < case_.dims; ++q) {
+    const std::size_t s = std::size_t(q);
+    put_field(c, fmt::format("u{}", q), u_[s]);
+    put_field(c, fmt::format("u{}_n", q), u_n_[s]);
+    put_field(c, fmt::format("u{}_nm1", q), u_nm1_[s]);
+  }
+  put_field(c, "p", p_);
+  const bool kept = pressure_ready_ && !setup_coefficients_.empty();
+  if (pressure_ready_ && !kept)
+    throw Error(
+        "a checkpoint of this run cannot rebuild its pressure solver: call "
+        "keep_pressure_setup(true) before the first step",
+        Error::Kind::runtime);
+  for (std::size_t a = 0; kept && a < setup_coefficients_.size(); ++a)
+    put_field(c, fmt::format("pressure_setup_{}", a), setup_coefficients_[a]);
+  const double reals[] = {time_, inflow_factor_, pressure_seconds_};
+  c.put("solver_reals", reals, 3);
+  const long long ints[] = {steps_,        have_previous_ ? 1 : 0, pressure_ready_ ? 1 : 0,
+                            pressure_age_, pressure_solves_,       pressure_iterations_};
+  c.put("solver_integers", ints, 6);
+}
+
+template <class T>
+void FlowSolver<T>::restore_state(const Checkpoint& c) {
+  const std::vector<double> reals = c.get<double>("solver_reals");
+  const std::vector<long long> ints = c.get<long long>("solver_integers");
+  if (reals.size() != 3 || ints.size() != 6)
+    throw Error(fmt::format("checkpoint '{}': the solver's scalars are malformed", c.source));
+  for (int q = 0; q < case_.dims; ++q) {
+    const std::size_t s = std::size_t(q);
+    get_field(c, fmt::format("u{}", q), u_[s]);
+    get_field(c, fmt::format("u{}_n", q), u_n_[s]);
+    get_field(c, fmt::format("u{}_nm1", q), u_nm1_[s]);
+  }
+  get_field(c, "p", p_);
+  time_ = reals[0];
+  inflow_factor_ = reals[1];
+  pressure_seconds_ = reals[2];
+  steps_ = ints[0];
+  have_previous_ = ints[1] != 0;
+  pressure_ready_ = ints[2] != 0;
+  pressure_age_ = int(ints[3]);
+  pressure_solves_ = ints[4];
+  pressure_iterations_ = ints[5];
+  if (pressure_ready_) {
+    // Rebuild the hierarchy from the operator it was built from; the next projection
+    // assembles the current coefficients over these arrays before any solve reads them.
+    const std::vector<Field<T>*> arrays = pressure_arrays();
+    for (std::size_t a = 0; a < arrays.size(); ++a)
+      get_field(c, fmt::format("pressure_setup_{}", a), *arrays[a]);
+    pressure_solver_->setup(pop_);
+    setup_coefficients_.clear();
+    keep_setup_ = true;
+    for (Field<T>* f : arrays) setup_coefficients_.push_back(f->copy_to(device_));
+  }
 }
 
 template <class T>
