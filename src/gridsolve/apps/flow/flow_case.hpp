@@ -60,6 +60,11 @@ struct FlowCase {
   double nu = 0.01;                      // kinematic viscosity (density 1)
   std::array<SideCondition, 6> sides{};  // x_low, x_high, y_low, y_high, z_low, z_high
   std::vector<Obstacle> obstacles;
+  // The state at t = 0 (formulas of x, y, z); without it the fluid starts at rest.
+  bool has_initial = false;
+  std::array<Expression, 3> initial_velocity{Expression::value(0), Expression::value(0),
+                                             Expression::value(0)};
+  Expression initial_pressure = Expression::value(0);
 
   Convection convection = Convection::tvd;
   Coupling coupling = Coupling::piso;
@@ -96,6 +101,7 @@ struct FlowCase {
   std::array<double, 3> probe_a{0, 0, 0}, probe_b{0, 0, 0};
 
   bool steady() const { return coupling != Coupling::piso; }
+  bool periodic(int axis) const { return sides[std::size_t(2 * axis)].type == SideType::periodic; }
   // The largest CFL number the transient scheme is allowed to run at.
   static constexpr double max_cfl = 1.0;
   // Throws Error naming what is wrong and what would be valid.

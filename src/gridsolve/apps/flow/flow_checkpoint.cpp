@@ -176,6 +176,13 @@ nlohmann::json case_identity(const FlowCase& c) {
   std::vector<std::string> obstacles;
   for (const Obstacle& o : c.obstacles) obstacles.push_back(o.describe());
   j["obstacles"] = obstacles;
+  if (c.has_initial) {
+    std::vector<std::string> init;
+    for (int q = 0; q < c.dims; ++q)
+      init.push_back(expression_text(c.initial_velocity[std::size_t(q)]));
+    init.push_back(expression_text(c.initial_pressure));
+    j["initial"] = init;
+  }
   j["coupling"] = to_string(c.coupling);
   j["convection"] = to_string(c.convection);
   j["time"] = to_string(c.time_scheme);

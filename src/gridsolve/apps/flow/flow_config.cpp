@@ -85,7 +85,7 @@ FlowConfig parse_flow_config(std::string_view text, const std::string& source) {
     throw Error(fmt::format("{}: not valid TOML: {}", source, e.description()));
   }
   Reader r{source};
-  r.only(root, "", {"flow", "boundary", "obstacle", "method", "measure", "output"});
+  r.only(root, "", {"flow", "boundary", "obstacle", "initial", "method", "measure", "output"});
   FlowConfig cfg;
   FlowCase& c = cfg.flow_case;
   const toml::table* f = root["flow"].as_table();
@@ -207,6 +207,17 @@ FlowConfig parse_flow_config(std::string_view text, const std::string& source) {
       }
       c.obstacles.push_back(o);
     }
+  }
+  if (const toml::table* init = root["initial"].as_table()) {
+    r.only(*init, "initial", {"u", "v", "w", "p"});
+    c.has_initial = true;
+    const char* comps[3] = {"u", "v", "w"};
+    for (int q = 0; q < 3; ++q) {
+      if (!init->get(comps[q])) continue;
+      if (q >= c.dims) r.fail(std::string("initial.") + comps[q], "a 2D case has no w");
+      c.initial_velocity[std::size_t(q)] = r.expression(*init, "initial", comps[q]);
+    }
+    if (init->get("p")) c.initial_pressure = r.expression(*init, "initial", "p");
   }
   if (const toml::table* m = root["method"].as_table()) {
     r.only(*m, "method",

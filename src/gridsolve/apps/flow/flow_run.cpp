@@ -152,6 +152,10 @@ FlowResult run_flow(const FlowCase& c, Device d, const FlowRunOptions& o) {
   const int frames = std::max(0, o.frames);
   double next_frame = frames > 0 ? c.t_end / frames : 1e300;
   if (checkpoints) solver.keep_pressure_setup(true);
+  if (c.has_initial && o.restart.empty()) {
+    for (int q = 0; q < c.dims; ++q) solver.set_velocity(q, c.initial_velocity[std::size_t(q)]);
+    solver.set_pressure(c.initial_pressure);
+  }
   if (!o.restart.empty()) {
     solver.restore_state(restart);
     restore_run(restart, res, step, dt, frame, next_frame);

@@ -12,9 +12,11 @@
 #include "gridsolve/apps/flow/flow_case.hpp"
 #include "gridsolve/apps/flow/flow_checkpoint.hpp"
 #include "gridsolve/apps/flow/flow_fields.hpp"
+#include "gridsolve/apps/flow/periodic_pressure_operator.hpp"
 #include "gridsolve/problem/mac_grid.hpp"
 #include "gridsolve/problem/stencil_operator.hpp"
 #include "gridsolve/solve/bicgstab.hpp"
+#include "gridsolve/solve/conjugate_gradient.hpp"
 #include "gridsolve/solve/solver.hpp"
 
 namespace gridsolve::flow {
@@ -91,8 +93,14 @@ class FlowSolver {
   void project(int correctors, bool relax_pressure, StepReport& r, bool measure);
   // Boundary faces (with `set_faces`) and ghost layers for the inflow scaled by `factor`.
   void apply_boundaries(double factor, bool set_faces = true);
+  // The ghost layers (and a periodic axis's image faces) of one velocity component, and
+  // of the pressure.
+  void fill_velocity_ghosts(int comp, double factor);
+  void fill_pressure_ghosts();
   // The pressure solve through the registry's solver (mg by default), set up once.
   SolveReport solve_pressure(const SolveOptions& options);
+  // Builds the pressure solver's hierarchy / preconditioner from pop_ as it is now.
+  void setup_pressure();
   // The pressure operator's arrays (coefficients and source), in a fixed order.
   std::vector<Field<T>*> pressure_arrays();
 
@@ -107,6 +115,11 @@ class FlowSolver {
   Field<std::uint8_t> solid_;
   StencilOperator<T> pop_;
   std::unique_ptr<Solver<T>> pressure_solver_;
+  // Periodic sides: conjugate gradients on the wrapped pressure operator instead.
+  std::array<bool, 3> periodic_{false, false, false};
+  std::unique_ptr<PeriodicPressureOperator<T>> periodic_op_;
+  std::unique_ptr<ConjugateGradient<T>> periodic_cg_;
+  std::unique_ptr<JacobiPreconditioner<T>> periodic_jacobi_;
   bool pressure_ready_ = false;
   bool keep_setup_ = false;
   std::vector<Field<T>> setup_coefficients_;  // pop_'s arrays at the last setup / update
