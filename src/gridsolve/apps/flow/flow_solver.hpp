@@ -115,11 +115,12 @@ class FlowSolver {
   Field<std::uint8_t> solid_;
   StencilOperator<T> pop_;
   std::unique_ptr<Solver<T>> pressure_solver_;
-  // Periodic sides: conjugate gradients on the wrapped pressure operator instead.
+  // Periodic sides: conjugate gradients on the wrapped pressure operator instead,
+  // preconditioned by multigrid on pop_ (where the periodic couplings are cut).
   std::array<bool, 3> periodic_{false, false, false};
   std::unique_ptr<PeriodicPressureOperator<T>> periodic_op_;
   std::unique_ptr<ConjugateGradient<T>> periodic_cg_;
-  std::unique_ptr<JacobiPreconditioner<T>> periodic_jacobi_;
+  std::unique_ptr<Preconditioner<T>> periodic_preconditioner_;
   bool pressure_ready_ = false;
   bool keep_setup_ = false;
   std::vector<Field<T>> setup_coefficients_;  // pop_'s arrays at the last setup / update
