@@ -111,6 +111,22 @@ cells = [8, 8]
 nu = -1
 )TOML") + " --device cpu",
        "viscosity"},
+      {"flow " + write_case("bowtie", std::string(channel_head) + R"TOML(
+[boundary.x_high]
+type = "outflow"
+[[obstacle]]
+shape = "polygon"
+vertices = [[1.0, 0.4], [1.4, 0.7], [1.4, 0.4], [1.0, 0.5]]
+)TOML") + " --device cpu",
+       "cross or overlap"},
+      {"flow " + write_case("polyoutside", std::string(channel_head) + R"TOML(
+[boundary.x_high]
+type = "outflow"
+[[obstacle]]
+shape = "polygon"
+vertices = [[1.0, 0.4], [1.4, 0.4], [1.2, 1.3]]
+)TOML") + " --device cpu",
+       "not inside the domain"},
       {"flow " + write_case("halfperiodic", R"TOML(
 [flow]
 cells = [8, 8]

@@ -28,11 +28,13 @@ struct SideCondition {
 };
 
 struct Obstacle {
-  enum class Shape { circle, rectangle };
+  enum class Shape { circle, rectangle, polygon };
   Shape shape = Shape::circle;
   std::array<double, 2> centre{0, 0};  // circle
   double radius = 0;
-  std::array<double, 2> lo{0, 0}, hi{0, 0};  // rectangle
+  std::array<double, 2> lo{0, 0}, hi{0, 0};     // rectangle
+  std::vector<std::array<double, 2>> vertices;  // polygon: simple, either orientation
+  // Closed shapes: a point on the outline is inside (as for the rectangle).
   bool contains(double x, double y) const;
   std::string describe() const;
 };

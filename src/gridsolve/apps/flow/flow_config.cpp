@@ -187,7 +187,7 @@ FlowConfig parse_flow_config(std::string_view text, const std::string& source) {
       const toml::table* t = e.as_table();
       const std::string path = fmt::format("obstacle[{}]", idx++);
       if (!t) r.fail(path, "must be a table");
-      r.only(*t, path, {"shape", "centre", "radius", "lo", "hi"});
+      r.only(*t, path, {"shape", "centre", "radius", "lo", "hi", "vertices"});
       Obstacle o;
       const std::string shape = r.text(*t, path, "shape", "circle");
       if (shape == "circle") {
@@ -202,8 +202,21 @@ FlowConfig parse_flow_config(std::string_view text, const std::string& source) {
           r.fail(path, "a rectangle needs lo and hi, 2 numbers each");
         o.lo = {l[0], l[1]};
         o.hi = {h[0], h[1]};
+      } else if (shape == "polygon") {
+        o.shape = Obstacle::Shape::polygon;
+        const toml::node* v = t->get("vertices");
+        const toml::array* list = v ? v->as_array() : nullptr;
+        if (!list) r.fail(path + ".vertices", "a polygon needs vertices = [[x, y], [x, y], ...]");
+        for (const auto& e : *list) {
+          const toml::array* xy = e.as_array();
+          auto x = xy && xy->size() == 2 ? (*xy)[0].value<double>() : std::nullopt;
+          auto y = xy && xy->size() == 2 ? (*xy)[1].value<double>() : std::nullopt;
+          if (!x || !y) r.fail(path + ".vertices", "each vertex is [x, y], two numbers");
+          o.vertices.push_back({*x, *y});
+        }
       } else {
-        r.fail(path + ".shape", fmt::format("'{}' is not known; valid: circle, rectangle", shape));
+        r.fail(path + ".shape",
+               fmt::format("'{}' is not known; valid: circle, rectangle, polygon", shape));
       }
       c.obstacles.push_back(o);
     }

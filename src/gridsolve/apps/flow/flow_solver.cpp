@@ -827,7 +827,8 @@ template <class T>
 void FlowSolver<T>::setup_pressure() {
   // (Every registry solver's update() is its setup(): one path for both.)
   if (periodic_cg_) {
-    periodic_preconditioner_ = std::make_unique<MultigridPreconditioner<T>>(pop_, MultigridOptions{});
+    periodic_preconditioner_ =
+        std::make_unique<MultigridPreconditioner<T>>(pop_, MultigridOptions{});
     periodic_cg_->setup(*periodic_op_, periodic_preconditioner_.get());
   } else {
     pressure_solver_->setup(pop_);
