@@ -106,7 +106,7 @@ int flow_command(const FlowArguments& f) {
     if (f.flow->count("--device") == 0) device = cfg.device;
     if (out.empty()) out = cfg.out;
     if (frames < 0) frames = cfg.frames;
-    if (checkpoint_every < 0) checkpoint_every = cfg.checkpoint_every;
+    if (checkpoint_every == FlowArguments::not_given) checkpoint_every = cfg.checkpoint_every;
     if (checkpoint_file.empty()) checkpoint_file = cfg.checkpoint_file;
   }
   apply_overrides(f, c);
@@ -115,7 +115,7 @@ int flow_command(const FlowArguments& f) {
   o.out = out;
   o.plots = !f.no_plots;
   o.frames = frames < 0 ? 10 : frames;
-  o.checkpoint_every = checkpoint_every < 0 ? 0 : checkpoint_every;
+  o.checkpoint_every = checkpoint_every == FlowArguments::not_given ? 0 : checkpoint_every;
   o.checkpoint_file = checkpoint_file;
   o.restart = f.restart;
   o.stop_after = f.stop_after;
