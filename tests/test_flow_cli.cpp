@@ -135,18 +135,6 @@ nu = 0.1
 type = "periodic"
 )TOML") + " --device cpu",
        "periodic sides come in pairs"},
-      {"flow " + write_case("periodicbicgstab", R"TOML(
-[flow]
-cells = [8, 8]
-nu = 0.1
-[boundary.x_low]
-type = "periodic"
-[boundary.x_high]
-type = "periodic"
-[method]
-momentum_solver = "bicgstab"
-)TOML") + " --device cpu",
-       "must be sor"},
       {"flow " + write_case("typo", R"TOML(
 [flow]
 cells = [8, 8]

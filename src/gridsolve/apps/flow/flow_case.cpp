@@ -149,10 +149,6 @@ void FlowCase::validate() const {
               fmt::format("side {} is periodic but its opposite side {} is not; periodic sides "
                           "come in pairs",
                           side_name(s), side_name(s ^ 1)));
-      require(momentum_solver == "sor",
-              fmt::format("side {} is periodic: the momentum solver must be sor (red-black "
-                          "sweeps); bicgstab does not wrap its stencil yet",
-                          side_name(s)));
     }
     if (c.type == SideType::wall)
       require(c.velocity[std::size_t(axis)] == 0,

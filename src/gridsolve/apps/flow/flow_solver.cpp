@@ -233,6 +233,14 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d) : case_(c), device_(d) {
     active.lo[comp] = periodic_[std::size_t(comp)] ? 0 : 1;
     active.hi[comp] = ext[comp] - 2;
     m.active = active;
+    // The project's periodic stencil: one period of unknowns per periodic axis, the
+    // operator's grid one node longer there (its image), so that the Krylov momentum
+    // solver and the residual norms read across the joint as the sweeps do.
+    for (int q = 0; q < dims; ++q)
+      if (periodic_[std::size_t(q)]) {
+        m.periodic |= std::uint8_t(1u << q);
+        m.grid.n[q] = n[q] + 1;
+      }
     for (auto* f : {&m.ap, &m.aw, &m.ae, &m.as, &m.an, &m.rhs})
       *f = make_staggered<T>(n, dims, comp, d);
     if (dims == 3)
@@ -305,6 +313,14 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d) : case_(c), device_(d) {
   pop_.device = d;
   pop_.uniform = false;
   pop_.active = Box{{0, 0, 0}, {n[0] - 1, n[1] - 1, n[2] - 1}};
+  // Periodic axes: the project's periodic stencil (StencilView::periodic) with the
+  // cells 0 .. n - 1 as one period; its solvers treat the operator's grid as nodes, the
+  // one past the period (the ghost cell n) being the image of cell 0.
+  for (int q = 0; q < dims; ++q)
+    if (periodic_[std::size_t(q)]) {
+      pop_.periodic |= std::uint8_t(1u << q);
+      pop_.grid.n[q] = n[q] + 1;
+    }
   for (auto* f : {&pop_.ap, &pop_.aw, &pop_.ae, &pop_.as, &pop_.an, &pop_.rhs})
     *f = make_staggered<T>(n, dims, -1, d);
   if (dims == 3)
@@ -337,18 +353,7 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d) : case_(c), device_(d) {
   pop_.unknowns = fluid;
   pop_.singular = true;
   solid_ = solid_host.copy_to(d);
-  if (periodic_[0] || periodic_[1] || periodic_[2]) {
-    // The registry's solvers read ghosts as known values and cannot wrap the stencil:
-    // conjugate gradients on the wrapped operator instead, preconditioned by one
-    // multigrid cycle of the same operator cut open at the periodic sides (the cut
-    // couplings stay on the diagonal: symmetric positive definite, and spectrally close
-    // enough that the iterations stay few as the grid grows: 16 to 23 per PISO step
-    // from 256^2 to 512^2, against 120 and more with a Jacobi preconditioner).
-    periodic_op_ = std::make_unique<PeriodicPressureOperator<T>>(pop_, periodic_);
-    periodic_cg_ = std::make_unique<ConjugateGradient<T>>(CgPreconditioner::multigrid);
-  } else {
-    pressure_solver_ = make_solver<T>(c.pressure_solver);
-  }
+  pressure_solver_ = make_solver<T>(c.pressure_solver);
   apply_boundaries(c.inflow_period > 0 ? 0.0 : 1.0);
   inflow_factor_ = c.inflow_period > 0 ? 0.0 : 1.0;
 }
@@ -740,7 +745,7 @@ void FlowSolver<T>::project(int correctors, bool relax_pressure, StepReport& r, 
     const auto t0 = std::chrono::steady_clock::now();
     if (profiling_) synchronize(device_);
     const SolveReport sr = solve_pressure(so);
-    if (periodic_op_) fill_pressure_ghosts();  // the correction reads p across the sides
+    if (pop_.periodic) fill_pressure_ghosts();  // the correction reads p across the sides
     if (profiling_) {
       synchronize(device_);
       pressure_seconds_ +=
@@ -801,18 +806,16 @@ SolveReport FlowSolver<T>::solve_pressure(const SolveOptions& options) {
     }
   };
   if (!pressure_ready_ || pressure_age_ >= lifetime) {
-    setup_pressure();
+    setup_pressure(!pressure_ready_);
     remember();
     pressure_ready_ = true;
     pressure_age_ = 0;
   }
   ++pressure_age_;
-  auto solve = [&] {
-    return periodic_cg_ ? periodic_cg_->solve(p_, options) : pressure_solver_->solve(p_, options);
-  };
+  auto solve = [&] { return pressure_solver_->solve(p_, options); };
   SolveReport r = solve();
   if (!r.converged && pressure_age_ > 1) {
-    setup_pressure();
+    setup_pressure(false);
     remember();
     pressure_age_ = 1;
     const SolveReport again = solve();
@@ -824,15 +827,13 @@ SolveReport FlowSolver<T>::solve_pressure(const SolveOptions& options) {
 }
 
 template <class T>
-void FlowSolver<T>::setup_pressure() {
-  // (Every registry solver's update() is its setup(): one path for both.)
-  if (periodic_cg_) {
-    periodic_preconditioner_ =
-        std::make_unique<MultigridPreconditioner<T>>(pop_, MultigridOptions{});
-    periodic_cg_->setup(*periodic_op_, periodic_preconditioner_.get());
-  } else {
+void FlowSolver<T>::setup_pressure(bool fresh) {
+  // update() keeps the hierarchy's storage and recomputes its coarse operators: the
+  // same arithmetic as setup(), so a restart that sets up afresh continues bit for bit.
+  if (fresh)
     pressure_solver_->setup(pop_);
-  }
+  else
+    pressure_solver_->update(pop_);
 }
 
 template <class T>
@@ -919,7 +920,7 @@ void FlowSolver<T>::restore_state(const Checkpoint& c) {
     const std::vector<Field<T>*> arrays = pressure_arrays();
     for (std::size_t a = 0; a < arrays.size(); ++a)
       get_field(c, fmt::format("pressure_setup_{}", a), *arrays[a]);
-    setup_pressure();
+    setup_pressure(true);
     setup_coefficients_.clear();
     keep_setup_ = true;
     for (Field<T>* f : arrays) setup_coefficients_.push_back(f->copy_to(device_));

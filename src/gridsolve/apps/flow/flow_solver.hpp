@@ -12,11 +12,9 @@
 #include "gridsolve/apps/flow/flow_case.hpp"
 #include "gridsolve/apps/flow/flow_checkpoint.hpp"
 #include "gridsolve/apps/flow/flow_fields.hpp"
-#include "gridsolve/apps/flow/periodic_pressure_operator.hpp"
 #include "gridsolve/problem/mac_grid.hpp"
 #include "gridsolve/problem/stencil_operator.hpp"
 #include "gridsolve/solve/bicgstab.hpp"
-#include "gridsolve/solve/conjugate_gradient.hpp"
 #include "gridsolve/solve/solver.hpp"
 
 namespace gridsolve::flow {
@@ -99,8 +97,8 @@ class FlowSolver {
   void fill_pressure_ghosts();
   // The pressure solve through the registry's solver (mg by default), set up once.
   SolveReport solve_pressure(const SolveOptions& options);
-  // Builds the pressure solver's hierarchy / preconditioner from pop_ as it is now.
-  void setup_pressure();
+  // Builds (fresh) or refreshes the pressure solver's hierarchy from pop_ as it is now.
+  void setup_pressure(bool fresh);
   // The pressure operator's arrays (coefficients and source), in a fixed order.
   std::vector<Field<T>*> pressure_arrays();
 
@@ -115,12 +113,7 @@ class FlowSolver {
   Field<std::uint8_t> solid_;
   StencilOperator<T> pop_;
   std::unique_ptr<Solver<T>> pressure_solver_;
-  // Periodic sides: conjugate gradients on the wrapped pressure operator instead,
-  // preconditioned by multigrid on pop_ (where the periodic couplings are cut).
-  std::array<bool, 3> periodic_{false, false, false};
-  std::unique_ptr<PeriodicPressureOperator<T>> periodic_op_;
-  std::unique_ptr<ConjugateGradient<T>> periodic_cg_;
-  std::unique_ptr<Preconditioner<T>> periodic_preconditioner_;
+  std::array<bool, 3> periodic_{false, false, false};  // per axis
   bool pressure_ready_ = false;
   bool keep_setup_ = false;
   std::vector<Field<T>> setup_coefficients_;  // pop_'s arrays at the last setup / update
