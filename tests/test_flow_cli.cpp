@@ -111,6 +111,30 @@ cells = [8, 8]
 nu = -1
 )TOML") + " --device cpu",
        "viscosity"},
+      {"flow " + write_case("bowtie", std::string(channel_head) + R"TOML(
+[boundary.x_high]
+type = "outflow"
+[[obstacle]]
+shape = "polygon"
+vertices = [[1.0, 0.4], [1.4, 0.7], [1.4, 0.4], [1.0, 0.5]]
+)TOML") + " --device cpu",
+       "cross or overlap"},
+      {"flow " + write_case("polyoutside", std::string(channel_head) + R"TOML(
+[boundary.x_high]
+type = "outflow"
+[[obstacle]]
+shape = "polygon"
+vertices = [[1.0, 0.4], [1.4, 0.4], [1.2, 1.3]]
+)TOML") + " --device cpu",
+       "not inside the domain"},
+      {"flow " + write_case("halfperiodic", R"TOML(
+[flow]
+cells = [8, 8]
+nu = 0.1
+[boundary.x_low]
+type = "periodic"
+)TOML") + " --device cpu",
+       "periodic sides come in pairs"},
       {"flow " + write_case("typo", R"TOML(
 [flow]
 cells = [8, 8]
@@ -125,4 +149,34 @@ couplng = "piso"
     EXPECT_EQ(o.code, 2) << b.args << "\n" << o.output;
     EXPECT_NE(o.output.find(b.says), std::string::npos) << b.args << "\n" << o.output;
   }
+}
+
+TEST(FlowCli, RestartContinuesAndRefusesAnotherCase) {
+  const auto dir = scratch("restart");
+  const std::string path = write_case("restart", std::string(channel_head) + R"TOML(
+[boundary.x_high]
+type = "outflow"
+[method]
+coupling = "piso"
+t_end = 0.4
+[output]
+checkpoint_every = 4
+)TOML");
+  const std::string common = " --device cpu --no-plots -q --out " + dir.string();
+  const Outcome stop = gridsolve("flow " + path + common + " --stop-after 6");
+  EXPECT_EQ(stop.code, 3) << stop.output;
+  const std::string ck = (dir / "checkpoint.gsflow").string();
+  ASSERT_TRUE(std::filesystem::exists(ck));
+  const Outcome go_on = gridsolve("flow " + path + common + " --restart " + ck);
+  EXPECT_EQ(go_on.code, 0) << go_on.output;
+  std::ifstream f(dir / "summary.json");
+  const nlohmann::json j = nlohmann::json::parse(f);
+  EXPECT_NEAR(j["time"].get<double>(), 0.4, 1e-12);
+  // The same checkpoint on another grid: exit 2 and the difference named.
+  const Outcome other = gridsolve("cavity --n 16 --coupling piso --device cpu -q --restart " + ck);
+  EXPECT_EQ(other.code, 2) << other.output;
+  EXPECT_NE(other.output.find("belongs to another case"), std::string::npos) << other.output;
+  const Outcome nowhere = gridsolve("cavity --n 16 --device cpu -q --checkpoint-every 5");
+  EXPECT_EQ(nowhere.code, 2) << nowhere.output;
+  EXPECT_NE(nowhere.output.find("--checkpoint-file"), std::string::npos) << nowhere.output;
 }

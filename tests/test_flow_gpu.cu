@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <vector>
 
 #include "gpu_test_support.hpp"
 #include "gridsolve/apps/flow/flow_case.hpp"
 #include "gridsolve/apps/flow/flow_post.hpp"
+#include "gridsolve/apps/flow/flow_run.hpp"
 #include "gridsolve/apps/flow/flow_solver.hpp"
 #include "gridsolve/exec/device.hpp"
 
@@ -75,6 +77,73 @@ TEST(FlowGpu, BiCgStabMomentumMatchesCpu) {
   const double d = field_difference(cpu, gpu);
   std::printf("SIMPLEC with BiCGStab momentum, 40 iterations: CPU and GPU differ by %.2e\n", d);
   EXPECT_LT(d, 1e-7);
+}
+
+FlowCase periodic_taylor_green(int n) {
+  FlowCase c;
+  c.name = "taylor-green";
+  c.cells = {n, n, 1};
+  c.hi = {6.283185307179586, 6.283185307179586, 1};
+  for (int s = 0; s < 4; ++s) c.sides[std::size_t(s)].type = SideType::periodic;
+  c.nu = 0.01;
+  c.has_initial = true;
+  c.initial_velocity[0] = Expression::parse("sin(x) * cos(y)");
+  c.initial_velocity[1] = Expression::parse("-cos(x) * sin(y)");
+  c.coupling = Coupling::piso;
+  c.pressure_tolerance = 1e-11;
+  c.t_end = 3;
+  c.cfl = 0.5;
+  return c;
+}
+
+TEST(FlowGpu, PeriodicTaylorGreenMatchesCpu) {
+  SKIP_WITHOUT_GPU();
+  const FlowCase c = periodic_taylor_green(48);
+  FlowSolver<double> cpu(c, Device::cpu), gpu(c, Device::cuda);
+  for (FlowSolver<double>* s : {&cpu, &gpu}) {
+    s->set_velocity(0, c.initial_velocity[0]);
+    s->set_velocity(1, c.initial_velocity[1]);
+  }
+  for (int k = 0; k < 30; ++k) {
+    cpu.piso_step(0.05, false);
+    gpu.piso_step(0.05, false);
+  }
+  const double d = field_difference(cpu, gpu);
+  std::printf("PISO Taylor-Green, periodic 48^2, 30 steps: CPU and GPU differ by %.2e\n", d);
+  EXPECT_LT(d, 1e-8);
+  EXPECT_LT(gpu.max_divergence(), 1e-6);
+}
+
+// On the device too, a run stopped and restarted equals the uninterrupted one bit for bit.
+TEST(FlowGpu, RestartIsBitForBitOnTheDevice) {
+  SKIP_WITHOUT_GPU();
+  for (const FlowCase& c : {dfg_case("dfg-2d-2", 8), periodic_taylor_green(32)}) {
+    FlowCase k = c;
+    k.t_end = c.obstacles.empty() ? 3.0 : 0.3;  // about 30 and 110 steps
+    const auto base = std::filesystem::temp_directory_path() / "gridsolve_flow_gpu_restart";
+    std::filesystem::remove_all(base);
+    FlowRunOptions o;
+    o.plots = false;
+    o.frames = 0;
+    o.out = (base / "whole").string();
+    o.checkpoint_every = 1000000;
+    const FlowResult a = run_flow(k, Device::cuda, o);
+    o.out = (base / "split").string();
+    o.stop_after = a.iterations / 2;
+    run_flow(k, Device::cuda, o);
+    o.stop_after = 0;
+    o.restart = (base / "split" / "checkpoint.gsflow").string();
+    const FlowResult b = run_flow(k, Device::cuda, o);
+    ASSERT_EQ(a.iterations, b.iterations) << c.name;
+    ASSERT_EQ(a.forces.size(), b.forces.size());
+    for (std::size_t i = 0; i < a.forces.size(); ++i) EXPECT_EQ(a.forces[i].c_d, b.forces[i].c_d);
+    const Checkpoint x = read_checkpoint((base / "whole" / "checkpoint.gsflow").string());
+    const Checkpoint y = read_checkpoint(o.restart);
+    for (const char* name : {"u0", "u1", "p", "u0_nm1", "history"})
+      EXPECT_TRUE(x.bytes(name) == y.bytes(name)) << c.name << ": " << name << " differs";
+    std::printf("%s on the device: %lld steps, stopped at %lld and restarted: identical\n",
+                c.name.c_str(), a.iterations, a.iterations / 2);
+  }
 }
 
 TEST(FlowGpu, CavityRe100At128AgainstGhia) {

@@ -39,6 +39,14 @@ void add_common(CLI::App* a, FlowArguments& f) {
   a->add_option("--pressure-tol", f.pressure_tol, "relative residual of each pressure solve");
   a->add_option("--sweeps", f.sweeps, "red-black SOR sweeps per momentum predictor");
   a->add_option("--frames", f.frames, "transient: field frames written over the run (default 10)");
+  a->add_option("--checkpoint-every", f.checkpoint_every,
+                "write a checkpoint every N steps (or steady iterations) and at the end");
+  a->add_option("--checkpoint-file", f.checkpoint_file,
+                "where checkpoints go (default OUT/checkpoint.gsflow)");
+  a->add_option("--restart", f.restart,
+                "continue the run saved in this checkpoint (same case; histories continue)");
+  a->add_option("--stop-after", f.stop_after,
+                "stop after N steps (or iterations) with a checkpoint, exit 3 (wall-time limits)");
   a->add_flag("-q,--quiet", f.quiet, "print nothing but errors");
   a->add_flag("--no-plots", f.no_plots, "skip the PNG figures");
 }
@@ -86,6 +94,8 @@ int flow_command(const FlowArguments& f) {
   FlowCase c;
   std::string device = f.device, out = f.out;
   int frames = f.frames;
+  int checkpoint_every = f.checkpoint_every;
+  std::string checkpoint_file = f.checkpoint_file;
   if (*f.cavity) {
     c = cavity_case(f.re, f.n);
   } else if (*f.channel) {
@@ -96,6 +106,8 @@ int flow_command(const FlowArguments& f) {
     if (f.flow->count("--device") == 0) device = cfg.device;
     if (out.empty()) out = cfg.out;
     if (frames < 0) frames = cfg.frames;
+    if (checkpoint_every == FlowArguments::not_given) checkpoint_every = cfg.checkpoint_every;
+    if (checkpoint_file.empty()) checkpoint_file = cfg.checkpoint_file;
   }
   apply_overrides(f, c);
   c.validate();
@@ -103,6 +115,10 @@ int flow_command(const FlowArguments& f) {
   o.out = out;
   o.plots = !f.no_plots;
   o.frames = frames < 0 ? 10 : frames;
+  o.checkpoint_every = checkpoint_every == FlowArguments::not_given ? 0 : checkpoint_every;
+  o.checkpoint_file = checkpoint_file;
+  o.restart = f.restart;
+  o.stop_after = f.stop_after;
   if (!f.quiet)
     o.print = [](const std::string& s) {
       std::printf("%s\n", s.c_str());

@@ -21,6 +21,10 @@ struct FlowArguments {
   std::string device = "auto", out, coupling, convection, time_scheme, spacing;
   double tol = 0, t_end = 0, cfl = -1, dt = 0, relax_u = 0, relax_p = 0, pressure_tol = 0;
   int max_iter = 0, frames = -1, sweeps = 0;
+  static constexpr int not_given = -2147483647;
+  int checkpoint_every = not_given;  // a case file may set it
+  std::string checkpoint_file, restart;
+  long long stop_after = 0;
   bool quiet = false, no_plots = false;
 };
 

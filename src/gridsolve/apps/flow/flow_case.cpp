@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "gridsolve/core/error.hpp"
@@ -69,10 +70,49 @@ std::string to_string(TimeScheme t) {
   return t == TimeScheme::euler ? "euler" : "bdf2";
 }
 
+namespace {
+
+using Point = std::array<double, 2>;
+
+double cross(const Point& o, const Point& a, const Point& b) {
+  return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
+}
+
+// p on the closed segment ab (to round-off of the segment's length).
+bool on_segment(const Point& a, const Point& b, const Point& p) {
+  const double len2 = (b[0] - a[0]) * (b[0] - a[0]) + (b[1] - a[1]) * (b[1] - a[1]);
+  if (std::abs(cross(a, b, p)) > 1e-12 * len2) return false;
+  return std::min(a[0], b[0]) <= p[0] && p[0] <= std::max(a[0], b[0]) &&
+         std::min(a[1], b[1]) <= p[1] && p[1] <= std::max(a[1], b[1]);
+}
+
+// Closed segments ab and cd share a point.
+bool segments_meet(const Point& a, const Point& b, const Point& c, const Point& d) {
+  const double d1 = cross(c, d, a), d2 = cross(c, d, b), d3 = cross(a, b, c), d4 = cross(a, b, d);
+  if (((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0)))
+    return true;
+  return on_segment(c, d, a) || on_segment(c, d, b) || on_segment(a, b, c) || on_segment(a, b, d);
+}
+
+}  // namespace
+
 bool Obstacle::contains(double x, double y) const {
   if (shape == Shape::circle) {
     const double dx = x - centre[0], dy = y - centre[1];
     return dx * dx + dy * dy <= radius * radius;
+  }
+  if (shape == Shape::polygon) {
+    // Even-odd rule: a ray toward +x crosses the outline an odd number of times.
+    const Point p{x, y};
+    bool inside = false;
+    const std::size_t n = vertices.size();
+    for (std::size_t i = 0, j = n - 1; i < n; j = i++) {
+      const Point &a = vertices[i], &b = vertices[j];
+      if (on_segment(a, b, p)) return true;
+      if ((a[1] > y) != (b[1] > y) && x < a[0] + (y - a[1]) * (b[0] - a[0]) / (b[1] - a[1]))
+        inside = !inside;
+    }
+    return inside;
   }
   return x >= lo[0] && x <= hi[0] && y >= lo[1] && y <= hi[1];
 }
@@ -80,6 +120,12 @@ bool Obstacle::contains(double x, double y) const {
 std::string Obstacle::describe() const {
   if (shape == Shape::circle)
     return fmt::format("circle at ({}, {}) radius {}", centre[0], centre[1], radius);
+  if (shape == Shape::polygon) {
+    std::string v;
+    for (const Point& p : vertices)
+      v += fmt::format("{}({}, {})", v.empty() ? "" : ", ", p[0], p[1]);
+    return fmt::format("polygon {}", v);
+  }
   return fmt::format("rectangle [{}, {}] x [{}, {}]", lo[0], hi[0], lo[1], hi[1]);
 }
 
@@ -103,10 +149,6 @@ void FlowCase::validate() const {
               fmt::format("side {} is periodic but its opposite side {} is not; periodic sides "
                           "come in pairs",
                           side_name(s), side_name(s ^ 1)));
-      throw Error(fmt::format(
-          "side {}: periodic sides are not supported by the pressure solvers yet (they need a "
-          "wrapped stencil); use symmetry, wall, inflow or outflow",
-          side_name(s)));
     }
     if (c.type == SideType::wall)
       require(c.velocity[std::size_t(axis)] == 0,
@@ -129,6 +171,45 @@ void FlowCase::validate() const {
                   o.centre[1] - o.radius > lo[1] && o.centre[1] + o.radius < hi[1],
               fmt::format("obstacle {} is not inside the domain [{}, {}] x [{}, {}]", o.describe(),
                           lo[0], hi[0], lo[1], hi[1]));
+    } else if (o.shape == Obstacle::Shape::polygon) {
+      const std::size_t n = o.vertices.size();
+      require(
+          n >= 3 && n <= 10000,
+          fmt::format("obstacle {}: a polygon needs 3 to 10000 vertices, got {}", o.describe(), n));
+      double area = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        const Point &a = o.vertices[i], &b = o.vertices[(i + 1) % n];
+        require(std::isfinite(a[0]) && std::isfinite(a[1]),
+                fmt::format("obstacle {}: vertex {} is not a finite point", o.describe(), i));
+        require(a[0] > lo[0] && a[0] < hi[0] && a[1] > lo[1] && a[1] < hi[1],
+                fmt::format("obstacle {}: vertex ({}, {}) is not inside the domain [{}, {}] x "
+                            "[{}, {}]",
+                            o.describe(), a[0], a[1], lo[0], hi[0], lo[1], hi[1]));
+        area += a[0] * b[1] - b[0] * a[1];
+      }
+      require(std::abs(area) > 0,
+              fmt::format("obstacle {}: the polygon encloses no area", o.describe()));
+      // Simple: edges meet only their neighbours, at the shared vertex.
+      for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = i + 1; j < n; ++j) {
+          const bool adjacent = j == i + 1 || (i == 0 && j == n - 1);
+          const Point &a = o.vertices[i], &b = o.vertices[(i + 1) % n];
+          const Point &c = o.vertices[j], &d = o.vertices[(j + 1) % n];
+          bool meet;
+          if (!adjacent) {
+            meet = segments_meet(a, b, c, d);
+          } else {
+            // Neighbours share one vertex; they must not overlap beyond it.
+            const Point& shared = j == i + 1 ? b : a;
+            const Point& far_i = j == i + 1 ? a : b;
+            const Point& far_j = j == i + 1 ? d : c;
+            meet = on_segment(shared, far_i, far_j) || on_segment(shared, far_j, far_i);
+          }
+          require(!meet,
+                  fmt::format("obstacle {}: edges {} and {} cross or overlap; give the vertices "
+                              "of a simple polygon in order around it",
+                              o.describe(), i, j));
+        }
     } else {
       require(o.hi[0] > o.lo[0] && o.hi[1] > o.lo[1],
               fmt::format("obstacle {}: empty rectangle", o.describe()));

@@ -28,11 +28,13 @@ struct SideCondition {
 };
 
 struct Obstacle {
-  enum class Shape { circle, rectangle };
+  enum class Shape { circle, rectangle, polygon };
   Shape shape = Shape::circle;
   std::array<double, 2> centre{0, 0};  // circle
   double radius = 0;
-  std::array<double, 2> lo{0, 0}, hi{0, 0};  // rectangle
+  std::array<double, 2> lo{0, 0}, hi{0, 0};     // rectangle
+  std::vector<std::array<double, 2>> vertices;  // polygon: simple, either orientation
+  // Closed shapes: a point on the outline is inside (as for the rectangle).
   bool contains(double x, double y) const;
   std::string describe() const;
 };
@@ -60,6 +62,11 @@ struct FlowCase {
   double nu = 0.01;                      // kinematic viscosity (density 1)
   std::array<SideCondition, 6> sides{};  // x_low, x_high, y_low, y_high, z_low, z_high
   std::vector<Obstacle> obstacles;
+  // The state at t = 0 (formulas of x, y, z); without it the fluid starts at rest.
+  bool has_initial = false;
+  std::array<Expression, 3> initial_velocity{Expression::value(0), Expression::value(0),
+                                             Expression::value(0)};
+  Expression initial_pressure = Expression::value(0);
 
   Convection convection = Convection::tvd;
   Coupling coupling = Coupling::piso;
@@ -96,6 +103,7 @@ struct FlowCase {
   std::array<double, 3> probe_a{0, 0, 0}, probe_b{0, 0, 0};
 
   bool steady() const { return coupling != Coupling::piso; }
+  bool periodic(int axis) const { return sides[std::size_t(2 * axis)].type == SideType::periodic; }
   // The largest CFL number the transient scheme is allowed to run at.
   static constexpr double max_cfl = 1.0;
   // Throws Error naming what is wrong and what would be valid.

@@ -85,7 +85,7 @@ FlowConfig parse_flow_config(std::string_view text, const std::string& source) {
     throw Error(fmt::format("{}: not valid TOML: {}", source, e.description()));
   }
   Reader r{source};
-  r.only(root, "", {"flow", "boundary", "obstacle", "method", "measure", "output"});
+  r.only(root, "", {"flow", "boundary", "obstacle", "initial", "method", "measure", "output"});
   FlowConfig cfg;
   FlowCase& c = cfg.flow_case;
   const toml::table* f = root["flow"].as_table();
@@ -187,7 +187,7 @@ FlowConfig parse_flow_config(std::string_view text, const std::string& source) {
       const toml::table* t = e.as_table();
       const std::string path = fmt::format("obstacle[{}]", idx++);
       if (!t) r.fail(path, "must be a table");
-      r.only(*t, path, {"shape", "centre", "radius", "lo", "hi"});
+      r.only(*t, path, {"shape", "centre", "radius", "lo", "hi", "vertices"});
       Obstacle o;
       const std::string shape = r.text(*t, path, "shape", "circle");
       if (shape == "circle") {
@@ -202,11 +202,35 @@ FlowConfig parse_flow_config(std::string_view text, const std::string& source) {
           r.fail(path, "a rectangle needs lo and hi, 2 numbers each");
         o.lo = {l[0], l[1]};
         o.hi = {h[0], h[1]};
+      } else if (shape == "polygon") {
+        o.shape = Obstacle::Shape::polygon;
+        const toml::node* v = t->get("vertices");
+        const toml::array* list = v ? v->as_array() : nullptr;
+        if (!list) r.fail(path + ".vertices", "a polygon needs vertices = [[x, y], [x, y], ...]");
+        for (const auto& e : *list) {
+          const toml::array* xy = e.as_array();
+          auto x = xy && xy->size() == 2 ? (*xy)[0].value<double>() : std::nullopt;
+          auto y = xy && xy->size() == 2 ? (*xy)[1].value<double>() : std::nullopt;
+          if (!x || !y) r.fail(path + ".vertices", "each vertex is [x, y], two numbers");
+          o.vertices.push_back({*x, *y});
+        }
       } else {
-        r.fail(path + ".shape", fmt::format("'{}' is not known; valid: circle, rectangle", shape));
+        r.fail(path + ".shape",
+               fmt::format("'{}' is not known; valid: circle, rectangle, polygon", shape));
       }
       c.obstacles.push_back(o);
     }
+  }
+  if (const toml::table* init = root["initial"].as_table()) {
+    r.only(*init, "initial", {"u", "v", "w", "p"});
+    c.has_initial = true;
+    const char* comps[3] = {"u", "v", "w"};
+    for (int q = 0; q < 3; ++q) {
+      if (!init->get(comps[q])) continue;
+      if (q >= c.dims) r.fail(std::string("initial.") + comps[q], "a 2D case has no w");
+      c.initial_velocity[std::size_t(q)] = r.expression(*init, "initial", comps[q]);
+    }
+    if (init->get("p")) c.initial_pressure = r.expression(*init, "initial", "p");
   }
   if (const toml::table* m = root["method"].as_table()) {
     r.only(*m, "method",
@@ -235,9 +259,15 @@ FlowConfig parse_flow_config(std::string_view text, const std::string& source) {
     c.inflow_period = r.number(*m, "method", "inflow_period", c.inflow_period);
   }
   if (const toml::table* o = root["output"].as_table()) {
-    r.only(*o, "output", {"out", "frames"});
+    r.only(*o, "output", {"out", "frames", "checkpoint_every", "checkpoint_file"});
     cfg.out = r.text(*o, "output", "out", "");
     cfg.frames = r.integer(*o, "output", "frames", 10);
+    cfg.checkpoint_every = r.integer(*o, "output", "checkpoint_every", 0);
+    if (cfg.checkpoint_every < 0)
+      r.fail("output.checkpoint_every",
+             fmt::format("is {}; give a positive number of steps, or 0 for none",
+                         cfg.checkpoint_every));
+    cfg.checkpoint_file = r.text(*o, "output", "checkpoint_file", "");
   }
   c.validate();
   return cfg;

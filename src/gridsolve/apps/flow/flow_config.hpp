@@ -12,6 +12,8 @@ struct FlowConfig {
   std::string device = "auto";
   std::string out;
   int frames = 10;
+  int checkpoint_every = 0;     // [output] checkpoint_every: steps between checkpoints
+  std::string checkpoint_file;  // [output] checkpoint_file: where (default OUT/checkpoint.gsflow)
 };
 
 // Parses TOML text; unknown keys and wrong types throw Error naming the key and the file.

@@ -108,15 +108,11 @@ void prepare_output(const std::string& dir) {
   create_output_directory(dir + "/frames");
 }
 
-void write_frame(const std::string& dir, const FlowSolver<double>& s, int index) {
+void write_frame(const std::string& dir, const FlowSolver<double>& s, int index,
+                 const std::vector<double>& times) {
   const FlowSnapshot snap(s);
   const std::string name = fmt::format("fields_{:04d}", index);
   write_fields_h5(dir + "/frames/" + name + ".h5", snap);
-  // The series lists frames 0..index; frame k was written at time (k + 1) t_end / frames,
-  // but the exact time is only known now, so the series records each as it comes.
-  static thread_local std::vector<double> times;
-  if (index == 0) times.clear();
-  times.push_back(s.time());
   std::string x = xdmf_head;
   x += "    <Grid Name=\"series\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
   for (int k = 0; k <= index && k < int(times.size()); ++k)

@@ -2,6 +2,7 @@
 // centreline, force and history CSV, and summary.json.
 #pragma once
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -13,8 +14,10 @@ namespace gridsolve::flow {
 // Creates the output folder (and its frames/ subfolder).
 void prepare_output(const std::string& dir);
 // Writes frame `index` of the series (dir/frames/fields_NNNN.h5) and rewrites
-// dir/series.xdmf to list every frame so far (ParaView opens it as a time series).
-void write_frame(const std::string& dir, const FlowSolver<double>& s, int index);
+// dir/series.xdmf to list every frame so far, frame k at times[k] (ParaView opens it as
+// a time series); times holds index + 1 entries.
+void write_frame(const std::string& dir, const FlowSolver<double>& s, int index,
+                 const std::vector<double>& times);
 // The final fields (fields.h5 + fields.xdmf), the CSV files and summary.json; adds the
 // paths to r.files.
 void write_results(const std::string& dir, const FlowSolver<double>& s, const FlowSnapshot& snap,

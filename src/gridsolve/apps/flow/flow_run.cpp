@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 
 #include "gridsolve/apps/flow/flow_files.hpp"
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/io/atomic_file.hpp"
 #include "gridsolve/exec/device.hpp"
 #include "gridsolve/io/summary_json.hpp"
 
@@ -42,7 +44,73 @@ std::string device_name(Device d) {
   return devs.empty() ? "CUDA" : devs.front().name;
 }
 
+// The run loop's own state in a checkpoint: the solver's is save_state's.
+void save_run(Checkpoint& ck, const FlowResult& res, long long step, double dt, int frame,
+              double next_frame) {
+  ck.header["run"] = {{"kind", res.flow_case.steady() ? "steady" : "transient"},
+                      {"step", step},
+                      {"time", res.time}};
+  const double reals[] = {dt,
+                          next_frame,
+                          res.last.continuity,
+                          res.last.divergence,
+                          res.last.change,
+                          res.last.pressure_residual,
+                          double(res.last.pressure_iterations),
+                          res.last.measured ? 1.0 : 0.0};
+  ck.put("run_reals", reals, 8);
+  const long long ints[] = {step, frame};
+  ck.put("run_integers", ints, 2);
+  std::vector<double> f;
+  f.reserve(3 * res.forces.size());
+  for (const ForceSample& s : res.forces) f.insert(f.end(), {s.t, s.c_d, s.c_l});
+  ck.put("forces", f.data(), f.size());
+  std::vector<double> h;
+  h.reserve(7 * res.history.size());
+  for (const HistoryRow& r : res.history)
+    h.insert(h.end(), {double(r.step), r.time, r.dt, r.continuity, r.change, r.divergence,
+                       double(r.pressure_iterations)});
+  ck.put("history", h.data(), h.size());
+  ck.put("frame_times", res.frame_times.data(), res.frame_times.size());
+}
+
+void restore_run(const Checkpoint& ck, FlowResult& res, long long& step, double& dt, int& frame,
+                 double& next_frame) {
+  const std::vector<double> reals = ck.get<double>("run_reals");
+  const std::vector<long long> ints = ck.get<long long>("run_integers");
+  const std::vector<double> f = ck.get<double>("forces"), h = ck.get<double>("history");
+  if (reals.size() != 8 || ints.size() != 2 || f.size() % 3 != 0 || h.size() % 7 != 0)
+    throw Error(fmt::format("checkpoint '{}': the run's state is malformed", ck.source));
+  dt = reals[0];
+  next_frame = reals[1];
+  res.last.continuity = reals[2];
+  res.last.divergence = reals[3];
+  res.last.change = reals[4];
+  res.last.pressure_residual = reals[5];
+  res.last.pressure_iterations = int(reals[6]);
+  res.last.measured = reals[7] != 0;
+  step = ints[0];
+  frame = int(ints[1]);
+  res.forces.clear();
+  for (std::size_t i = 0; i < f.size(); i += 3) res.forces.push_back({f[i], f[i + 1], f[i + 2]});
+  res.history.clear();
+  for (std::size_t i = 0; i < h.size(); i += 7)
+    res.history.push_back(HistoryRow{(long long)h[i], h[i + 1], h[i + 2], h[i + 3], h[i + 4],
+                                     h[i + 5], int(h[i + 6])});
+  res.frame_times = ck.get<double>("frame_times");
+  res.restarted_from = step;
+}
+
 }  // namespace
+
+std::string checkpoint_path(const FlowRunOptions& o) {
+  if (!o.checkpoint_file.empty()) return o.checkpoint_file;
+  if (o.out.empty())
+    throw Error(
+        "checkpoints need a place: give --out (they go to OUT/checkpoint.gsflow) or "
+        "--checkpoint-file PATH");
+  return o.out + "/checkpoint.gsflow";
+}
 
 FlowResult run_flow(const FlowCase& c, Device d, const FlowRunOptions& o) {
   c.validate();
@@ -52,57 +120,127 @@ FlowResult run_flow(const FlowCase& c, Device d, const FlowRunOptions& o) {
   auto say = [&](const std::string& s) {
     if (o.print) o.print(s);
   };
+  require(o.checkpoint_every >= 0,
+          fmt::format("--checkpoint-every is {}; give a positive number of steps, or 0 for none",
+                      o.checkpoint_every));
+  // Checked before any work: a bad restart file or an unwritable checkpoint path.
+  Checkpoint restart;
+  if (!o.restart.empty()) {
+    restart = read_checkpoint(o.restart);
+    require_same_case(restart, c);
+  }
+  require(o.stop_after >= 0, fmt::format("--stop-after is {}; give a positive number of steps, "
+                                         "or 0 to run to the end",
+                                         o.stop_after));
+  // A run stopped early leaves a checkpoint to go on from.
+  const bool checkpoints = o.checkpoint_every > 0 || o.stop_after > 0;
+  const std::string ck_path = checkpoints ? checkpoint_path(o) : std::string();
+  if (!ck_path.empty()) {
+    const std::filesystem::path parent = std::filesystem::path(ck_path).parent_path();
+    if (!parent.empty()) create_output_directory(parent.string());
+    check_output_path(ck_path, false);
+  }
   FlowSolver<double> solver(c, d);
   say(fmt::format("{}\n  grid {}, device {}", c.describe(), solver.grid().describe(), res.device));
   if (!o.out.empty()) prepare_output(o.out);
+  // The loop's state (a restart takes it from the checkpoint).
+  long long step = 0;
+  double dt =
+      c.dt > 0 ? c.dt
+               : c.cfl * std::min(solver.grid().min_width(0), solver.grid().min_width(1)) / c.u_ref;
+  int frame = 0;
+  const int frames = std::max(0, o.frames);
+  double next_frame = frames > 0 ? c.t_end / frames : 1e300;
+  if (checkpoints) solver.keep_pressure_setup(true);
+  if (c.has_initial && o.restart.empty()) {
+    for (int q = 0; q < c.dims; ++q) solver.set_velocity(q, c.initial_velocity[std::size_t(q)]);
+    solver.set_pressure(c.initial_pressure);
+  }
+  if (!o.restart.empty()) {
+    solver.restore_state(restart);
+    restore_run(restart, res, step, dt, frame, next_frame);
+    restart = Checkpoint{};
+    res.iterations = step;
+    say(fmt::format("  restarted from '{}' at {} {}{}", o.restart,
+                    c.steady() ? "iteration" : "step", step,
+                    c.steady() ? "" : fmt::format(", t = {:.6g}", solver.time())));
+    if (!c.steady() && frames > 0 && frame > 0 && !o.out.empty() &&
+        !std::filesystem::exists(fmt::format("{}/frames/fields_{:04d}.h5", o.out, frame - 1)))
+      say(
+          fmt::format("  note: {}/frames lacks the {} earlier frames; series.xdmf will list them "
+                      "(write the restarted run to the first run's --out)",
+                      o.out, frame));
+  }
+  long long checkpointed = step;
+  auto checkpoint = [&] {
+    checkpointed = step;
+    Checkpoint ck;
+    ck.header["format"] = "gridsolve flow checkpoint";
+    ck.header["case"] = case_identity(c);
+    ck.header["device"] = res.device;
+    res.time = solver.time();
+    solver.save_state(ck);
+    save_run(ck, res, step, dt, frame, next_frame);
+    write_checkpoint(ck_path, ck);
+  };
   const auto t0 = Clock::now();
   double last_progress = 0;
-  const double h_min = std::min(solver.grid().min_width(0), solver.grid().min_width(1));
+  const long long first = step;  // steps done before this invocation
+  bool stopped = false;
 
   if (c.steady()) {
-    for (long long it = 1; it <= c.max_iterations; ++it) {
+    for (long long it = step + 1; it <= c.max_iterations; ++it) {
       const bool measure = it % c.check_every == 0 || it == c.max_iterations;
       const StepReport r = solver.simple_iteration(measure);
-      res.iterations = it;
-      if (!measure) continue;
-      check_finite(r, it);
-      res.last = r;
-      res.history.push_back(HistoryRow{it, 0, 0, r.continuity, r.change / c.u_ref, r.divergence,
-                                       r.pressure_iterations});
-      if (r.change / c.u_ref < c.steady_tolerance) {
-        res.converged = true;
-        res.reason = fmt::format("largest velocity change per iteration {:.2e} below {:.1e}",
-                                 r.change / c.u_ref, c.steady_tolerance);
+      res.iterations = step = it;
+      if (measure) {
+        check_finite(r, it);
+        res.last = r;
+        res.history.push_back(HistoryRow{it, 0, 0, r.continuity, r.change / c.u_ref, r.divergence,
+                                         r.pressure_iterations});
+        if (r.change / c.u_ref < c.steady_tolerance) {
+          res.converged = true;
+          res.reason = fmt::format("largest velocity change per iteration {:.2e} below {:.1e}",
+                                   r.change / c.u_ref, c.steady_tolerance);
+          break;
+        }
+        const double el = seconds_since(t0);
+        if (el > o.progress_after && el - last_progress > 2.0) {
+          last_progress = el;
+          // ETA from the change's geometric decay over the last checks.
+          double eta = NAN;
+          if (res.history.size() > 4) {
+            const HistoryRow& a = res.history[res.history.size() - 4];
+            const double rate = std::log(a.change / (r.change / c.u_ref)) / double(it - a.step);
+            if (rate > 0)
+              eta = std::log(r.change / c.u_ref / c.steady_tolerance) / rate * el /
+                    double(it - std::max(0LL, res.restarted_from));
+          }
+          say(
+              fmt::format("  iteration {}: velocity change {:.2e} (target {:.0e}), continuity "
+                          "{:.2e}, div {:.1e}, ETA {}",
+                          it, r.change / c.u_ref, c.steady_tolerance, r.continuity, r.divergence,
+                          eta_text(eta)));
+        }
+      }
+      if (o.checkpoint_every > 0 && it % o.checkpoint_every == 0) checkpoint();
+      if (o.stop_after > 0 && it - first >= o.stop_after) {
+        stopped = true;
         break;
       }
-      const double el = seconds_since(t0);
-      if (el > o.progress_after && el - last_progress > 2.0) {
-        last_progress = el;
-        // ETA from the change's geometric decay over the last checks.
-        double eta = NAN;
-        if (res.history.size() > 4) {
-          const HistoryRow& a = res.history[res.history.size() - 4];
-          const double rate = std::log(a.change / (r.change / c.u_ref)) / double(it - a.step);
-          if (rate > 0)
-            eta = std::log(r.change / c.u_ref / c.steady_tolerance) / rate * el / double(it);
-        }
-        say(fmt::format(
-            "  iteration {}: velocity change {:.2e} (target {:.0e}), continuity "
-            "{:.2e}, div {:.1e}, ETA {}",
-            it, r.change / c.u_ref, c.steady_tolerance, r.continuity, r.divergence, eta_text(eta)));
-      }
     }
-    if (!res.converged)
+    if (stopped)
+      res.reason = fmt::format(
+          "stopped after {} iterations (--stop-after) at iteration {}; "
+          "continue with --restart {}",
+          o.stop_after, step, ck_path);
+    else if (!res.converged)
       res.reason = fmt::format(
           "not converged in {} iterations (velocity change {:.2e}, target "
           "{:.1e})",
           c.max_iterations, res.last.change / c.u_ref, c.steady_tolerance);
   } else {
-    double dt = c.dt > 0 ? c.dt : c.cfl * h_min / c.u_ref;
-    const int frames = std::max(0, o.frames);
-    int frame = 0;
-    double next_frame = frames > 0 ? c.t_end / frames : 1e300;
-    long long step = 0;
+    const double t_start = solver.time();
     while (solver.time() < c.t_end * (1 - 1e-12)) {
       ++step;
       const bool measure = step % c.check_every == 0;
@@ -130,8 +268,15 @@ FlowResult run_flow(const FlowCase& c, Device d, const FlowRunOptions& o) {
       }
       if (!o.out.empty() && frames > 0 && solver.time() >= next_frame * (1 - 1e-9) &&
           frame < frames) {
-        write_frame(o.out, solver, frame++);
+        res.frame_times.push_back(solver.time());
+        write_frame(o.out, solver, frame++, res.frame_times);
         next_frame += c.t_end / frames;
+      }
+      if (o.checkpoint_every > 0 && step % o.checkpoint_every == 0) checkpoint();
+      if (o.stop_after > 0 && step - first >= o.stop_after &&
+          solver.time() < c.t_end * (1 - 1e-12)) {
+        stopped = true;
+        break;
       }
       const double el = seconds_since(t0);
       if (el > o.progress_after && el - last_progress > 2.0) {
@@ -141,12 +286,18 @@ FlowResult run_flow(const FlowCase& c, Device d, const FlowRunOptions& o) {
                         "{:.1e}, pressure iterations {}, ETA {}",
                         solver.time(), c.t_end, 100 * solver.time() / c.t_end, step, h,
                         res.last.continuity, res.last.divergence, res.last.pressure_iterations,
-                        eta_text(el * (c.t_end - solver.time()) / solver.time())));
+                        eta_text(el * (c.t_end - solver.time()) / (solver.time() - t_start))));
       }
     }
-    res.converged = true;
-    res.reason = fmt::format("reached t = {} in {} steps", solver.time(), step);
+    res.converged = !stopped;
+    res.reason = stopped ? fmt::format(
+                               "stopped after {} steps (--stop-after) at step {}, t = {}; continue "
+                               "with --restart {}",
+                               o.stop_after, step, solver.time(), ck_path)
+                         : fmt::format("reached t = {} in {} steps", solver.time(), step);
   }
+  // The end state too, so a finished run can be taken further (a later t_end).
+  if (checkpoints && step != checkpointed) checkpoint();
   synchronize(d);
   res.seconds = seconds_since(t0);
   res.time = solver.time();

@@ -19,7 +19,22 @@ struct FlowRunOptions {
   int frames = 10;              // transient: fields written this many times over the run
   double progress_after = 2.0;  // seconds before progress lines start
   std::function<void(const std::string&)> print;  // progress and notes; empty: silent
+  // Checkpoints: every this many steps (or steady iterations), and at the end, the whole
+  // state of the run goes to `checkpoint_file` (default OUT/checkpoint.gsflow), replaced
+  // atomically; 0 writes none. `restart` names a checkpoint to continue from: the run
+  // goes on as if it had never stopped (bit for bit on the same device), its histories
+  // and frame series continuing those of the checkpoint.
+  int checkpoint_every = 0;
+  std::string checkpoint_file;
+  std::string restart;
+  // Stop after this many steps (or iterations) of this invocation, with a checkpoint, for
+  // jobs under a wall-time limit; 0: run to the end. The result is then not converged.
+  long long stop_after = 0;
 };
+
+// Where checkpoints of a run with these options go; throws Error when they are asked
+// for without a place (no checkpoint_file and no out).
+std::string checkpoint_path(const FlowRunOptions& o);
 
 struct ForceSample {
   double t = 0, c_d = 0, c_l = 0;
@@ -42,6 +57,8 @@ struct FlowResult {
   StepReport last;
   std::vector<HistoryRow> history;
   std::vector<ForceSample> forces;
+  std::vector<double> frame_times;  // the simulated time of each frame of the series
+  long long restarted_from = -1;    // the step or iteration of the checkpoint, if any
   double c_d = 0, c_l = 0, dp = 0, strouhal = 0, c_d_max = 0, c_l_max = 0;
   bool has_forces = false, has_dp = false;
   VortexCentre vortex;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <numbers>
 
 #include "gridsolve/core/error.hpp"
@@ -63,6 +64,7 @@ struct MomentumAssembly {
   MacGeometry g;
   int c = 0, scheme = 0;
   int side_type[6] = {};
+  bool periodic[3] = {false, false, false};
   T nu = 0, tcoef = 0, relax = 1, factor = 1, inv_dt = 0;
   bool bdf2 = false, transient = false, simplec = false;
   FieldView<const T> u[3], un, unm1, wall;
@@ -128,7 +130,8 @@ struct MomentumAssembly {
             netF += F;
             continue;
           }
-        } else if (q != c && at(fmask, J)) {  // a solid face: a wall half-way
+        }
+        if (q != c && at(fmask, J)) {  // a solid face: a wall half-way
           extra += 2 * D;
           continue;
         }
@@ -149,6 +152,9 @@ struct MomentumAssembly {
           } else {
             Cn[q] = J[q], Dn[q] = I[q], U[q] = J[q] + s;
           }
+          // Across a periodic side the far upwind value is the other end's (period n).
+          if (periodic[q] && U[q] < ext.lo[q]) U[q] += g.n[q];
+          if (periodic[q] && U[q] > ext.hi[q]) U[q] -= g.n[q];
           if (U[q] >= ext.lo[q] && U[q] <= ext.hi[q]) {
             const double pc = at(u[c], Cn), pd = at(u[c], Dn), pu = at(u[c], U);
             const double den = pd - pc;
@@ -190,6 +196,7 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d) : case_(c), device_(d) {
   const int dims = c.dims;
   const auto& n = grid_.cells();
   const MacGeometry hg = grid_.host_geometry();
+  for (int q = 0; q < dims; ++q) periodic_[std::size_t(q)] = c.periodic(q);
 
   // Solid cells: centres inside an obstacle.
   Field<std::uint8_t> solid_host = make_staggered<std::uint8_t>(n, dims, -1, Device::cpu);
@@ -201,7 +208,13 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d) : case_(c), device_(d) {
           if (o.contains(hg.xc(0, i), hg.xc(1, j))) sv(i, j, 0) = 1;
   }
   const FieldView<const std::uint8_t> sh = solid_host.cview();
+  // Index i on a periodic axis a of period n[a] (faces and cells alike) brought inside.
+  auto wrap = [&](int a, int i) {
+    if (!periodic_[std::size_t(a)]) return i;
+    return i < 0 ? i + n[a] : (i >= n[a] ? i - n[a] : i);
+  };
   auto solid_at = [&](int i, int j, int k) {
+    i = wrap(0, i), j = wrap(1, j), k = wrap(2, k);
     if (i < 0 || j < 0 || k < 0 || i >= n[0] || j >= n[1] || k >= n[2]) return false;
     return sh(i, j, k) != 0;
   };
@@ -216,9 +229,18 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d) : case_(c), device_(d) {
     m.device = d;
     m.uniform = false;
     Box active{{0, 0, 0}, {ext[0] - 1, ext[1] - 1, ext[2] - 1}};
-    active.lo[comp] = 1;
+    // Periodic: face 0 is an unknown and face n its image (a copy, not an unknown).
+    active.lo[comp] = periodic_[std::size_t(comp)] ? 0 : 1;
     active.hi[comp] = ext[comp] - 2;
     m.active = active;
+    // The project's periodic stencil: one period of unknowns per periodic axis, the
+    // operator's grid one node longer there (its image), so that the Krylov momentum
+    // solver and the residual norms read across the joint as the sweeps do.
+    for (int q = 0; q < dims; ++q)
+      if (periodic_[std::size_t(q)]) {
+        m.periodic |= std::uint8_t(1u << q);
+        m.grid.n[q] = n[q] + 1;
+      }
     for (auto* f : {&m.ap, &m.aw, &m.ae, &m.as, &m.an, &m.rhs})
       *f = make_staggered<T>(n, dims, comp, d);
     if (dims == 3)
@@ -236,6 +258,20 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d) : case_(c), device_(d) {
           mv(i, j, k) = s ? 1 : 0;
           if (!s && active.contains(i, j, k)) ++unknowns;
         }
+    // Periodic ghosts of the mask: the assembly asks whether a neighbour across the side
+    // is solid.
+    for (int a = 0; a < dims; ++a) {
+      if (!periodic_[std::size_t(a)]) continue;
+      Box all{{-1, -1, dims == 3 ? -1 : 0}, {ext[0], ext[1], dims == 3 ? ext[2] : 0}};
+      for (int k = all.lo[2]; k <= all.hi[2]; ++k)
+        for (int j = all.lo[1]; j <= all.hi[1]; ++j)
+          for (int i = all.lo[0]; i <= all.hi[0]; ++i) {
+            int I[3] = {i, j, k};
+            if (I[a] >= 0 && I[a] < ext[a]) continue;
+            I[a] = I[a] < 0 ? I[a] + n[a] : I[a] - n[a];
+            mv(i, j, k) = mv(I[0], I[1], I[2]);
+          }
+    }
     m.mask = mask.copy_to(d);
     m.unknowns = unknowns;
 
@@ -277,6 +313,14 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d) : case_(c), device_(d) {
   pop_.device = d;
   pop_.uniform = false;
   pop_.active = Box{{0, 0, 0}, {n[0] - 1, n[1] - 1, n[2] - 1}};
+  // Periodic axes: the project's periodic stencil (StencilView::periodic) with the
+  // cells 0 .. n - 1 as one period; its solvers treat the operator's grid as nodes, the
+  // one past the period (the ghost cell n) being the image of cell 0.
+  for (int q = 0; q < dims; ++q)
+    if (periodic_[std::size_t(q)]) {
+      pop_.periodic |= std::uint8_t(1u << q);
+      pop_.grid.n[q] = n[q] + 1;
+    }
   for (auto* f : {&pop_.ap, &pop_.aw, &pop_.ae, &pop_.as, &pop_.an, &pop_.rhs})
     *f = make_staggered<T>(n, dims, -1, d);
   if (dims == 3)
@@ -293,7 +337,7 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d) : case_(c), device_(d) {
             for (int q = 0; q < dims; ++q)
               for (int side = 0; side < 2; ++side) {
                 int F[3] = {i, j, k};
-                F[q] += side;
+                F[q] = wrap(q, F[q] + side);
                 const StencilOperator<T>& m = mom_[std::size_t(q)];
                 const bool boundary = !m.active.contains(F[0], F[1], F[2]);
                 int nb[3] = {i, j, k};
@@ -364,6 +408,7 @@ void FlowSolver<T>::apply_boundaries(double factor, bool set_faces) {
     const FieldView<const T> w = wall_[std::size_t(comp)].cview();
     for (int side = 0; side < 2; ++side) {
       const int st = side_code(case_.sides[std::size_t(2 * comp + side)].type);
+      if (st == k_periodic) continue;  // face n is face 0's image: set with the ghosts
       Box slab{{0, 0, 0}, {ext[0] - 1, ext[1] - 1, ext[2] - 1}};
       const int idx = side ? ext[comp] - 1 : 0, inner = side ? idx - 1 : 1;
       slab.lo[comp] = slab.hi[comp] = idx;
@@ -411,42 +456,71 @@ void FlowSolver<T>::apply_boundaries(double factor, bool set_faces) {
         for_each(dev, slab, [=] GRIDSOLVE_HD(int i, int j, int k) { u(i, j, k) *= ratio; });
       }
   }
-  // Ghost layers.
+  for (int comp = 0; comp < dims; ++comp) fill_velocity_ghosts(comp, factor);
+  fill_pressure_ghosts();
+}
+
+// Ghost layers of velocity component comp, axis by axis (corners included): walls and
+// inflows mirror about their value, periodic sides copy from the other end (after face
+// n of a periodic normal axis has become face 0's copy), the rest copy the edge.
+template <class T>
+void FlowSolver<T>::fill_velocity_ghosts(int comp, double factor) {
+  const int dims = case_.dims;
+  const auto& n = grid_.cells();
+  const Device dev = device_;
   int types[6];
   for (int s = 0; s < 6; ++s) types[s] = side_code(case_.sides[std::size_t(s)].type);
-  for (int comp = 0; comp < dims; ++comp) {
-    const auto ext = face_extent(n, comp);
-    const FieldView<T> u = u_[std::size_t(comp)].view();
-    const FieldView<const T> w = wall_[std::size_t(comp)].cview();
-    for (int a = 0; a < dims; ++a)
-      for (int side = 0; side < 2; ++side) {
-        Box slab{{-1, -1, dims == 3 ? -1 : 0}, {ext[0], ext[1], dims == 3 ? ext[2] : 0}};
-        const int gidx = side ? ext[a] : -1, inner = side ? ext[a] - 1 : 0;
-        slab.lo[a] = slab.hi[a] = gidx;
-        const int st = types[2 * a + side];
-        const bool normal = a == comp;
-        const T fac = T(st == k_velocity ? factor : 1.0);
-        const int aa = a;
-        for_each(dev, slab, [=] GRIDSOLVE_HD(int i, int j, int k) {
-          int J[3] = {i, j, k};
-          J[aa] = inner;
-          const T uin = at(u, J);
-          if (!normal && (st == k_wall || st == k_velocity))
-            u(i, j, k) = T(2) * w(i, j, k) * fac - uin;
-          else
-            u(i, j, k) = uin;
-        });
-      }
+  const auto ext = face_extent(n, comp);
+  const FieldView<T> u = u_[std::size_t(comp)].view();
+  const FieldView<const T> w = wall_[std::size_t(comp)].cview();
+  if (periodic_[std::size_t(comp)]) {
+    Box slab{{0, 0, 0}, {ext[0] - 1, ext[1] - 1, ext[2] - 1}};
+    slab.lo[comp] = slab.hi[comp] = ext[comp] - 1;
+    const int cc = comp;
+    for_each(dev, slab, [=] GRIDSOLVE_HD(int i, int j, int k) {
+      int J[3] = {i, j, k};
+      J[cc] = 0;
+      u(i, j, k) = at(u, J);
+    });
   }
-  // Pressure ghosts: zero gradient.
+  for (int a = 0; a < dims; ++a)
+    for (int side = 0; side < 2; ++side) {
+      Box slab{{-1, -1, dims == 3 ? -1 : 0}, {ext[0], ext[1], dims == 3 ? ext[2] : 0}};
+      const int gidx = side ? ext[a] : -1;
+      const int st = types[2 * a + side];
+      // Periodic: the ghost is the value one period (n cells, or n faces) away.
+      const int inner =
+          st == k_periodic ? (side ? gidx - n[a] : gidx + n[a]) : (side ? ext[a] - 1 : 0);
+      slab.lo[a] = slab.hi[a] = gidx;
+      const bool normal = a == comp;
+      const T fac = T(st == k_velocity ? factor : 1.0);
+      const int aa = a;
+      for_each(dev, slab, [=] GRIDSOLVE_HD(int i, int j, int k) {
+        int J[3] = {i, j, k};
+        J[aa] = inner;
+        const T uin = at(u, J);
+        if (!normal && (st == k_wall || st == k_velocity))
+          u(i, j, k) = T(2) * w(i, j, k) * fac - uin;
+        else
+          u(i, j, k) = uin;
+      });
+    }
+}
+
+// Pressure ghosts: zero gradient, or the other end's value across periodic sides.
+template <class T>
+void FlowSolver<T>::fill_pressure_ghosts() {
+  const int dims = case_.dims;
+  const auto& n = grid_.cells();
   const FieldView<T> p = p_.view();
   for (int a = 0; a < dims; ++a)
     for (int side = 0; side < 2; ++side) {
       Box slab{{-1, -1, dims == 3 ? -1 : 0}, {n[0], n[1], dims == 3 ? n[2] : 0}};
-      const int gidx = side ? n[a] : -1, inner = side ? n[a] - 1 : 0;
+      const int gidx = side ? n[a] : -1;
+      const int inner = periodic_[std::size_t(a)] ? (side ? 0 : n[a] - 1) : (side ? n[a] - 1 : 0);
       slab.lo[a] = slab.hi[a] = gidx;
       const int aa = a;
-      for_each(dev, slab, [=] GRIDSOLVE_HD(int i, int j, int k) {
+      for_each(device_, slab, [=] GRIDSOLVE_HD(int i, int j, int k) {
         int J[3] = {i, j, k};
         J[aa] = inner;
         p(i, j, k) = at(p, J);
@@ -463,6 +537,7 @@ void FlowSolver<T>::assemble_momentum(int comp, double tcoef, double dt, double 
              : case_.convection == Convection::hybrid ? 1
                                                       : 2;
   for (int s = 0; s < 6; ++s) m.side_type[s] = side_code(case_.sides[std::size_t(s)].type);
+  for (int q = 0; q < 3; ++q) m.periodic[q] = periodic_[std::size_t(q)];
   m.nu = T(case_.nu);
   m.tcoef = T(tcoef);
   m.transient = tcoef > 0;
@@ -509,14 +584,18 @@ void FlowSolver<T>::sweep_momentum(int comp, int sweeps) {
   const StencilView<T> a = op.view();
   const FieldView<T> u = u_[c].view();
   const T omega = T(case_.momentum_omega);
+  const bool wraps = periodic_[0] || periodic_[1] || periodic_[2];
   auto sweep = [&](int count) {
     for (int s = 0; s < count; ++s)
-      for (int colour = 0; colour < 2; ++colour)
+      for (int colour = 0; colour < 2; ++colour) {
         for_each_colour(device_, op.active, colour, [=] GRIDSOLVE_HD(int i, int j, int k) {
           if (!a.is_free(i, j, k)) return;
           const T gs = (a.b(i, j, k) + a.neighbours(u, i, j, k)) / a.diag(i, j, k);
           u(i, j, k) += omega * (gs - u(i, j, k));
         });
+        // The neighbours across a periodic side are copies: refresh them as they change.
+        if (wraps) fill_velocity_ghosts(comp, inflow_factor_);
+      }
   };
   if (case_.momentum_solver == "bicgstab") {
     // Krylov: to the momentum tolerance (default 1e-6 relative), Jacobi preconditioned.
@@ -588,6 +667,10 @@ void FlowSolver<T>::project(int correctors, bool relax_pressure, StepReport& r, 
       FieldView<const T> h[3], dd[3];
       FieldView<const std::uint8_t> fm[3];
       Box act[3];
+      // Face n of a periodic axis is face 0.
+      int wrap_at[3] = {-1, -1, -1};
+      for (int q = 0; q < dims; ++q)
+        if (periodic_[std::size_t(q)]) wrap_at[q] = n[q];
       for (int q = 0; q < dims; ++q) {
         h[q] = hbya_[std::size_t(q)].cview();
         dd[q] = d_[std::size_t(q)].cview();
@@ -615,6 +698,7 @@ void FlowSolver<T>::project(int correctors, bool relax_pressure, StepReport& r, 
           for (int side = 0; side < 2; ++side) {
             int F[3] = {i, j, k};
             F[q] += side;
+            if (F[q] == wrap_at[q]) F[q] = 0;
             const bool free_face = act[q].contains(F[0], F[1], F[2]) && !at(fm[q], F);
             const double coef = free_face ? area * double(at(dd[q], F)) : 0.0;
             nb[2 * q + side](i, j, k) = T(coef);
@@ -661,6 +745,7 @@ void FlowSolver<T>::project(int correctors, bool relax_pressure, StepReport& r, 
     const auto t0 = std::chrono::steady_clock::now();
     if (profiling_) synchronize(device_);
     const SolveReport sr = solve_pressure(so);
+    if (pop_.periodic) fill_pressure_ghosts();  // the correction reads p across the sides
     if (profiling_) {
       synchronize(device_);
       pressure_seconds_ +=
@@ -708,25 +793,138 @@ SolveReport FlowSolver<T>::solve_pressure(const SolveOptions& options) {
   // (or preconditioner) of an earlier setup still makes a convergent cycle: it is
   // refreshed with update() every `lifetime` solves, and at once when a solve misses.
   constexpr int lifetime = 25;
-  if (!pressure_ready_) {
-    pressure_solver_->setup(pop_);
+  // A checkpoint must rebuild the same hierarchy: keep what it was built from.
+  auto remember = [&] {
+    if (!keep_setup_) return;
+    const std::vector<Field<T>*> arrays = pressure_arrays();
+    setup_coefficients_.resize(arrays.size());
+    for (std::size_t a = 0; a < arrays.size(); ++a) {
+      if (setup_coefficients_[a].empty())
+        setup_coefficients_[a] = arrays[a]->copy_to(device_);
+      else
+        setup_coefficients_[a].copy_from(*arrays[a]);
+    }
+  };
+  if (!pressure_ready_ || pressure_age_ >= lifetime) {
+    setup_pressure(!pressure_ready_);
+    remember();
     pressure_ready_ = true;
-    pressure_age_ = 0;
-  } else if (pressure_age_ >= lifetime) {
-    pressure_solver_->update(pop_);
     pressure_age_ = 0;
   }
   ++pressure_age_;
-  SolveReport r = pressure_solver_->solve(p_, options);
+  auto solve = [&] { return pressure_solver_->solve(p_, options); };
+  SolveReport r = solve();
   if (!r.converged && pressure_age_ > 1) {
-    pressure_solver_->update(pop_);
+    setup_pressure(false);
+    remember();
     pressure_age_ = 1;
-    const SolveReport again = pressure_solver_->solve(p_, options);
+    const SolveReport again = solve();
     const int before = r.iterations;
     r = again;
     r.iterations += before;
   }
   return r;
+}
+
+template <class T>
+void FlowSolver<T>::setup_pressure(bool fresh) {
+  // update() keeps the hierarchy's storage and recomputes its coarse operators: the
+  // same arithmetic as setup(), so a restart that sets up afresh continues bit for bit.
+  if (fresh)
+    pressure_solver_->setup(pop_);
+  else
+    pressure_solver_->update(pop_);
+}
+
+template <class T>
+std::vector<Field<T>*> FlowSolver<T>::pressure_arrays() {
+  std::vector<Field<T>*> a{&pop_.ap, &pop_.aw, &pop_.ae, &pop_.as, &pop_.an, &pop_.rhs};
+  if (case_.dims == 3) a.push_back(&pop_.ab), a.push_back(&pop_.at);
+  return a;
+}
+
+namespace {
+
+// The whole storage of a field (ghosts and padding included), as bytes.
+template <class T>
+void put_field(Checkpoint& c, const std::string& name, const Field<T>& f) {
+  const Field<T> host = f.copy_to(Device::cpu);
+  c.put(name, host.storage(), std::size_t(host.storage_size()));
+}
+
+template <class T>
+void get_field(const Checkpoint& c, const std::string& name, Field<T>& f) {
+  const std::vector<unsigned char>& b = c.bytes(name);
+  const std::size_t want = std::size_t(f.storage_size()) * sizeof(T);
+  if (b.size() != want)
+    throw Error(
+        fmt::format("checkpoint '{}': field '{}' has {} bytes, this grid needs {}; it was "
+                    "written for another grid or by another build",
+                    c.source, name, b.size(), want));
+  Field<T> host = f.copy_to(Device::cpu);
+  std::memcpy(host.storage(), b.data(), want);
+  f.copy_from(host);
+}
+
+}  // namespace
+
+template <class T>
+void FlowSolver<T>::save_state(Checkpoint& c) const {
+  for (int q = 0; q < case_.dims; ++q) {
+    const std::size_t s = std::size_t(q);
+    put_field(c, fmt::format("u{}", q), u_[s]);
+    put_field(c, fmt::format("u{}_n", q), u_n_[s]);
+    put_field(c, fmt::format("u{}_nm1", q), u_nm1_[s]);
+  }
+  put_field(c, "p", p_);
+  const bool kept = pressure_ready_ && !setup_coefficients_.empty();
+  if (pressure_ready_ && !kept)
+    throw Error(
+        "a checkpoint of this run cannot rebuild its pressure solver: call "
+        "keep_pressure_setup(true) before the first step",
+        Error::Kind::runtime);
+  for (std::size_t a = 0; kept && a < setup_coefficients_.size(); ++a)
+    put_field(c, fmt::format("pressure_setup_{}", a), setup_coefficients_[a]);
+  const double reals[] = {time_, inflow_factor_, pressure_seconds_};
+  c.put("solver_reals", reals, 3);
+  const long long ints[] = {steps_,        have_previous_ ? 1 : 0, pressure_ready_ ? 1 : 0,
+                            pressure_age_, pressure_solves_,       pressure_iterations_};
+  c.put("solver_integers", ints, 6);
+}
+
+template <class T>
+void FlowSolver<T>::restore_state(const Checkpoint& c) {
+  const std::vector<double> reals = c.get<double>("solver_reals");
+  const std::vector<long long> ints = c.get<long long>("solver_integers");
+  if (reals.size() != 3 || ints.size() != 6)
+    throw Error(fmt::format("checkpoint '{}': the solver's scalars are malformed", c.source));
+  for (int q = 0; q < case_.dims; ++q) {
+    const std::size_t s = std::size_t(q);
+    get_field(c, fmt::format("u{}", q), u_[s]);
+    get_field(c, fmt::format("u{}_n", q), u_n_[s]);
+    get_field(c, fmt::format("u{}_nm1", q), u_nm1_[s]);
+  }
+  get_field(c, "p", p_);
+  time_ = reals[0];
+  inflow_factor_ = reals[1];
+  pressure_seconds_ = reals[2];
+  steps_ = ints[0];
+  have_previous_ = ints[1] != 0;
+  pressure_ready_ = ints[2] != 0;
+  pressure_age_ = int(ints[3]);
+  pressure_solves_ = ints[4];
+  pressure_iterations_ = ints[5];
+  if (pressure_ready_) {
+    // Rebuild the hierarchy from the operator it was built from; the next projection
+    // assembles the current coefficients over these arrays before any solve reads them.
+    const std::vector<Field<T>*> arrays = pressure_arrays();
+    for (std::size_t a = 0; a < arrays.size(); ++a)
+      get_field(c, fmt::format("pressure_setup_{}", a), *arrays[a]);
+    setup_pressure(true);
+    setup_coefficients_.clear();
+    keep_setup_ = true;
+    for (Field<T>* f : arrays) setup_coefficients_.push_back(f->copy_to(device_));
+  }
 }
 
 template <class T>

@@ -7,8 +7,10 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "gridsolve/apps/flow/flow_case.hpp"
+#include "gridsolve/apps/flow/flow_checkpoint.hpp"
 #include "gridsolve/apps/flow/flow_fields.hpp"
 #include "gridsolve/problem/mac_grid.hpp"
 #include "gridsolve/problem/stencil_operator.hpp"
@@ -67,6 +69,16 @@ class FlowSolver {
   // Max |div u| per unit volume over fluid cells.
   double max_divergence() const;
 
+  // Checkpoints: save_state stores every array and scalar a later step or iteration reads
+  // (the velocities of this and the two previous time levels and the pressure, ghosts
+  // included; time, step, BDF2 start; the pressure operator the solver's hierarchy was
+  // last built from, and its age), so that restore_state on a solver of the same case
+  // continues bit for bit. That operator is kept only after keep_pressure_setup(true),
+  // called before the first step of a run that writes checkpoints.
+  void keep_pressure_setup(bool on) { keep_setup_ = on; }
+  void save_state(Checkpoint& c) const;
+  void restore_state(const Checkpoint& c);
+
   // Fields: velocity component c on its faces, pressure at cell centres.
   const StaggeredField<T>& velocity(int c) const { return u_[std::size_t(c)]; }
   const StaggeredField<T>& pressure() const { return p_; }
@@ -79,8 +91,16 @@ class FlowSolver {
   void project(int correctors, bool relax_pressure, StepReport& r, bool measure);
   // Boundary faces (with `set_faces`) and ghost layers for the inflow scaled by `factor`.
   void apply_boundaries(double factor, bool set_faces = true);
+  // The ghost layers (and a periodic axis's image faces) of one velocity component, and
+  // of the pressure.
+  void fill_velocity_ghosts(int comp, double factor);
+  void fill_pressure_ghosts();
   // The pressure solve through the registry's solver (mg by default), set up once.
   SolveReport solve_pressure(const SolveOptions& options);
+  // Builds (fresh) or refreshes the pressure solver's hierarchy from pop_ as it is now.
+  void setup_pressure(bool fresh);
+  // The pressure operator's arrays (coefficients and source), in a fixed order.
+  std::vector<Field<T>*> pressure_arrays();
 
  private:
   FlowCase case_;
@@ -93,7 +113,10 @@ class FlowSolver {
   Field<std::uint8_t> solid_;
   StencilOperator<T> pop_;
   std::unique_ptr<Solver<T>> pressure_solver_;
+  std::array<bool, 3> periodic_{false, false, false};  // per axis
   bool pressure_ready_ = false;
+  bool keep_setup_ = false;
+  std::vector<Field<T>> setup_coefficients_;  // pop_'s arrays at the last setup / update
   int pressure_age_ = 0;
   double time_ = 0;
   std::int64_t steps_ = 0;

@@ -1,0 +1,213 @@
+// Checkpoint and restart of flow runs: a run stopped and restarted equals the run that
+// never stopped, bit for bit (fields, force and residual histories, frame series), and
+// checkpoints of another case, truncated or damaged ones are refused.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "gridsolve/apps/flow/flow_checkpoint.hpp"
+#include "gridsolve/apps/flow/flow_run.hpp"
+#include "gridsolve/core/error.hpp"
+
+using namespace gridsolve;
+using namespace gridsolve::flow;
+
+namespace {
+
+std::filesystem::path scratch(const std::string& name) {
+  auto p = std::filesystem::temp_directory_path() / ("gridsolve_flow_ck_" + name);
+  std::filesystem::remove_all(p);
+  return p;
+}
+
+// A channel with a block and a parabolic inflow: PISO + BDF2 under CFL control, so the
+// restart needs the previous time level, the adaptive step, the force history and the
+// pressure multigrid hierarchy (rebuilt every 25 solves: the stop falls between).
+FlowCase channel_case() {
+  FlowCase c;
+  c.cells = {40, 10, 1};
+  c.hi = {4, 1, 1};
+  c.nu = 0.02;
+  c.sides[0].type = SideType::velocity;
+  c.sides[0].profile[0] = Expression::parse("4*y*(1-y)");
+  c.sides[1].type = SideType::outflow;
+  Obstacle o;
+  o.shape = Obstacle::Shape::rectangle;
+  o.lo = {1.0, 0.4};
+  o.hi = {1.2, 0.6};
+  c.obstacles.push_back(o);
+  c.coupling = Coupling::piso;
+  c.t_end = 1.5;
+  c.cfl = 0.5;
+  c.check_every = 3;
+  return c;
+}
+
+std::string file_text(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+void expect_same_state(const std::string& a, const std::string& b, int dims) {
+  const Checkpoint ca = read_checkpoint(a), cb = read_checkpoint(b);
+  std::vector<std::string> names = {"p", "solver_reals", "solver_integers", "forces", "history"};
+  for (int q = 0; q < dims; ++q)
+    for (const char* suffix : {"", "_n", "_nm1"}) names.push_back("u" + std::to_string(q) + suffix);
+  for (const std::string& n : names) {
+    const auto& x = ca.bytes(n);
+    const auto& y = cb.bytes(n);
+    ASSERT_EQ(x.size(), y.size()) << n;
+    EXPECT_EQ(std::memcmp(x.data(), y.data(), x.size()), 0) << n << " differs";
+  }
+}
+
+}  // namespace
+
+TEST(FlowCheckpoint, TransientRestartIsBitForBitTheUninterruptedRun) {
+  const FlowCase c = channel_case();
+  const auto whole = scratch("whole"), split = scratch("split");
+  FlowRunOptions o;
+  o.plots = false;
+  o.frames = 4;
+  o.out = whole.string();
+  o.checkpoint_every = 1000000;  // only the end state, to compare with
+  const FlowResult a = run_flow(c, Device::cpu, o);
+  ASSERT_TRUE(a.converged);
+  ASSERT_GT(a.iterations, 30);
+
+  o.out = split.string();
+  o.checkpoint_every = 7;
+  o.stop_after = a.iterations / 2;
+  const FlowResult b1 = run_flow(c, Device::cpu, o);
+  EXPECT_FALSE(b1.converged);
+  EXPECT_EQ(b1.iterations, a.iterations / 2);
+  o.stop_after = 0;
+  o.restart = (split / "checkpoint.gsflow").string();
+  const FlowResult b2 = run_flow(c, Device::cpu, o);
+  ASSERT_TRUE(b2.converged);
+  EXPECT_EQ(b2.restarted_from, a.iterations / 2);
+  EXPECT_EQ(b2.iterations, a.iterations);
+  EXPECT_EQ(b2.time, a.time);
+
+  // The histories continue: every sample of the uninterrupted run, identical.
+  ASSERT_EQ(a.forces.size(), b2.forces.size());
+  for (std::size_t i = 0; i < a.forces.size(); ++i) {
+    EXPECT_EQ(a.forces[i].t, b2.forces[i].t) << i;
+    EXPECT_EQ(a.forces[i].c_d, b2.forces[i].c_d) << i;
+    EXPECT_EQ(a.forces[i].c_l, b2.forces[i].c_l) << i;
+  }
+  EXPECT_EQ(a.history.size(), b2.history.size());
+  EXPECT_EQ(a.c_d_max, b2.c_d_max);
+  EXPECT_EQ(a.strouhal, b2.strouhal);
+  for (const char* f : {"forces.csv", "history.csv", "series.xdmf"})
+    EXPECT_EQ(file_text(whole / f), file_text(split / f)) << f;
+  EXPECT_TRUE(std::filesystem::exists(split / "frames/fields_0003.h5"));
+  // The fields, ghosts included, and every scalar of the solver.
+  expect_same_state((whole / "checkpoint.gsflow").string(), (split / "checkpoint.gsflow").string(),
+                    2);
+}
+
+TEST(FlowCheckpoint, PeriodicRestartIsBitForBitTheUninterruptedRun) {
+  // Taylor-Green on the periodic box: the pressure's conjugate gradients and their Jacobi
+  // preconditioner (rebuilt every 25 solves) must come back as they were.
+  FlowCase c;
+  c.cells = {16, 16, 1};
+  c.hi = {6.283185307179586, 6.283185307179586, 1};
+  for (int s = 0; s < 4; ++s) c.sides[std::size_t(s)].type = SideType::periodic;
+  c.nu = 0.01;
+  c.has_initial = true;
+  c.initial_velocity[0] = Expression::parse("sin(x) * cos(y)");
+  c.initial_velocity[1] = Expression::parse("-cos(x) * sin(y)");
+  c.coupling = Coupling::piso;
+  c.t_end = 6;
+  c.cfl = 0.5;
+  const auto whole = scratch("periodic_whole"), split = scratch("periodic_split");
+  FlowRunOptions o;
+  o.plots = false;
+  o.frames = 0;
+  o.out = whole.string();
+  o.checkpoint_every = 1000000;
+  const FlowResult a = run_flow(c, Device::cpu, o);
+  ASSERT_GT(a.iterations, 25);  // 2 solves a step: the preconditioner is rebuilt twice
+  o.out = split.string();
+  o.stop_after = 17;
+  run_flow(c, Device::cpu, o);
+  o.stop_after = 0;
+  o.restart = (split / "checkpoint.gsflow").string();
+  const FlowResult b = run_flow(c, Device::cpu, o);
+  EXPECT_EQ(a.iterations, b.iterations);
+  EXPECT_EQ(file_text(whole / "history.csv"), file_text(split / "history.csv"));
+  expect_same_state((whole / "checkpoint.gsflow").string(), (split / "checkpoint.gsflow").string(),
+                    2);
+}
+
+TEST(FlowCheckpoint, SteadyRestartIsBitForBitTheUninterruptedRun) {
+  FlowCase c = cavity_case(100, 16);
+  c.max_iterations = 90;  // not converged: both stop at the cap
+  c.check_every = 10;
+  const auto whole = scratch("steady_whole"), split = scratch("steady_split");
+  FlowRunOptions o;
+  o.plots = false;
+  o.out = whole.string();
+  o.checkpoint_every = 1000000;
+  const FlowResult a = run_flow(c, Device::cpu, o);
+  o.out = split.string();
+  o.checkpoint_every = 0;
+  o.stop_after = 45;
+  run_flow(c, Device::cpu, o);
+  o.stop_after = 0;
+  o.checkpoint_every = 1000000;
+  o.restart = (split / "checkpoint.gsflow").string();
+  const FlowResult b = run_flow(c, Device::cpu, o);
+  EXPECT_EQ(a.iterations, b.iterations);
+  EXPECT_EQ(a.last.change, b.last.change);
+  EXPECT_EQ(file_text(whole / "history.csv"), file_text(split / "history.csv"));
+  expect_same_state((whole / "checkpoint.gsflow").string(), (split / "checkpoint.gsflow").string(),
+                    2);
+}
+
+TEST(FlowCheckpoint, ForeignTruncatedAndDamagedCheckpointsAreRefused) {
+  const FlowCase c = channel_case();
+  const auto dir = scratch("refuse");
+  FlowRunOptions o;
+  o.plots = false;
+  o.frames = 0;
+  o.out = dir.string();
+  o.stop_after = 5;
+  run_flow(c, Device::cpu, o);
+  const std::string ck = (dir / "checkpoint.gsflow").string();
+  o.stop_after = 0;
+  o.restart = ck;
+  auto refused = [&](const FlowCase& other, const std::string& says) {
+    try {
+      run_flow(other, Device::cpu, o);
+      ADD_FAILURE() << "accepted; expected a refusal saying " << says;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), Error::Kind::invalid_input);
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  };
+  FlowCase grid = c;
+  grid.cells = {20, 10, 1};
+  refused(grid, "cells is [40,10] there and [20,10] here");
+  FlowCase fluid = c;
+  fluid.nu = 0.01;
+  refused(fluid, "nu is");
+  FlowCase body = c;
+  body.obstacles.clear();
+  refused(body, "obstacles");
+
+  const std::string bytes = file_text(ck);
+  o.restart = (dir / "short.gsflow").string();
+  std::ofstream(o.restart, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  refused(c, "truncated");
+  std::string flipped = bytes;
+  flipped[bytes.size() / 2] ^= 0x10;
+  std::ofstream(o.restart, std::ios::binary) << flipped;
+  refused(c, "checksum");
+  std::ofstream(o.restart, std::ios::binary) << "not a checkpoint";
+  refused(c, "GSFLOWCK");
+}
