@@ -69,19 +69,56 @@ std::string to_string(TimeScheme t) {
   return t == TimeScheme::euler ? "euler" : "bdf2";
 }
 
+ObstacleTreatment parse_obstacle_treatment(const std::string& t) {
+  if (t == "immersed") return ObstacleTreatment::immersed;
+  if (t == "staircase") return ObstacleTreatment::staircase;
+  throw Error(fmt::format("obstacle treatment '{}' is not known; valid: immersed, staircase", t));
+}
+
+std::string to_string(ObstacleTreatment t) {
+  return t == ObstacleTreatment::immersed ? "immersed" : "staircase";
+}
+
 bool Obstacle::contains(double x, double y) const {
   if (shape == Shape::circle) {
     const double dx = x - centre[0], dy = y - centre[1];
     return dx * dx + dy * dy <= radius * radius;
   }
-  return x >= lo[0] && x <= hi[0] && y >= lo[1] && y <= hi[1];
+  if (shape == Shape::rectangle) return x >= lo[0] && x <= hi[0] && y >= lo[1] && y <= hi[1];
+  // Polygon: even-odd rule, a ray toward +x.
+  bool in = false;
+  const std::size_t n = vertices.size();
+  for (std::size_t a = 0, b = n - 1; a < n; b = a++) {
+    const auto& p = vertices[a];
+    const auto& q = vertices[b];
+    if ((p[1] > y) != (q[1] > y) && x < (q[0] - p[0]) * (y - p[1]) / (q[1] - p[1]) + p[0]) in = !in;
+  }
+  return in;
 }
 
 std::string Obstacle::describe() const {
   if (shape == Shape::circle)
     return fmt::format("circle at ({}, {}) radius {}", centre[0], centre[1], radius);
-  return fmt::format("rectangle [{}, {}] x [{}, {}]", lo[0], hi[0], lo[1], hi[1]);
+  if (shape == Shape::rectangle)
+    return fmt::format("rectangle [{}, {}] x [{}, {}]", lo[0], hi[0], lo[1], hi[1]);
+  std::string s = "polygon";
+  for (const auto& v : vertices) s += fmt::format(" ({}, {})", v[0], v[1]);
+  return s;
 }
+
+namespace {
+// True when segments ab and cd cross at a point inside both.
+bool segments_cross(const std::array<double, 2>& a, const std::array<double, 2>& b,
+                    const std::array<double, 2>& c, const std::array<double, 2>& d) {
+  auto orient = [](const std::array<double, 2>& p, const std::array<double, 2>& q,
+                   const std::array<double, 2>& r) {
+    return (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0]);
+  };
+  const double o1 = orient(a, b, c), o2 = orient(a, b, d), o3 = orient(c, d, a),
+               o4 = orient(c, d, b);
+  return o1 * o2 < 0 && o3 * o4 < 0;
+}
+}  // namespace
 
 void FlowCase::validate() const {
   require(dims == 2 || dims == 3, fmt::format("dims is {}; valid: 2 or 3", dims));
@@ -129,6 +166,26 @@ void FlowCase::validate() const {
                   o.centre[1] - o.radius > lo[1] && o.centre[1] + o.radius < hi[1],
               fmt::format("obstacle {} is not inside the domain [{}, {}] x [{}, {}]", o.describe(),
                           lo[0], hi[0], lo[1], hi[1]));
+    } else if (o.shape == Obstacle::Shape::polygon) {
+      const std::size_t n = o.vertices.size();
+      require(n >= 3, fmt::format("obstacle polygon: {} vertices; a polygon needs at least 3", n));
+      double area = 0;
+      for (std::size_t a = 0; a < n; ++a) {
+        const auto& p = o.vertices[a];
+        const auto& q = o.vertices[(a + 1) % n];
+        area += p[0] * q[1] - q[0] * p[1];
+        require(p[0] > lo[0] && p[0] < hi[0] && p[1] > lo[1] && p[1] < hi[1],
+                fmt::format("obstacle {} is not inside the domain [{}, {}] x [{}, {}]",
+                            o.describe(), lo[0], hi[0], lo[1], hi[1]));
+        for (std::size_t b = a + 2; b < n; ++b)
+          if (!(a == 0 && b == n - 1))
+            require(!segments_cross(p, q, o.vertices[b], o.vertices[(b + 1) % n]),
+                    fmt::format("obstacle {}: edges {} and {} cross; give the vertices of a "
+                                "simple polygon in order",
+                                o.describe(), a, b));
+      }
+      require(std::abs(area) > 0,
+              fmt::format("obstacle {}: the polygon encloses no area", o.describe()));
     } else {
       require(o.hi[0] > o.lo[0] && o.hi[1] > o.lo[1],
               fmt::format("obstacle {}: empty rectangle", o.describe()));

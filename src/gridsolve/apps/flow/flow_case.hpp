@@ -28,14 +28,22 @@ struct SideCondition {
 };
 
 struct Obstacle {
-  enum class Shape { circle, rectangle };
+  enum class Shape { circle, rectangle, polygon };
   Shape shape = Shape::circle;
   std::array<double, 2> centre{0, 0};  // circle
   double radius = 0;
-  std::array<double, 2> lo{0, 0}, hi{0, 0};  // rectangle
+  std::array<double, 2> lo{0, 0}, hi{0, 0};     // rectangle
+  std::vector<std::array<double, 2>> vertices;  // polygon, in order, not closed
   bool contains(double x, double y) const;
   std::string describe() const;
 };
+
+// How obstacles meet the MAC grid: `immersed` (velocity faces inside a shape are fixed,
+// the faces beside them see the wall at its true distance along the grid line; second
+// order) or `staircase` (cells whose centre lies inside are solid; first order).
+enum class ObstacleTreatment { immersed, staircase };
+ObstacleTreatment parse_obstacle_treatment(const std::string& text);
+std::string to_string(ObstacleTreatment t);
 
 enum class Convection { upwind, hybrid, tvd };
 enum class Coupling { simple, simplec, piso };
@@ -60,6 +68,7 @@ struct FlowCase {
   double nu = 0.01;                      // kinematic viscosity (density 1)
   std::array<SideCondition, 6> sides{};  // x_low, x_high, y_low, y_high, z_low, z_high
   std::vector<Obstacle> obstacles;
+  ObstacleTreatment obstacle_treatment = ObstacleTreatment::immersed;
 
   Convection convection = Convection::tvd;
   Coupling coupling = Coupling::piso;

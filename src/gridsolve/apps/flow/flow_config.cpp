@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <toml++/toml.h>
@@ -187,7 +188,7 @@ FlowConfig parse_flow_config(std::string_view text, const std::string& source) {
       const toml::table* t = e.as_table();
       const std::string path = fmt::format("obstacle[{}]", idx++);
       if (!t) r.fail(path, "must be a table");
-      r.only(*t, path, {"shape", "centre", "radius", "lo", "hi"});
+      r.only(*t, path, {"shape", "centre", "radius", "lo", "hi", "vertices"});
       Obstacle o;
       const std::string shape = r.text(*t, path, "shape", "circle");
       if (shape == "circle") {
@@ -202,18 +203,46 @@ FlowConfig parse_flow_config(std::string_view text, const std::string& source) {
           r.fail(path, "a rectangle needs lo and hi, 2 numbers each");
         o.lo = {l[0], l[1]};
         o.hi = {h[0], h[1]};
+      } else if (shape == "polygon") {
+        o.shape = Obstacle::Shape::polygon;
+        const toml::array* vs = t->get("vertices") ? t->get("vertices")->as_array() : nullptr;
+        if (!vs) r.fail(path + ".vertices", "a polygon needs vertices = [[x, y], ...]");
+        for (const auto& v : *vs) {
+          const toml::array* xy = v.as_array();
+          const auto x = xy && xy->size() == 2 ? (*xy)[0].value<double>() : std::nullopt;
+          const auto y = xy && xy->size() == 2 ? (*xy)[1].value<double>() : std::nullopt;
+          if (!x || !y) r.fail(path + ".vertices", "each vertex is [x, y], two numbers");
+          o.vertices.push_back({*x, *y});
+        }
       } else {
-        r.fail(path + ".shape", fmt::format("'{}' is not known; valid: circle, rectangle", shape));
+        r.fail(path + ".shape",
+               fmt::format("'{}' is not known; valid: circle, rectangle, polygon", shape));
       }
       c.obstacles.push_back(o);
     }
   }
   if (const toml::table* m = root["method"].as_table()) {
     r.only(*m, "method",
-           {"coupling", "convection", "time", "relax_u", "relax_p", "max_iterations", "tolerance",
-            "t_end", "cfl", "dt", "correctors", "momentum_solver", "momentum_sweeps",
-            "momentum_omega", "momentum_tolerance", "pressure_tolerance", "pressure_solver",
-            "check_every", "inflow_period"});
+           {"coupling",
+            "convection",
+            "time",
+            "relax_u",
+            "relax_p",
+            "max_iterations",
+            "tolerance",
+            "t_end",
+            "cfl",
+            "dt",
+            "correctors",
+            "momentum_solver",
+            "momentum_sweeps",
+            "momentum_omega",
+            "momentum_tolerance",
+            "pressure_tolerance",
+            "pressure_solver",
+            "check_every",
+            "inflow_period",
+            "obstacle_treatment"});
     c.coupling = parse_coupling(r.text(*m, "method", "coupling", to_string(c.coupling)));
     c.convection = parse_convection(r.text(*m, "method", "convection", to_string(c.convection)));
     c.time_scheme = parse_time_scheme(r.text(*m, "method", "time", to_string(c.time_scheme)));
@@ -233,6 +262,8 @@ FlowConfig parse_flow_config(std::string_view text, const std::string& source) {
     c.pressure_solver = r.text(*m, "method", "pressure_solver", c.pressure_solver);
     c.check_every = r.integer(*m, "method", "check_every", c.check_every);
     c.inflow_period = r.number(*m, "method", "inflow_period", c.inflow_period);
+    c.obstacle_treatment = parse_obstacle_treatment(
+        r.text(*m, "method", "obstacle_treatment", to_string(c.obstacle_treatment)));
   }
   if (const toml::table* o = root["output"].as_table()) {
     r.only(*o, "output", {"out", "frames"});

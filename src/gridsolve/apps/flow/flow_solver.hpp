@@ -87,6 +87,8 @@ class FlowSolver {
   Device device_;
   MacGrid grid_;
   std::array<StaggeredField<T>, 3> u_, u_n_, u_nm1_, hbya_, b0_, d_, wall_;
+  // Per face: area / distance to a body's wall, summed over the links to fixed faces.
+  std::array<StaggeredField<T>, 3> body_;
   std::array<StencilOperator<T>, 3> mom_;
   std::array<BiCgStab<T>, 3> bicgstab_;
   StaggeredField<T> p_;
