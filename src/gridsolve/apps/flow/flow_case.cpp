@@ -256,7 +256,17 @@ FlowCase dfg_case(const std::string& which, int cpd) {
   c.name = which;
   c.benchmark = Benchmark::dfg;
   c.hi = {2.2, 0.41, 1};
-  c.cells = {int(std::lround(22.0 * cpd)), int(std::lround(4.1 * cpd)), 1};
+  // A band of uniform cells, `cpd` per diameter, around the cylinder (and, for shedding,
+  // its near wake); outside it the cells grow geometrically toward the channel's ends, by
+  // the same factor on both sides (about 1.09 per cell at 16 cells per diameter; refining
+  // the band refines the whole grid alike).
+  const double h = 0.1 / cpd;
+  const bool steady = which == "dfg-2d-1";
+  const double x_band_hi = steady ? 0.35 : 0.7;
+  c.spacing[0] = AxisSpacing::parse(fmt::format("band:0.1:{}:{}", x_band_hi, h));
+  c.spacing[1] = AxisSpacing::parse(fmt::format("band:0.1:0.3:{}", h));
+  c.cells = {int(std::lround((x_band_hi - 0.1) / h)) + 5 * cpd,
+             int(std::lround(0.2 / h)) + int(std::lround((steady ? 1.25 : 1.5) * cpd)), 1};
   c.nu = 1e-3;
   const double umax = which == "dfg-2d-1" ? 0.3 : 1.5;
   c.sides[0].type = SideType::velocity;
