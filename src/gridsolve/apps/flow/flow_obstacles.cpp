@@ -84,9 +84,14 @@ BodyFaces body_faces(const FlowCase& c, const MacGrid& grid, int comp) {
   const MacGeometry g = grid.host_geometry();
   const bool immersed = c.obstacle_treatment == ObstacleTreatment::immersed;
   BodyFaces out{make_staggered<std::uint8_t>(n, dims, comp, Device::cpu),
+                make_staggered<double>(n, dims, comp, Device::cpu),
                 make_staggered<double>(n, dims, comp, Device::cpu)};
   const FieldView<std::uint8_t> fixed = out.fixed.view();
   const FieldView<double> wall = out.wall.view();
+  const FieldView<double> open = out.open.view();
+  for (int k = dims == 3 ? -1 : 0; k <= (dims == 3 ? ext[2] : 0); ++k)
+    for (int j = -1; j <= ext[1]; ++j)
+      for (int i = -1; i <= ext[0]; ++i) open(i, j, k) = 1;
   if (c.obstacles.empty()) return out;
 
   // Position of face I of this component.
@@ -113,6 +118,44 @@ BodyFaces body_faces(const FlowCase& c, const MacGrid& grid, int comp) {
         }
         fixed(i, j, k) = in ? 1 : 0;
       }
+
+  // Open fractions (2D): the face is the segment across the other axis; its crossings of
+  // the surface are found by bisection within 32 pieces, each part classified by its middle.
+  if (immersed && dims == 2) {
+    const int t = 1 - comp;
+    for (int j = 0; j < ext[1]; ++j)
+      for (int i = 0; i < ext[0]; ++i) {
+        const int I[3] = {i, j, 0};
+        double x[3];
+        position(I, x);
+        const double a0 = g.xf(t, I[t]), a1 = g.xf(t, I[t] + 1);
+        auto in_at = [&](double s) {
+          double y[2] = {x[0], x[1]};
+          y[t] = a0 + s * (a1 - a0);
+          return inside_any(c.obstacles, y[0], y[1]);
+        };
+        constexpr int pieces = 32;
+        std::vector<double> cuts{0.0};
+        bool any = false;
+        for (int m = 0; m < pieces; ++m) {
+          double lo = double(m) / pieces, hi = double(m + 1) / pieces;
+          const bool il = in_at(lo), ih = in_at(hi);
+          any |= il || ih;
+          if (il == ih) continue;
+          for (int it = 0; it < 50; ++it) {
+            const double mid = 0.5 * (lo + hi);
+            (in_at(mid) == il ? lo : hi) = mid;
+          }
+          cuts.push_back(0.5 * (lo + hi));
+        }
+        if (!any) continue;
+        cuts.push_back(1.0);
+        double fluid = 0;
+        for (std::size_t m = 0; m + 1 < cuts.size(); ++m)
+          if (!in_at(0.5 * (cuts[m] + cuts[m + 1]))) fluid += cuts[m + 1] - cuts[m];
+        open(i, j, 0) = fluid;
+      }
+  }
 
   // Wall terms of the free faces beside fixed ones (boundary faces of the normal axis are
   // given values and need none).

@@ -30,9 +30,14 @@ SurfacePoint nearest_surface(const std::vector<Obstacle>& obstacles, double x, d
 //    the grid line crosses the surface (Shortley-Weller: the wall at its true place);
 //  - staircase: fixed = a cell beside the face has its centre inside; the wall lies on
 //    those cells' faces.
+// `open` is the fraction of each face that lies in the fluid (1 away from bodies, and
+// everywhere for the staircase): the continuity equation counts only the open part of a
+// face cut by the surface, so that a cell cut by a body conserves the fluid's mass in its
+// fluid part (cut cells for the mass balance).
 struct BodyFaces {
   Field<std::uint8_t> fixed;
   Field<double> wall;
+  Field<double> open;
 };
 BodyFaces body_faces(const FlowCase& c, const MacGrid& grid, int comp);
 

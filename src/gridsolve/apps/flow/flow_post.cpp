@@ -86,11 +86,12 @@ double FlowSnapshot::pressure(double x, double y, double z) const {
     const SurfacePoint s = nearest_surface(obstacles_, x, y);
     const MacGrid& g = *grid_;
     const double h = std::max(g.width(0, g.cell_of(0, s.x)), g.width(1, g.cell_of(1, s.y)));
-    if (s.distance < 2 * h) {
-      // Lagrange through distances 2h, 3h, 4h, evaluated at the point's own distance
-      // (the surface for points inside).
+    if (s.distance < h) {
+      // Lagrange through distances h, 2h, 3h, evaluated at the point's own distance (the
+      // surface for points inside). The samples stay inside the viscous layer, where the
+      // pressure at a stagnation point still rises toward the wall.
       const double t = std::max(s.distance, 0.0) / h;
-      const double node[3] = {2, 3, 4};
+      const double node[3] = {1, 2, 3};
       double value = 0;
       for (int a = 0; a < 3; ++a) {
         double w = 1;

@@ -66,7 +66,7 @@ struct MomentumAssembly {
   int side_type[6] = {};
   T nu = 0, tcoef = 0, relax = 1, factor = 1, inv_dt = 0;
   bool bdf2 = false, transient = false, simplec = false;
-  FieldView<const T> u[3], un, unm1, wall, body;
+  FieldView<const T> u[3], open[3], un, unm1, wall, body;
   FieldView<const std::uint8_t> fmask;
   Box ext;  // indices of component c that exist, ghosts included
   FieldView<T> ap, a[6], b0, d;
@@ -97,7 +97,8 @@ struct MomentumAssembly {
         const double area = vol / w[q];
         double F, D;
         if (q == c) {
-          F = s * 0.5 * (uP + double(at(u[c], J))) * area;
+          F = s * 0.5 * (double(open[c](i, j, k)) * uP + double(at(open[c], J) * at(u[c], J))) *
+              area;
           D = nu * area / g.width(c, side ? I[c] : I[c] - 1);
         } else {
           int K0[3] = {i, j, k};
@@ -106,8 +107,8 @@ struct MomentumAssembly {
           int K1[3] = {K0[0], K0[1], K0[2]};
           K1[c] = I[c];
           F = s *
-              (double(at(u[q], K0)) * 0.5 * g.width(c, I[c] - 1) +
-               double(at(u[q], K1)) * 0.5 * g.width(c, I[c])) *
+              (double(at(open[q], K0) * at(u[q], K0)) * 0.5 * g.width(c, I[c] - 1) +
+               double(at(open[q], K1) * at(u[q], K1)) * 0.5 * g.width(c, I[c])) *
               (area / hc);
           const double gap = g.xc(q, J[q]) - g.xc(q, I[q]);
           D = nu * area / (gap > 0 ? gap : -gap);
@@ -206,7 +207,7 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d) : case_(c), device_(d) {
 
   for (int comp = 0; comp < dims; ++comp) {
     const auto ext = face_extent(n, comp);
-    for (auto* f : {&u_, &u_n_, &u_nm1_, &hbya_, &b0_, &d_, &wall_, &body_})
+    for (auto* f : {&u_, &u_n_, &u_nm1_, &hbya_, &b0_, &d_, &wall_, &body_, &open_})
       (*f)[std::size_t(comp)] = make_staggered<T>(n, dims, comp, d);
     StencilOperator<T>& m = mom_[std::size_t(comp)];
     m.grid.dims = dims;
@@ -230,6 +231,7 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d) : case_(c), device_(d) {
         for (int i = 0; i < ext[0]; ++i)
           if (!mv(i, j, k) && active.contains(i, j, k)) ++unknowns;
     body_[std::size_t(comp)].copy_from(bf.wall);
+    open_[std::size_t(comp)].copy_from(bf.open);
     fixed_host[std::size_t(comp)] = std::move(bf.fixed);
     const Field<std::uint8_t>& mask = fixed_host[std::size_t(comp)];
     m.mask = mask.copy_to(d);
@@ -465,7 +467,8 @@ void FlowSolver<T>::assemble_momentum(int comp, double tcoef, double dt, double 
   m.relax = T(relax);
   m.factor = T(inflow_factor_);
   m.simplec = case_.coupling == Coupling::simplec;
-  for (int q = 0; q < case_.dims; ++q) m.u[q] = u_[std::size_t(q)].cview();
+  for (int q = 0; q < case_.dims; ++q)
+    m.u[q] = u_[std::size_t(q)].cview(), m.open[q] = open_[std::size_t(q)].cview();
   const std::size_t c = std::size_t(comp);
   m.un = u_n_[c].cview();
   m.unm1 = u_nm1_[c].cview();
@@ -580,10 +583,11 @@ void FlowSolver<T>::project(int correctors, bool relax_pressure, StepReport& r, 
     }
     // The pressure operator and its right-hand side.
     {
-      FieldView<const T> h[3], dd[3];
+      FieldView<const T> h[3], dd[3], op[3];
       FieldView<const std::uint8_t> fm[3];
       Box act[3];
       for (int q = 0; q < dims; ++q) {
+        op[q] = open_[std::size_t(q)].cview();
         h[q] = hbya_[std::size_t(q)].cview();
         dd[q] = d_[std::size_t(q)].cview();
         fm[q] = mom_[std::size_t(q)].mask.cview();
@@ -611,10 +615,11 @@ void FlowSolver<T>::project(int correctors, bool relax_pressure, StepReport& r, 
             int F[3] = {i, j, k};
             F[q] += side;
             const bool free_face = act[q].contains(F[0], F[1], F[2]) && !at(fm[q], F);
-            const double coef = free_face ? area * double(at(dd[q], F)) : 0.0;
+            const double open_area = area * double(at(op[q], F));
+            const double coef = free_face ? open_area * double(at(dd[q], F)) : 0.0;
             nb[2 * q + side](i, j, k) = T(coef);
             sum += coef;
-            b -= (side ? 1.0 : -1.0) * area * double(at(h[q], F));
+            b -= (side ? 1.0 : -1.0) * open_area * double(at(h[q], F));
           }
         }
         ap(i, j, k) = T(sum);
@@ -727,8 +732,9 @@ SolveReport FlowSolver<T>::solve_pressure(const SolveOptions& options) {
 template <class T>
 double FlowSolver<T>::max_divergence() const {
   const MacGeometry g = grid_.geometry();
-  FieldView<const T> u[3];
-  for (int q = 0; q < case_.dims; ++q) u[q] = u_[std::size_t(q)].cview();
+  FieldView<const T> u[3], op[3];
+  for (int q = 0; q < case_.dims; ++q)
+    u[q] = u_[std::size_t(q)].cview(), op[q] = open_[std::size_t(q)].cview();
   const FieldView<const std::uint8_t> pm = pop_.mask.cview();
   return reduce<double>(
       device_, pop_.active,
@@ -740,7 +746,8 @@ double FlowSolver<T>::max_divergence() const {
         for (int q = 0; q < g.dims; ++q) {
           int F[3] = {i, j, k};
           F[q] += 1;
-          div += (double(at(u[q], F)) - double(u[q](i, j, k))) * vol / g.width(q, I[q]);
+          div += (double(at(op[q], F) * at(u[q], F)) - double(op[q](i, j, k) * u[q](i, j, k))) *
+                 vol / g.width(q, I[q]);
         }
         div /= vol;
         return div < 0 ? -div : div;
