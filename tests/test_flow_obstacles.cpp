@@ -48,8 +48,8 @@ Coefficients steady_cylinder(int cpd, ObstacleTreatment t) {
 }  // namespace
 
 TEST(FlowObstacles, ImmersedCylinderBeatsTheStaircaseOnTheSameCoarseGrid) {
-  // 8 cells per diameter around the cylinder: the immersed boundary's drag is within 2%
-  // of the reference, the staircase's is not (it is about 8% high there).
+  // 8 cells per diameter around the cylinder: the immersed boundary's drag is within 3%
+  // of the reference (1.8% there), the staircase's is not (9% high).
   const Coefficients ib = steady_cylinder(8, ObstacleTreatment::immersed);
   const Coefficients st = steady_cylinder(8, ObstacleTreatment::staircase);
   std::printf(
@@ -58,7 +58,7 @@ TEST(FlowObstacles, ImmersedCylinderBeatsTheStaircaseOnTheSameCoarseGrid) {
       ib.c_d, ib.c_l, ib.iterations, st.c_d, st.c_l, st.iterations, c_d_ref, c_l_ref);
   ASSERT_GT(ib.iterations, 0);
   ASSERT_GT(st.iterations, 0);
-  const double tolerance = 0.02;
+  const double tolerance = 0.03;
   EXPECT_LT(std::abs(ib.c_d / c_d_ref - 1), tolerance);
   EXPECT_GT(std::abs(st.c_d / c_d_ref - 1), tolerance);
   EXPECT_LT(std::abs(ib.c_l - c_l_ref), std::abs(st.c_l - c_l_ref));
