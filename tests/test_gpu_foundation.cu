@@ -9,6 +9,8 @@
 #include "gpu_test_support.hpp"
 #include "gridsolve/exec/device.hpp"
 #include "gridsolve/exec/ghost_exchange.hpp"
+#include "gridsolve/exec/launch_recording.hpp"
+#include "gridsolve/exec/parallel_for.hpp"
 #include "gridsolve/problem/assemble.hpp"
 #include "gridsolve/problem/model_problems.hpp"
 #include "gridsolve/solve/solver.hpp"
@@ -100,6 +102,38 @@ TEST(GpuFoundation, SinglePrecisionKrylovReportsItsTrueResidual) {
     EXPECT_FALSE(r.converged) << name << ": " << r.reason;
     EXPECT_EQ(r.converged, r.relative_residual < o.tolerance) << name;
   }
+}
+
+// A recorded sequence of launches replays without calling its body again, does what the
+// body did each time, and records again for other fields.
+// f += 1 + i / 1000 on the GPU, then its ghosts (two launches to record).
+void add_ramp(Field<double>& f) {
+  const FieldView<double> v = f.view();
+  for_each(Device::cuda, f.interior(), [=] GRIDSOLVE_HD(int i, int j, int k) {
+    v(i, j, k) += 1.0 + 0.001 * i;
+  });
+  exchange_ghosts(f, GhostSides::all(GhostRule::copy_edge));
+}
+
+TEST(GpuFoundation, LaunchRecordingReplaysTheLaunches) {
+  SKIP_WITHOUT_GPU();
+  const Grid g = Grid::unit(2, 33);
+  Field<double> a(g, Device::cuda), b(g, Device::cuda);
+  int bodies = 0;
+  auto add_one = [&](Field<double>& f) {
+    ++bodies;
+    add_ramp(f);
+  };
+  LaunchRecording rec;
+  for (int r = 0; r < 3; ++r) rec.run(Device::cuda, a.storage(), nullptr, [&] { add_one(a); });
+  EXPECT_TRUE(rec.recorded());
+  EXPECT_EQ(bodies, 1);
+  const std::vector<double> va = a.to_vector();
+  EXPECT_DOUBLE_EQ(va[5], 3 * (1.0 + 0.005));
+  rec.run(Device::cuda, b.storage(), nullptr, [&] { add_one(b); });
+  EXPECT_EQ(bodies, 2);
+  EXPECT_DOUBLE_EQ(b.to_vector()[7], 1.007);
+  EXPECT_DOUBLE_EQ(a.to_vector()[5], 3 * 1.005);  // a untouched by b's recording
 }
 
 }  // namespace

@@ -266,7 +266,8 @@ void zero_bytes(Device d, void* p, std::size_t bytes) {
     return;
   }
 #if GRIDSOLVE_HAVE_CUDA
-  check(cudaMemset(p, 0, bytes), "memset");
+  // On the exec stream, so a recorded sequence of launches (LaunchRecording) may hold it.
+  check(cudaMemsetAsync(p, 0, bytes, cudaStreamPerThread), "memset");
 #endif
 }
 

@@ -368,18 +368,21 @@ void MultigridHierarchy<T>::cycle_at(int l, const StencilView<T>& view, Field<T>
 
 template <class T>
 void MultigridHierarchy<T>::cycle(Field<T>& u, const Field<T>* b) {
-  cycle_at(0, fine_->view(b), u, to_string(options_.cycle)[0]);
+  cycle_recording_.run(fine_->device, u.storage(), b ? b->storage() : nullptr,
+                       [&] { cycle_at(0, fine_->view(b), u, to_string(options_.cycle)[0]); });
 }
 
 template <class T>
 void MultigridHierarchy<T>::precondition(const Field<T>& r, Field<T>& z) {
-  StencilView<T> v = fine_->view();
-  v.rhs = r.cview();
-  v.b_const = T(0);
-  z.set_zero();
-  symmetric_ = true;
-  cycle_at(0, v, z, to_string(options_.cycle)[0]);
-  symmetric_ = false;
+  precondition_recording_.run(fine_->device, r.storage(), z.storage(), [&] {
+    StencilView<T> v = fine_->view();
+    v.rhs = r.cview();
+    v.b_const = T(0);
+    z.set_zero();
+    symmetric_ = true;
+    cycle_at(0, v, z, to_string(options_.cycle)[0]);
+    symmetric_ = false;
+  });
 }
 
 template <class T>
@@ -437,6 +440,8 @@ void MultigridHierarchy<T>::update(const StencilOperator<T>& op) {
           "multigrid update: the operator's grid, sides or device differ from the hierarchy's; "
           "set up again");
   fine_ = &op;
+  cycle_recording_.reset();  // the recorded launches carry the old coefficients
+  precondition_recording_.reset();
   const Device d = op.device;
   Grid g = op.grid;
   StencilView<T> view = op.view();

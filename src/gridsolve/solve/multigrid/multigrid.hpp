@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "gridsolve/exec/launch_recording.hpp"
 #include "gridsolve/solve/multigrid/coarsening.hpp"
 #include "gridsolve/solve/multigrid/multigrid_options.hpp"
 #include "gridsolve/solve/preconditioner.hpp"
@@ -48,6 +49,9 @@ class MultigridHierarchy {
   std::vector<std::unique_ptr<Level>> levels_;
   struct CoarseSolver;
   std::unique_ptr<CoarseSolver> coarse_;  // exact solve of the coarsest level
+  // A cycle is a fixed sequence of small launches (a dozen per level): on the GPU it is
+  // recorded once per pair of fields and replayed as one graph.
+  LaunchRecording cycle_recording_, precondition_recording_;
 };
 
 template <class T>
