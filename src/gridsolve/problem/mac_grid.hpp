@@ -10,14 +10,19 @@
 
 namespace gridsolve {
 
-// How the faces of one axis are spaced: uniform, or clustered toward both ends by
-// x = L/2 (1 + tanh(beta (2 s - 1)) / tanh(beta)), s = i / n (beta > 0; larger clusters more).
+// How the faces of one axis are spaced: uniform; clustered toward both ends by
+// x = L/2 (1 + tanh(beta (2 s - 1)) / tanh(beta)), s = i / n (beta > 0; larger clusters more);
+// or a band [band_lo, band_hi] of uniform cells about `band_h` wide (a body's
+// neighbourhood), the remaining cells growing geometrically from it toward both ends
+// (one common growth factor, so the spacing is smooth and refines consistently).
 struct AxisSpacing {
-  enum class Kind { uniform, tanh };
+  enum class Kind { uniform, tanh, band };
   Kind kind = Kind::uniform;
   double beta = 0;
+  double band_lo = 0, band_hi = 0, band_h = 0;
 
-  static AxisSpacing parse(const std::string& text);  // "uniform", "tanh:2.0"
+  // "uniform", "tanh:2.0", "band:LO:HI:H"
+  static AxisSpacing parse(const std::string& text);
   std::string describe() const;
 };
 

@@ -96,6 +96,16 @@ bool segments_meet(const Point& a, const Point& b, const Point& c, const Point& 
 
 }  // namespace
 
+ObstacleTreatment parse_obstacle_treatment(const std::string& t) {
+  if (t == "immersed") return ObstacleTreatment::immersed;
+  if (t == "staircase") return ObstacleTreatment::staircase;
+  throw Error(fmt::format("obstacle treatment '{}' is not known; valid: immersed, staircase", t));
+}
+
+std::string to_string(ObstacleTreatment t) {
+  return t == ObstacleTreatment::immersed ? "immersed" : "staircase";
+}
+
 bool Obstacle::contains(double x, double y) const {
   if (shape == Shape::circle) {
     const double dx = x - centre[0], dy = y - centre[1];
@@ -280,7 +290,18 @@ FlowCase dfg_case(const std::string& which, int cpd) {
   c.name = which;
   c.benchmark = Benchmark::dfg;
   c.hi = {2.2, 0.41, 1};
-  c.cells = {int(std::lround(22.0 * cpd)), int(std::lround(4.1 * cpd)), 1};
+  // x: a band of uniform cells, `cpd` per diameter, around the cylinder (and, for
+  // shedding, its near wake); downstream the cells grow geometrically toward the outflow
+  // (about 1.03 per cell at 16 per diameter; refining the band refines the whole axis
+  // alike). y: the same width everywhere (the channel's walls shape the drag as much as
+  // the cylinder does), the band [0.1, 0.3] keeping the cells symmetric about the
+  // cylinder, which the small lift needs.
+  const double h = 0.1 / cpd;
+  const bool steady = which == "dfg-2d-1";
+  const double x_band_hi = steady ? 0.35 : 0.7;
+  c.spacing[0] = AxisSpacing::parse(fmt::format("band:0.1:{}:{}", x_band_hi, h));
+  c.spacing[1] = AxisSpacing::parse(fmt::format("band:0.1:0.3:{}", h));
+  c.cells = {int(std::lround((x_band_hi - 0.1) / h)) + 5 * cpd, int(std::lround(0.41 / h)), 1};
   c.nu = 1e-3;
   const double umax = which == "dfg-2d-1" ? 0.3 : 1.5;
   c.sides[0].type = SideType::velocity;

@@ -39,6 +39,13 @@ struct Obstacle {
   std::string describe() const;
 };
 
+// How obstacles meet the MAC grid: `immersed` (velocity faces inside a shape are fixed,
+// the faces beside them see the wall at its true distance along the grid line; second
+// order) or `staircase` (cells whose centre lies inside are solid; first order).
+enum class ObstacleTreatment { immersed, staircase };
+ObstacleTreatment parse_obstacle_treatment(const std::string& text);
+std::string to_string(ObstacleTreatment t);
+
 enum class Convection { upwind, hybrid, tvd };
 enum class Coupling { simple, simplec, piso };
 enum class TimeScheme { euler, bdf2 };
@@ -67,6 +74,7 @@ struct FlowCase {
   std::array<Expression, 3> initial_velocity{Expression::value(0), Expression::value(0),
                                              Expression::value(0)};
   Expression initial_pressure = Expression::value(0);
+  ObstacleTreatment obstacle_treatment = ObstacleTreatment::immersed;
 
   Convection convection = Convection::tvd;
   Coupling coupling = Coupling::piso;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <toml++/toml.h>
@@ -234,10 +235,26 @@ FlowConfig parse_flow_config(std::string_view text, const std::string& source) {
   }
   if (const toml::table* m = root["method"].as_table()) {
     r.only(*m, "method",
-           {"coupling", "convection", "time", "relax_u", "relax_p", "max_iterations", "tolerance",
-            "t_end", "cfl", "dt", "correctors", "momentum_solver", "momentum_sweeps",
-            "momentum_omega", "momentum_tolerance", "pressure_tolerance", "pressure_solver",
-            "check_every", "inflow_period"});
+           {"coupling",
+            "convection",
+            "time",
+            "relax_u",
+            "relax_p",
+            "max_iterations",
+            "tolerance",
+            "t_end",
+            "cfl",
+            "dt",
+            "correctors",
+            "momentum_solver",
+            "momentum_sweeps",
+            "momentum_omega",
+            "momentum_tolerance",
+            "pressure_tolerance",
+            "pressure_solver",
+            "check_every",
+            "inflow_period",
+            "obstacle_treatment"});
     c.coupling = parse_coupling(r.text(*m, "method", "coupling", to_string(c.coupling)));
     c.convection = parse_convection(r.text(*m, "method", "convection", to_string(c.convection)));
     c.time_scheme = parse_time_scheme(r.text(*m, "method", "time", to_string(c.time_scheme)));
@@ -257,6 +274,8 @@ FlowConfig parse_flow_config(std::string_view text, const std::string& source) {
     c.pressure_solver = r.text(*m, "method", "pressure_solver", c.pressure_solver);
     c.check_every = r.integer(*m, "method", "check_every", c.check_every);
     c.inflow_period = r.number(*m, "method", "inflow_period", c.inflow_period);
+    c.obstacle_treatment = parse_obstacle_treatment(
+        r.text(*m, "method", "obstacle_treatment", to_string(c.obstacle_treatment)));
   }
   if (const toml::table* o = root["output"].as_table()) {
     r.only(*o, "output", {"out", "frames", "checkpoint_every", "checkpoint_file"});

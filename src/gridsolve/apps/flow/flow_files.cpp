@@ -202,7 +202,7 @@ nlohmann::json summary_json(const FlowResult& r) {
   j["continuity"] = json_number(r.last.continuity);
   j["max_divergence"] = json_number(r.last.divergence);
   if (r.has_forces) {
-    j["obstacle_treatment"] = "staircase (cells whose centre lies inside are solid)";
+    j["obstacle_treatment"] = to_string(c.obstacle_treatment);
     if (c.steady()) {
       j["c_d"] = json_number(r.c_d);
       j["c_l"] = json_number(r.c_l);

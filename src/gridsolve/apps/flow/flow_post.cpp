@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "gridsolve/apps/flow/flow_obstacles.hpp"
 #include "gridsolve/core/error.hpp"
 
 namespace gridsolve::flow {
@@ -18,6 +19,8 @@ FlowSnapshot::FlowSnapshot(const FlowSolver<double>& s) : grid_(&s.grid()) {
     u_[std::size_t(c)] = s.velocity(c).copy_to(Device::cpu);
   p_ = s.pressure().copy_to(Device::cpu);
   solid_ = s.solid().copy_to(Device::cpu);
+  if (s.flow_case().obstacle_treatment == ObstacleTreatment::immersed && s.flow_case().dims == 2)
+    obstacles_ = s.flow_case().obstacles;
 }
 
 bool FlowSnapshot::solid(int i, int j) const {
@@ -79,6 +82,27 @@ double FlowSnapshot::velocity(int c, double x, double y, double z) const {
 }
 
 double FlowSnapshot::pressure(double x, double y, double z) const {
+  if (!obstacles_.empty()) {
+    const SurfacePoint s = nearest_surface(obstacles_, x, y);
+    const MacGrid& g = *grid_;
+    const double h = std::max(g.width(0, g.cell_of(0, s.x)), g.width(1, g.cell_of(1, s.y)));
+    if (s.distance < h) {
+      // Lagrange through distances h, 2h, 3h, evaluated at the point's own distance (the
+      // surface for points inside). The samples stay inside the viscous layer, where the
+      // pressure at a stagnation point still rises toward the wall.
+      const double t = std::max(s.distance, 0.0) / h;
+      const double node[3] = {1, 2, 3};
+      double value = 0;
+      for (int a = 0; a < 3; ++a) {
+        double w = 1;
+        for (int b = 0; b < 3; ++b)
+          if (b != a) w *= (t - node[b]) / (node[a] - node[b]);
+        const double d = node[a] * h;
+        value += w * sample(p_, -1, s.x + d * s.nx, s.y + d * s.ny, z);
+      }
+      return value;
+    }
+  }
   return sample(p_, -1, x, y, z);
 }
 

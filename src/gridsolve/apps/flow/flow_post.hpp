@@ -18,7 +18,10 @@ class FlowSnapshot {
   // Velocity component c at (x, y[, z]) by bilinear interpolation between its faces
   // (ghosts carry the wall values, so sampling reaches the walls).
   double velocity(int c, double x, double y, double z = 0) const;
-  // Pressure by bilinear interpolation between cell centres.
+  // Pressure by bilinear interpolation between cell centres; within a cell of an immersed
+  // body (or on its surface, as the DFG probes are), by quadratic extrapolation along the
+  // surface normal from three such samples 1, 2 and 3 cells out (third-order truncation;
+  // the samples' stencils hold no cell whose centre is inside the body).
   double pressure(double x, double y, double z = 0) const;
   // Stream function at the grid's nodes (2D): psi(x, y) = integral of u dy from y = lo,
   // on node (i, j) at index i + (nx + 1) j. Exact for the discrete divergence-free field.
@@ -36,6 +39,7 @@ class FlowSnapshot {
   std::array<Field<double>, 3> u_;
   Field<double> p_;
   Field<std::uint8_t> solid_;
+  std::vector<Obstacle> obstacles_;  // immersed bodies (empty for the staircase)
 };
 
 struct VortexCentre {

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <numbers>
 
+#include "gridsolve/apps/flow/flow_obstacles.hpp"
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/memory.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
@@ -67,7 +68,7 @@ struct MomentumAssembly {
   bool periodic[3] = {false, false, false};
   T nu = 0, tcoef = 0, relax = 1, factor = 1, inv_dt = 0;
   bool bdf2 = false, transient = false, simplec = false;
-  FieldView<const T> u[3], un, unm1, wall;
+  FieldView<const T> u[3], open[3], un, unm1, wall, body;
   FieldView<const std::uint8_t> fmask;
   Box ext;  // indices of component c that exist, ghosts included
   FieldView<T> ap, a[6], b0, d;
@@ -86,7 +87,9 @@ struct MomentumAssembly {
     for (int q = 0; q < 3; ++q) w[q] = q == c ? hc : g.width(q, I[q]);
     const double vol = w[0] * w[1] * w[2];
     const double uP = u[c](i, j, k);
-    double sum_a = 0, extra = 0, b = 0, netF = 0;
+    // Links to faces a body fixes carry no convective flux (the wall's velocity is zero)
+    // and a diffusive one to the wall at its distance along the link (`body`).
+    double sum_a = 0, extra = double(nu) * double(body(i, j, k)), b = 0, netF = 0;
     double coef[6] = {0, 0, 0, 0, 0, 0};
     for (int q = 0; q < g.dims; ++q)
       for (int side = 0; side < 2; ++side) {
@@ -96,7 +99,8 @@ struct MomentumAssembly {
         const double area = vol / w[q];
         double F, D;
         if (q == c) {
-          F = s * 0.5 * (uP + double(at(u[c], J))) * area;
+          F = s * 0.5 * (double(open[c](i, j, k)) * uP + double(at(open[c], J) * at(u[c], J))) *
+              area;
           D = nu * area / g.width(c, side ? I[c] : I[c] - 1);
         } else {
           int K0[3] = {i, j, k};
@@ -105,8 +109,8 @@ struct MomentumAssembly {
           int K1[3] = {K0[0], K0[1], K0[2]};
           K1[c] = I[c];
           F = s *
-              (double(at(u[q], K0)) * 0.5 * g.width(c, I[c] - 1) +
-               double(at(u[q], K1)) * 0.5 * g.width(c, I[c])) *
+              (double(at(open[q], K0) * at(u[q], K0)) * 0.5 * g.width(c, I[c] - 1) +
+               double(at(open[q], K1) * at(u[q], K1)) * 0.5 * g.width(c, I[c])) *
               (area / hc);
           const double gap = g.xc(q, J[q]) - g.xc(q, I[q]);
           D = nu * area / (gap > 0 ? gap : -gap);
@@ -131,8 +135,7 @@ struct MomentumAssembly {
             continue;
           }
         }
-        if (q != c && at(fmask, J)) {  // a solid face: a wall half-way
-          extra += 2 * D;
+        if (at(fmask, J)) {  // a face the body holds: its wall term is in `extra`
           continue;
         }
         double acoef;
@@ -198,30 +201,20 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d) : case_(c), device_(d) {
   const MacGeometry hg = grid_.host_geometry();
   for (int q = 0; q < dims; ++q) periodic_[std::size_t(q)] = c.periodic(q);
 
-  // Solid cells: centres inside an obstacle.
+  // Solid cells: centres inside an obstacle (the staircase's body; with the immersed
+  // boundary they only tell outputs where the body is).
   Field<std::uint8_t> solid_host = make_staggered<std::uint8_t>(n, dims, -1, Device::cpu);
   {
     const FieldView<std::uint8_t> sv = solid_host.view();
     for (int j = 0; j < n[1]; ++j)
       for (int i = 0; i < n[0]; ++i)
-        for (const Obstacle& o : c.obstacles)
-          if (o.contains(hg.xc(0, i), hg.xc(1, j))) sv(i, j, 0) = 1;
+        if (inside_any(c.obstacles, hg.xc(0, i), hg.xc(1, j))) sv(i, j, 0) = 1;
   }
-  const FieldView<const std::uint8_t> sh = solid_host.cview();
-  // Index i on a periodic axis a of period n[a] (faces and cells alike) brought inside.
-  auto wrap = [&](int a, int i) {
-    if (!periodic_[std::size_t(a)]) return i;
-    return i < 0 ? i + n[a] : (i >= n[a] ? i - n[a] : i);
-  };
-  auto solid_at = [&](int i, int j, int k) {
-    i = wrap(0, i), j = wrap(1, j), k = wrap(2, k);
-    if (i < 0 || j < 0 || k < 0 || i >= n[0] || j >= n[1] || k >= n[2]) return false;
-    return sh(i, j, k) != 0;
-  };
+  std::array<Field<std::uint8_t>, 3> fixed_host;
 
   for (int comp = 0; comp < dims; ++comp) {
     const auto ext = face_extent(n, comp);
-    for (auto* f : {&u_, &u_n_, &u_nm1_, &hbya_, &b0_, &d_, &wall_})
+    for (auto* f : {&u_, &u_n_, &u_nm1_, &hbya_, &b0_, &d_, &wall_, &body_, &open_})
       (*f)[std::size_t(comp)] = make_staggered<T>(n, dims, comp, d);
     StencilOperator<T>& m = mom_[std::size_t(comp)];
     m.grid.dims = dims;
@@ -245,23 +238,19 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d) : case_(c), device_(d) {
       *f = make_staggered<T>(n, dims, comp, d);
     if (dims == 3)
       m.ab = make_staggered<T>(n, dims, comp, d), m.at = make_staggered<T>(n, dims, comp, d);
-    // Faces beside a solid cell are fixed at zero.
-    Field<std::uint8_t> mask = make_staggered<std::uint8_t>(n, dims, comp, Device::cpu);
-    const FieldView<std::uint8_t> mv = mask.view();
+    // Faces a body holds at zero, and the wall terms of the faces beside them.
+    BodyFaces bf = body_faces(c, grid_, comp);
+    const FieldView<const std::uint8_t> mv = bf.fixed.cview();
     std::int64_t unknowns = 0;
     for (int k = 0; k < ext[2]; ++k)
       for (int j = 0; j < ext[1]; ++j)
-        for (int i = 0; i < ext[0]; ++i) {
-          int lo[3] = {i, j, k};
-          lo[comp] -= 1;
-          const bool s = solid_at(i, j, k) || solid_at(lo[0], lo[1], lo[2]);
-          mv(i, j, k) = s ? 1 : 0;
-          if (!s && active.contains(i, j, k)) ++unknowns;
-        }
+        for (int i = 0; i < ext[0]; ++i)
+          if (!mv(i, j, k) && active.contains(i, j, k)) ++unknowns;
     // Periodic ghosts of the mask: the assembly asks whether a neighbour across the side
-    // is solid.
+    // is held.
     for (int a = 0; a < dims; ++a) {
       if (!periodic_[std::size_t(a)]) continue;
+      const FieldView<std::uint8_t> fw = bf.fixed.view();
       Box all{{-1, -1, dims == 3 ? -1 : 0}, {ext[0], ext[1], dims == 3 ? ext[2] : 0}};
       for (int k = all.lo[2]; k <= all.hi[2]; ++k)
         for (int j = all.lo[1]; j <= all.hi[1]; ++j)
@@ -269,9 +258,13 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d) : case_(c), device_(d) {
             int I[3] = {i, j, k};
             if (I[a] >= 0 && I[a] < ext[a]) continue;
             I[a] = I[a] < 0 ? I[a] + n[a] : I[a] - n[a];
-            mv(i, j, k) = mv(I[0], I[1], I[2]);
+            fw(i, j, k) = fw(I[0], I[1], I[2]);
           }
     }
+    body_[std::size_t(comp)].copy_from(bf.wall);
+    open_[std::size_t(comp)].copy_from(bf.open);
+    fixed_host[std::size_t(comp)] = std::move(bf.fixed);
+    const Field<std::uint8_t>& mask = fixed_host[std::size_t(comp)];
     m.mask = mask.copy_to(d);
     m.unknowns = unknowns;
 
@@ -333,17 +326,17 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d) : case_(c), device_(d) {
       for (int j = 0; j < n[1]; ++j)
         for (int i = 0; i < n[0]; ++i) {
           bool free_face = false;
-          if (!solid_at(i, j, k))
-            for (int q = 0; q < dims; ++q)
-              for (int side = 0; side < 2; ++side) {
-                int F[3] = {i, j, k};
-                F[q] = wrap(q, F[q] + side);
-                const StencilOperator<T>& m = mom_[std::size_t(q)];
-                const bool boundary = !m.active.contains(F[0], F[1], F[2]);
-                int nb[3] = {i, j, k};
-                nb[q] += side ? 1 : -1;
-                if (!boundary && !solid_at(nb[0], nb[1], nb[2])) free_face = true;
-              }
+          for (int q = 0; q < dims; ++q)
+            for (int side = 0; side < 2; ++side) {
+              int F[3] = {i, j, k};
+              F[q] += side;
+              // On a periodic axis the image face n is face 0, the unknown.
+              if (periodic_[std::size_t(q)] && F[q] >= n[q]) F[q] -= n[q];
+              const StencilOperator<T>& m = mom_[std::size_t(q)];
+              if (m.active.contains(F[0], F[1], F[2]) &&
+                  !fixed_host[std::size_t(q)].cview()(F[0], F[1], F[2]))
+                free_face = true;
+            }
           pm(i, j, k) = free_face ? 0 : 1;
           if (free_face) ++fluid;
         }
@@ -546,11 +539,13 @@ void FlowSolver<T>::assemble_momentum(int comp, double tcoef, double dt, double 
   m.relax = T(relax);
   m.factor = T(inflow_factor_);
   m.simplec = case_.coupling == Coupling::simplec;
-  for (int q = 0; q < case_.dims; ++q) m.u[q] = u_[std::size_t(q)].cview();
+  for (int q = 0; q < case_.dims; ++q)
+    m.u[q] = u_[std::size_t(q)].cview(), m.open[q] = open_[std::size_t(q)].cview();
   const std::size_t c = std::size_t(comp);
   m.un = u_n_[c].cview();
   m.unm1 = u_nm1_[c].cview();
   m.wall = wall_[c].cview();
+  m.body = body_[c].cview();
   StencilOperator<T>& op = mom_[c];
   m.fmask = op.mask.cview();
   const auto ext = face_extent(grid_.cells(), comp);
@@ -664,7 +659,7 @@ void FlowSolver<T>::project(int correctors, bool relax_pressure, StepReport& r, 
     }
     // The pressure operator and its right-hand side.
     {
-      FieldView<const T> h[3], dd[3];
+      FieldView<const T> h[3], dd[3], op[3];
       FieldView<const std::uint8_t> fm[3];
       Box act[3];
       // Face n of a periodic axis is face 0.
@@ -672,6 +667,7 @@ void FlowSolver<T>::project(int correctors, bool relax_pressure, StepReport& r, 
       for (int q = 0; q < dims; ++q)
         if (periodic_[std::size_t(q)]) wrap_at[q] = n[q];
       for (int q = 0; q < dims; ++q) {
+        op[q] = open_[std::size_t(q)].cview();
         h[q] = hbya_[std::size_t(q)].cview();
         dd[q] = d_[std::size_t(q)].cview();
         fm[q] = mom_[std::size_t(q)].mask.cview();
@@ -700,10 +696,11 @@ void FlowSolver<T>::project(int correctors, bool relax_pressure, StepReport& r, 
             F[q] += side;
             if (F[q] == wrap_at[q]) F[q] = 0;
             const bool free_face = act[q].contains(F[0], F[1], F[2]) && !at(fm[q], F);
-            const double coef = free_face ? area * double(at(dd[q], F)) : 0.0;
+            const double open_area = area * double(at(op[q], F));
+            const double coef = free_face ? open_area * double(at(dd[q], F)) : 0.0;
             nb[2 * q + side](i, j, k) = T(coef);
             sum += coef;
-            b -= (side ? 1.0 : -1.0) * area * double(at(h[q], F));
+            b -= (side ? 1.0 : -1.0) * open_area * double(at(h[q], F));
           }
         }
         ap(i, j, k) = T(sum);
@@ -930,8 +927,9 @@ void FlowSolver<T>::restore_state(const Checkpoint& c) {
 template <class T>
 double FlowSolver<T>::max_divergence() const {
   const MacGeometry g = grid_.geometry();
-  FieldView<const T> u[3];
-  for (int q = 0; q < case_.dims; ++q) u[q] = u_[std::size_t(q)].cview();
+  FieldView<const T> u[3], op[3];
+  for (int q = 0; q < case_.dims; ++q)
+    u[q] = u_[std::size_t(q)].cview(), op[q] = open_[std::size_t(q)].cview();
   const FieldView<const std::uint8_t> pm = pop_.mask.cview();
   return reduce<double>(
       device_, pop_.active,
@@ -943,7 +941,8 @@ double FlowSolver<T>::max_divergence() const {
         for (int q = 0; q < g.dims; ++q) {
           int F[3] = {i, j, k};
           F[q] += 1;
-          div += (double(at(u[q], F)) - double(u[q](i, j, k))) * vol / g.width(q, I[q]);
+          div += (double(at(op[q], F) * at(u[q], F)) - double(op[q](i, j, k) * u[q](i, j, k))) *
+                 vol / g.width(q, I[q]);
         }
         div /= vol;
         return div < 0 ? -div : div;
@@ -1043,46 +1042,54 @@ double FlowSolver<T>::cfl_time_step(double cfl) const {
   return rate > 0 ? cfl / rate : 0.0;
 }
 
+// The force of the fluid on the bodies, read off the discrete momentum equations: every
+// term the bodies put into them (the wall terms of the faces beside fixed faces, and the
+// pressure of the cells where a row of free faces ends at a fixed one). Summed over all
+// faces, the interior fluxes cancel, so this equals the momentum balance of any control
+// volume around the body: it converges as the flow field does.
 template <class T>
 Forces FlowSolver<T>::forces() const {
   if (case_.obstacles.empty()) return {};
   const MacGeometry g = grid_.geometry();
-  FieldView<const T> u[3];
-  for (int q = 0; q < case_.dims; ++q) u[q] = u_[std::size_t(q)].cview();
-  const FieldView<const T> p = p_.cview();
-  const FieldView<const std::uint8_t> solid = solid_.cview();
   const double nu = case_.nu;
-  const F2 f = reduce<F2>(
+  double f[3] = {0, 0, 0};
+  for (int comp = 0; comp < case_.dims; ++comp) {
+    const std::size_t c = std::size_t(comp);
+    const StencilView<T> a = mom_[c].view();
+    const FieldView<const T> u = u_[c].cview(), body = body_[c].cview();
+    f[c] += reduce<double>(
+        device_, mom_[c].active,
+        [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
+          return a.is_free(i, j, k) ? nu * double(body(i, j, k)) * double(u(i, j, k)) : 0.0;
+        },
+        SumOp{}, 0.0);
+  }
+  FieldView<const std::uint8_t> fm[3];
+  Box act[3];
+  for (int q = 0; q < case_.dims; ++q) {
+    fm[q] = mom_[std::size_t(q)].mask.cview();
+    act[q] = mom_[std::size_t(q)].active;
+  }
+  const FieldView<const T> p = p_.cview();
+  const F2 pf = reduce<F2>(
       device_, pop_.active,
       [=] GRIDSOLVE_HD(int i, int j, int k) -> F2 {
-        F2 out;
-        if (!solid(i, j, k)) return out;
         const int I[3] = {i, j, k};
-        for (int q = 0; q < 2; ++q)
-          for (int side = 0; side < 2; ++side) {
-            const int s = side ? 1 : -1;
-            int N[3] = {i, j, k};
-            N[q] += s;
-            if (N[q] < 0 || N[q] >= g.n[q] || at(solid, N)) continue;
-            const int t = 1 - q;
-            const double area = g.width(t, I[t]);
-            const double pf = -s * double(at(p, N)) * area;
-            int N1[3] = {N[0], N[1], N[2]};
-            N1[t] += 1;
-            const double ut = 0.5 * (double(at(u[t], N)) + double(at(u[t], N1)));
-            const double shear = nu * ut / (0.5 * g.width(q, N[q])) * area;
-            if (q == 0) {
-              out.x += pf;
-              out.y += shear;
-            } else {
-              out.y += pf;
-              out.x += shear;
-            }
-          }
-        return out;
+        double out[2] = {0, 0};
+        for (int q = 0; q < 2; ++q) {
+          int H[3] = {i, j, k};
+          H[q] += 1;
+          const bool lo_fixed = at(fm[q], I) != 0, hi_fixed = at(fm[q], H) != 0;
+          const bool lo_free = act[q].contains(i, j, k) && !lo_fixed;
+          const bool hi_free = act[q].contains(H[0], H[1], H[2]) && !hi_fixed;
+          const double area = g.width(1 - q, I[1 - q]);
+          if (lo_free && hi_fixed) out[q] += double(p(i, j, k)) * area;
+          if (lo_fixed && hi_free) out[q] -= double(p(i, j, k)) * area;
+        }
+        return F2{out[0], out[1]};
       },
       SumOp{}, F2{});
-  return Forces{f.x, f.y};
+  return Forces{f[0] + pf.x, f[1] + pf.y};
 }
 
 template class FlowSolver<double>;

@@ -66,7 +66,7 @@ class FlowSolver {
   double pressure_seconds() const { return pressure_seconds_; }
   long long pressure_solves() const { return pressure_solves_; }
   long long pressure_iterations() const { return pressure_iterations_; }
-  // Max |div u| per unit volume over fluid cells.
+  // Max |div u| per unit volume over fluid cells (fluxes through the faces' open parts).
   double max_divergence() const;
 
   // Checkpoints: save_state stores every array and scalar a later step or iteration reads
@@ -107,6 +107,10 @@ class FlowSolver {
   Device device_;
   MacGrid grid_;
   std::array<StaggeredField<T>, 3> u_, u_n_, u_nm1_, hbya_, b0_, d_, wall_;
+  // Per face: area / distance to a body's wall, summed over the links to fixed faces.
+  std::array<StaggeredField<T>, 3> body_;
+  // Per face: the fraction open to the fluid (continuity counts only that part).
+  std::array<StaggeredField<T>, 3> open_;
   std::array<StencilOperator<T>, 3> mom_;
   std::array<BiCgStab<T>, 3> bicgstab_;
   StaggeredField<T> p_;
