@@ -2,6 +2,7 @@
 // Kovasznay) with observed orders, mass conservation, and the cavity against Ghia.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
@@ -84,6 +85,35 @@ TEST(FlowBenchmark, CavityRe100AgainstGhia) {
   EXPECT_NEAR(vc.psi, -0.1034, 0.001);  // Ghia: -0.103423 at (0.6172, 0.7344)
   EXPECT_NEAR(vc.x, 0.617, 0.01);
   EXPECT_NEAR(vc.y, 0.736, 0.01);
+}
+
+// The 3D code path against the validated 2D one: a cavity periodic along z (a slab of 4
+// cells) has a flow that does not vary along z, so its velocities must equal the 2D
+// cavity's to the steady tolerance, and w must vanish.
+TEST(FlowThreeD, SpanwisePeriodicCavityIsTheTwoDimensionalOne) {
+  FlowCase c2 = cavity_case(100, 24);
+  FlowCase c3 = c2;
+  c3.dims = 3;
+  c3.cells = {24, 24, 4};
+  c3.hi = {1, 1, 4.0 / 24};
+  c3.sides[4].type = c3.sides[5].type = SideType::periodic;
+  FlowSolver<double> s2(c2, Device::cpu), s3(c3, Device::cpu);
+  ASSERT_GT(converge(s2, 1e-9, 20000), 0);
+  ASSERT_GT(converge(s3, 1e-9, 20000), 0);
+  const FlowSnapshot a(s2), b(s3);
+  double diff = 0, w = 0, peak = 0;
+  for (int q = 1; q < 24; ++q) {
+    const double t = q / 24.0;
+    for (double z : {0.02, 0.09, 0.15}) {
+      diff = std::max({diff, std::abs(a.velocity(0, 0.5, t) - b.velocity(0, 0.5, t, z)),
+                       std::abs(a.velocity(1, t, 0.5) - b.velocity(1, t, 0.5, z))});
+      w = std::max(w, std::abs(b.velocity(2, 0.5, t, z)));
+    }
+    peak = std::max(peak, std::abs(a.velocity(0, 0.5, t)));
+  }
+  EXPECT_GT(peak, 0.1);  // a real flow, not an all-zero one
+  EXPECT_LT(diff, 1e-6);
+  EXPECT_LT(w, 1e-9);
 }
 
 namespace {

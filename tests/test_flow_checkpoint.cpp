@@ -199,6 +199,11 @@ TEST(FlowCheckpoint, ForeignTruncatedAndDamagedCheckpointsAreRefused) {
   FlowCase body = c;
   body.obstacles.clear();
   refused(body, "obstacles");
+  FlowCase treatment = c;
+  treatment.obstacle_treatment = c.obstacle_treatment == ObstacleTreatment::immersed
+                                     ? ObstacleTreatment::staircase
+                                     : ObstacleTreatment::immersed;
+  refused(treatment, "obstacle_treatment");
 
   const std::string bytes = file_text(ck);
   o.restart = (dir / "short.gsflow").string();

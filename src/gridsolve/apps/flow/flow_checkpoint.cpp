@@ -176,6 +176,7 @@ nlohmann::json case_identity(const FlowCase& c) {
   std::vector<std::string> obstacles;
   for (const Obstacle& o : c.obstacles) obstacles.push_back(o.describe());
   j["obstacles"] = obstacles;
+  j["obstacle_treatment"] = to_string(c.obstacle_treatment);
   if (c.has_initial) {
     std::vector<std::string> init;
     for (int q = 0; q < c.dims; ++q)

@@ -133,23 +133,25 @@ void write_results(const std::string& dir, const FlowSolver<double>& s, const Fl
   r.files.push_back(dir + "/fields.xdmf (+ fields.h5)");
   if (!r.flow_case.steady() && std::filesystem::exists(dir + "/series.xdmf"))
     r.files.push_back(dir + "/series.xdmf (time series, frames/)");
-  // Centrelines through the middle of the domain, at every cell centre plus the walls.
+  // Centrelines through the middle of the domain (in 3D, in the plane z = middle), at
+  // every cell centre plus the walls.
   const MacGrid& g = snap.grid();
   const double xm = 0.5 * (g.lo(0) + g.hi(0)), ym = 0.5 * (g.lo(1) + g.hi(1));
+  const double zm = g.dims() == 3 ? 0.5 * (g.lo(2) + g.hi(2)) : 0.0;
   {
     std::string t = "y,u\n";
-    t += fmt::format("{},{}\n", csv_number(g.lo(1)), csv_number(snap.velocity(0, xm, g.lo(1))));
+    t += fmt::format("{},{}\n", csv_number(g.lo(1)), csv_number(snap.velocity(0, xm, g.lo(1), zm)));
     for (int j = 0; j < g.cells()[1]; ++j)
       t += fmt::format("{},{}\n", csv_number(g.xc(1, j)),
-                       csv_number(snap.velocity(0, xm, g.xc(1, j))));
-    t += fmt::format("{},{}\n", csv_number(g.hi(1)), csv_number(snap.velocity(0, xm, g.hi(1))));
+                       csv_number(snap.velocity(0, xm, g.xc(1, j), zm)));
+    t += fmt::format("{},{}\n", csv_number(g.hi(1)), csv_number(snap.velocity(0, xm, g.hi(1), zm)));
     write_file_atomically(dir + "/centreline_u.csv", t);
     std::string v = "x,v\n";
-    v += fmt::format("{},{}\n", csv_number(g.lo(0)), csv_number(snap.velocity(1, g.lo(0), ym)));
+    v += fmt::format("{},{}\n", csv_number(g.lo(0)), csv_number(snap.velocity(1, g.lo(0), ym, zm)));
     for (int i = 0; i < g.cells()[0]; ++i)
       v += fmt::format("{},{}\n", csv_number(g.xc(0, i)),
-                       csv_number(snap.velocity(1, g.xc(0, i), ym)));
-    v += fmt::format("{},{}\n", csv_number(g.hi(0)), csv_number(snap.velocity(1, g.hi(0), ym)));
+                       csv_number(snap.velocity(1, g.xc(0, i), ym, zm)));
+    v += fmt::format("{},{}\n", csv_number(g.hi(0)), csv_number(snap.velocity(1, g.hi(0), ym, zm)));
     write_file_atomically(dir + "/centreline_v.csv", v);
     r.files.push_back(dir + "/centreline_u.csv, centreline_v.csv");
   }
