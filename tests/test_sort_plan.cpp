@@ -1,6 +1,7 @@
 // The GPU sorts' pass plans run on the CPU: every pass gathers disjoint tiles covering all
 // positions, the butterfly's padding never moves, and the plans sort (small tiles, so that
-// gathered, mirrored and straddling passes all occur at small sizes).
+// gathered, mirrored and straddling passes all occur at small sizes). Then the kernel's
+// own per-thread arithmetic (sort_tile.hpp), thread by thread, with key-value pairs.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "gridsolve/sort/sort_plan.hpp"
+#include "gridsolve/sort/sort_tile.hpp"
 
 namespace gridsolve {
 namespace {
@@ -119,6 +121,83 @@ TEST(SortPlan, GpuPlansFitAndCountPasses) {
     EXPECT_EQ(plan_sort(15, 14, bitonic).size(), 3u);
     EXPECT_LE(plan_sort(25, 14, bitonic).size(), 21u);
   }
+}
+
+// One pass as pass_kernel runs it (non-segmented), every thread of every block in turn
+// between the barriers: keys and payloads in data[0, n), positions past n loaded as pads
+// and never stored.
+void run_kernel_pass(const PlanPass& pass, int tile_bits, int bits, std::vector<std::uint32_t>& keys,
+                     std::vector<std::uint32_t>& vals) {
+  using namespace sort::detail;
+  const unsigned tile = 1u << tile_bits, n = unsigned(keys.size());
+  const unsigned blocks = std::max(1u, (1u << bits) >> tile_bits);
+  for (unsigned block = 0; block < blocks; ++block) {
+    const TileMap map(tile_bits, pass.low_bits, pass.high_at, pass.mirror, block);
+    StepCode codes[kMaxSteps];
+    for (int r = 0; r < pass.nrounds; ++r)
+      for (int t = 0; t < pass.rounds[r].count; ++t) {
+        const PlanStep& st = pass.steps[pass.rounds[r].first + t];
+        codes[pass.rounds[r].first + t] = step_code(
+            pass.rounds[r], st, st.dir_global_bit >= 0 ? map.block_bit(st.dir_global_bit) : 0u);
+      }
+    std::vector<std::uint32_t> sk(tile), sv(tile);
+    std::vector<int> filled(tile, 0);
+    for (unsigned t = 0; t < kPassThreads; ++t)
+      for (unsigned c = 0; c < tile; c += kPassThreads) {
+        const unsigned g = map.position(map.thread_part(t), c);
+        ASSERT_EQ(g, plan_position(tile_bits, pass.low_bits, pass.high_at, pass.mirror, block, c | t));
+        ASSERT_LT(slot(t) ^ slot(c), tile);
+        ++filled[slot(t) ^ slot(c)];
+        sk[slot(t) ^ slot(c)] = g < n ? keys[g] : ~0u;
+        sv[slot(t) ^ slot(c)] = g < n ? vals[g] : 0u;
+      }
+    ASSERT_TRUE(std::all_of(filled.begin(), filled.end(), [](int f) { return f == 1; }));
+    for (int r = 0; r < pass.nrounds; ++r) {
+      const PlanRound& rd = pass.rounds[r];
+      if (rd.solo) {
+        for (unsigned q = 0; q < tile / 2; ++q) run_solo_pair(sk.data(), sv.data(), codes[rd.first], q);
+      } else {
+        unsigned e[kWindowBits];
+        for (int b = 0; b < kWindowBits; ++b) e[b] = slot(1u << (rd.window + b));
+        for (unsigned q = 0; q < tile / kRoundKeys; ++q)
+          run_group(sk.data(), sv.data(), codes, rd.first, rd.first + rd.count, rd.window, e, q);
+      }
+    }
+    for (unsigned t = 0; t < kPassThreads; ++t)
+      for (unsigned c = 0; c < tile; c += kPassThreads) {
+        const unsigned g = map.position(map.thread_part(t), c);
+        if (g < n) keys[g] = sk[slot(t) ^ slot(c)], vals[g] = sv[slot(t) ^ slot(c)];
+      }
+  }
+}
+
+TEST(SortPlan, KernelArithmeticSortsPairsOnTheCpu) {
+  for (bool bitonic : {false, true})
+    for (int tile_bits : {9, 11})
+      for (int bits : {0, 3, 9, 10, 11, 12, 14}) {
+        const std::size_t padded = std::size_t(1) << bits;
+        for (std::size_t n : {padded, padded - padded / 3}) {
+          if (bitonic && n != padded) continue;  // sorted in a padded copy
+          std::mt19937 rng(unsigned(n * 3 + bits));
+          std::vector<std::uint32_t> keys(n), vals(n);
+          for (std::size_t i = 0; i < n; ++i) keys[i] = rng() % (i % 2 ? 50u : ~0u), vals[i] = unsigned(i);
+          if (n > 2) keys[1] = ~0u;  // a real key equal to the padding
+          const std::vector<std::uint32_t> k0 = keys;
+          for (const PlanPass& pass : plan_sort(bits, tile_bits, bitonic)) {
+            run_kernel_pass(pass, tile_bits, bits, keys, vals);
+            if (testing::Test::HasFatalFailure()) return;
+          }
+          std::vector<std::uint32_t> expect = k0;
+          std::sort(expect.begin(), expect.end());
+          ASSERT_EQ(keys, expect) << (bitonic ? "bitonic" : "butterfly") << " tile " << tile_bits
+                                  << " n " << n;
+          std::vector<char> seen(n, 0);
+          for (std::size_t i = 0; i < n; ++i) {
+            ASSERT_TRUE(vals[i] < n && !seen[vals[i]] && k0[vals[i]] == keys[i]) << "pairs, n " << n;
+            seen[vals[i]] = 1;
+          }
+        }
+      }
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "gridsolve/exec/memory.hpp"
 #include "gridsolve/sort/sort_backend.hpp"
 #include "gridsolve/sort/sort_plan.hpp"
+#include "gridsolve/sort/sort_tile.hpp"
 
 namespace gridsolve::sort::detail {
 
@@ -22,45 +23,12 @@ namespace {
 
 using ull = unsigned long long;
 
-constexpr int kPassThreads = 256;  // sort passes, min-max and small kernels
-constexpr int kRoundKeys = 1 << kWindowBits;
-
-struct NoValue {};
-template <class V>
-constexpr bool has_values = !std::is_same_v<V, NoValue>;
-
 // Tile bits: 64 KiB of shared memory per tile of 4-byte keys or 8-byte key-value pairs or
 // keys (96 KiB for double keys with payloads), so that three tiles share an SM.
 template <class U, class V>
 constexpr int kTileBits = sizeof(U) == 4 && !has_values<V> ? 14 : 13;
-
-// a holds the lower index; it ends with the smaller key when a_min. Strict comparisons:
-// equal keys never move, so pads (the largest code) never pass a real key in the butterfly.
 template <class U, class V>
-__device__ __forceinline__ void exchange(U& ka, V& va, U& kb, V& vb, bool a_min) {
-  if constexpr (!has_values<V>) {
-    const bool swap = kb < ka;
-    const U lo = swap ? kb : ka, hi = swap ? ka : kb;
-    ka = a_min ? lo : hi, kb = a_min ? hi : lo;
-    return;
-  }
-  if (a_min ? kb < ka : ka < kb) {
-    const U t = ka;
-    ka = kb, kb = t;
-    if constexpr (has_values<V>) {
-      const V w = va;
-      va = vb, vb = w;
-    }
-  }
-}
-
-// Shared-memory slot of tile position p: tile bits 5..8 are folded into the bank bits,
-// so that 32 lanes reading the lowest five tile bits outside any round's window (or tile
-// bits 0..4 at the global loads) hit 32 different banks.
-__device__ __forceinline__ unsigned slot(unsigned p) {
-  const unsigned x = (p >> 5) & 15u;
-  return p ^ (x ^ (x << 1));
-}
+constexpr int kTileKeyBytes = int(sizeof(U)) + (has_values<V> ? 4 : 0);  // shared memory a key
 
 template <class U>
 struct PassArgs {
@@ -77,138 +45,90 @@ struct PassArgs {
   int seg_bits;  // log2 of the padded segment length
 };
 
-// One comparator layer on a thread's 16 keys at tile positions base | (r << window): r
-// against r | 2^J (Flip: against its mirror r ^ (2^(J+1) - 1), window 0).
-template <int J, bool Flip, class U, class V>
-__device__ __forceinline__ void layer(U (&k)[kRoundKeys], V (&v)[kRoundKeys], unsigned base,
-                                      int window, unsigned dir_mask, bool dir_block) {
-#pragma unroll
-  for (int r = 0; r < kRoundKeys; ++r) {
-    if (r & (1 << J)) continue;
-    const int q = Flip ? (r ^ ((2 << J) - 1)) : (r | (1 << J));
-    const bool down = dir_block != (((base | (unsigned(r) << window)) & dir_mask) != 0);
-    exchange(k[r], v[r], k[q], v[q], !down);
-  }
-}
-
-template <class U, class V>
-__device__ __forceinline__ void run_layer(int which, U (&k)[kRoundKeys], V (&v)[kRoundKeys],
-                                          unsigned base, int window, unsigned dir_mask,
-                                          bool dir_block) {
-  switch (which) {
-    case 0:
-      layer<0, false>(k, v, base, window, dir_mask, dir_block);
-      break;
-    case 1:
-      layer<1, false>(k, v, base, window, dir_mask, dir_block);
-      break;
-    case 2:
-      layer<2, false>(k, v, base, window, dir_mask, dir_block);
-      break;
-    case 3:
-      layer<3, false>(k, v, base, window, dir_mask, dir_block);
-      break;
-    case 4:
-      layer<0, true>(k, v, base, window, dir_mask, dir_block);
-      break;
-    case 5:
-      layer<1, true>(k, v, base, window, dir_mask, dir_block);
-      break;
-    case 6:
-      layer<2, true>(k, v, base, window, dir_mask, dir_block);
-      break;
-    default:
-      layer<3, true>(k, v, base, window, dir_mask, dir_block);
-  }
-}
-
-// One pass of the plan over the tiles (one block each).
-template <int TB, class U, class V>
+// One pass of the plan over the tiles (one block each; sort_tile.hpp has the arithmetic).
+// Segmented: the contiguous tile pass of a batched sort (segments of 2^seg_bits positions,
+// seg_stride keys apart).
+template <int TB, bool Segmented, class U, class V>
 __global__ void __launch_bounds__(kPassThreads)
     pass_kernel(PassArgs<U> a, const PlanPass* __restrict__ plan) {
   constexpr unsigned kTile = 1u << TB;
+  constexpr int kPerThread = kTile / kPassThreads;
+  static_assert(kPassThreads == 256 && TB > 8, "tile positions: thread bits 0..7");
   extern __shared__ __align__(16) unsigned char smem[];
   U* sk = reinterpret_cast<U*>(smem);
   V* sv = reinterpret_cast<V*>(sk + kTile);
-  const ull block = blockIdx.x;
-  const int low = plan->low_bits, high = plan->high_at, nrounds = plan->nrounds;
-  const bool mirror = plan->mirror;
-  const ull seg_mask = (ull(1) << a.seg_bits) - 1;
-  // Where tile position p lives: segment, offset in it, address.
-  const auto locate = [&](unsigned p, ull& at, ull& off) {
-    const ull g = plan_position(TB, low, high, mirror, block, p);
-    const ull seg = g >> a.seg_bits;
-    off = g & seg_mask;
-    at = seg * a.seg_stride + off;
-    return seg < a.seg_count;
-  };
-#pragma unroll 8
-  for (unsigned p = threadIdx.x; p < kTile; p += kPassThreads) {
-    ull at, off;
+  StepCode* codes = reinterpret_cast<StepCode*>(smem + kTile * kTileKeyBytes<U, V>);
+  const unsigned t = threadIdx.x, block = blockIdx.x;
+  const int nrounds = plan->nrounds;
+  const TileMap map(TB, plan->low_bits, plan->high_at, plan->mirror, block);
+
+  for (int r = 0; r < nrounds; ++r) {
+    const PlanRound rd = plan->rounds[r];
+    if (int(t) < rd.count) {
+      const PlanStep st = plan->steps[rd.first + t];
+      codes[rd.first + t] = step_code(rd, st, st.dir_global_bit >= 0 ? map.block_bit(st.dir_global_bit) : 0u);
+    }
+  }
+
+  // Load: lanes take consecutive tile positions, consecutive in memory (coalesced).
+  const unsigned part = map.thread_part(t), slot_t = slot(t);
+#pragma unroll 16
+  for (int i = 0; i < kPerThread; ++i) {
+    const unsigned c = unsigned(i) * kPassThreads;
     U key = ~U(0);
     V val{};
-    if (locate(p, at, off) && off < a.load_len) {
-      key = encode_bits(a.kin[at], a.kind) ^ a.flip;
-      if constexpr (has_values<V>) val = a.vin[at];
+    if constexpr (Segmented) {
+      const ull g = (ull(block) << TB) | (c | t);
+      const ull seg = g >> a.seg_bits, off = g & ((ull(1) << a.seg_bits) - 1);
+      if (seg < a.seg_count && off < a.load_len) {
+        key = encode_bits(a.kin[seg * a.seg_stride + off], a.kind) ^ a.flip;
+        if constexpr (has_values<V>) val = a.vin[seg * a.seg_stride + off];
+      }
+    } else {
+      const unsigned g = map.position(part, c);
+      if (g < a.load_len) {
+        key = encode_bits(a.kin[g], a.kind) ^ a.flip;
+        if constexpr (has_values<V>) val = a.vin[g];
+      }
     }
-    sk[slot(p)] = key;
-    if constexpr (has_values<V>) sv[slot(p)] = val;
+    sk[slot_t ^ slot(c)] = key;
+    if constexpr (has_values<V>) sv[slot_t ^ slot(c)] = val;
   }
   __syncthreads();
+
   for (int r = 0; r < nrounds; ++r) {
     const PlanRound rd = plan->rounds[r];
     if (rd.solo) {
-      // An on-chip flip reaching below the window: pair by pair in shared memory.
-      const PlanStep st = plan->steps[rd.first];
-      const int j = st.bit;
-      const unsigned span = (2u << j) - 1;
-      const unsigned dir_mask = st.dir_tile_bit >= 0 ? 1u << st.dir_tile_bit : 0u;
-      const bool dir_block =
-          st.dir_global_bit >= 0 && plan_block_bit(TB, low, high, block, st.dir_global_bit);
-      for (unsigned q = threadIdx.x; q < kTile / 2; q += kPassThreads) {
-        const unsigned p = (q & ((1u << j) - 1)) | ((q >> j) << (j + 1)), pp = p ^ span;
-        const bool down = dir_block != ((p & dir_mask) != 0);
-        U x = sk[slot(p)], y = sk[slot(pp)];
-        V vx{}, vy{};
-        if constexpr (has_values<V>) vx = sv[slot(p)], vy = sv[slot(pp)];
-        if (down ? x < y : y < x) {
-          sk[slot(p)] = y, sk[slot(pp)] = x;
-          if constexpr (has_values<V>) sv[slot(p)] = vy, sv[slot(pp)] = vx;
-        }
-      }
+      const StepCode c = codes[rd.first];
+      for (unsigned q = t; q < kTile / 2; q += kPassThreads) run_solo_pair(sk, sv, c, q);
     } else {
       const int w = rd.window;
-      for (unsigned q = threadIdx.x; q < kTile / kRoundKeys; q += kPassThreads) {
-        const unsigned base = (q & ((1u << w) - 1)) | ((q >> w) << (w + kWindowBits));
-        U k[kRoundKeys];
-        V v[kRoundKeys];
+      unsigned e[kWindowBits];
 #pragma unroll
-        for (int i = 0; i < kRoundKeys; ++i) {
-          k[i] = sk[slot(base | (unsigned(i) << w))];
-          if constexpr (has_values<V>) v[i] = sv[slot(base | (unsigned(i) << w))];
-        }
-        for (int s = rd.first; s < rd.first + rd.count; ++s) {
-          const PlanStep st = plan->steps[s];
-          const unsigned dir_mask = st.dir_tile_bit >= 0 ? 1u << st.dir_tile_bit : 0u;
-          const bool dir_block =
-              st.dir_global_bit >= 0 && plan_block_bit(TB, low, high, block, st.dir_global_bit);
-          run_layer(st.bit - w + (st.flip ? kWindowBits : 0), k, v, base, w, dir_mask, dir_block);
-        }
-#pragma unroll
-        for (int i = 0; i < kRoundKeys; ++i) {
-          sk[slot(base | (unsigned(i) << w))] = k[i];
-          if constexpr (has_values<V>) sv[slot(base | (unsigned(i) << w))] = v[i];
-        }
-      }
+      for (int b = 0; b < kWindowBits; ++b) e[b] = slot(1u << (w + b));
+      for (unsigned q = t; q < kTile / kRoundKeys; q += kPassThreads)
+        run_group(sk, sv, codes, rd.first, rd.first + rd.count, w, e, q);
     }
     __syncthreads();
   }
-#pragma unroll 8
-  for (unsigned p = threadIdx.x; p < kTile; p += kPassThreads) {
-    ull at, off;
-    if (locate(p, at, off) && off < a.store_len) {
-      a.kout[at] = decode_bits(U(sk[slot(p)] ^ a.flip), a.kind);
-      if constexpr (has_values<V>) a.vout[at] = sv[slot(p)];
+
+#pragma unroll 16
+  for (int i = 0; i < kPerThread; ++i) {
+    const unsigned c = unsigned(i) * kPassThreads;
+    const U key = decode_bits(U(sk[slot_t ^ slot(c)] ^ a.flip), a.kind);
+    if constexpr (Segmented) {
+      const ull g = (ull(block) << TB) | (c | t);
+      const ull seg = g >> a.seg_bits, off = g & ((ull(1) << a.seg_bits) - 1);
+      if (seg < a.seg_count && off < a.store_len) {
+        a.kout[seg * a.seg_stride + off] = key;
+        if constexpr (has_values<V>) a.vout[seg * a.seg_stride + off] = sv[slot_t ^ slot(c)];
+      }
+    } else {
+      const unsigned g = map.position(part, c);
+      if (g < a.store_len) {
+        a.kout[g] = key;
+        if constexpr (has_values<V>) a.vout[g] = sv[slot_t ^ slot(c)];
+      }
     }
   }
 }
@@ -240,7 +160,7 @@ int grid_stride_blocks(ull n) {
   return int(std::min<ull>((n + kPassThreads - 1) / kPassThreads, ull(cuda::reduce_blocks()) * 4));
 }
 
-// Every plan the kernels can be asked for (both networks, tiles of 2^13 and 2^14, 1 to
+// Every plan the kernels can be asked for (both networks, tiles of 2^11 to 2^14, 1 to
 // 2^31 keys), built once and kept on the device: a pass reads its steps from there (the
 // same address for every thread: cached broadcasts).
 class PlanTable {
@@ -260,11 +180,11 @@ class PlanTable {
  private:
   static constexpr int kMaxBits = 31;
   static int index(int tile_bits, bool bitonic, int bits) {
-    return ((tile_bits - 13) * 2 + int(bitonic)) * (kMaxBits + 1) + bits;
+    return ((tile_bits - 11) * 2 + int(bitonic)) * (kMaxBits + 1) + bits;
   }
   PlanTable() {
     std::vector<PlanPass> all;
-    for (int tb : {13, 14})
+    for (int tb : {11, 12, 13, 14})
       for (bool bitonic : {false, true})
         for (int bits = 0; bits <= kMaxBits; ++bits) {
           plans_.push_back(plan_sort(bits, tb, bitonic));
@@ -280,19 +200,36 @@ class PlanTable {
   PlanPass* device_ = nullptr;
 };
 
-template <class U, class V>
-void launch_pass(const PassArgs<U>& a, const PlanPass* plan, ull blocks) {
-  constexpr int TB = kTileBits<U, V>;
-  const int bytes = (1 << TB) * int(sizeof(U) + (has_values<V> ? sizeof(V) : 0));
+template <int TB, bool Segmented, class U, class V>
+void launch_pass_tb(const PassArgs<U>& a, const PlanPass* plan, ull blocks) {
+  const int bytes = (1 << TB) * kTileKeyBytes<U, V> + kMaxSteps * int(sizeof(StepCode));
   static const bool configured = [&] {
-    cuda::check(cudaFuncSetAttribute(pass_kernel<TB, U, V>,
+    cuda::check(cudaFuncSetAttribute(pass_kernel<TB, Segmented, U, V>,
                                      cudaFuncAttributeMaxDynamicSharedMemorySize, bytes),
                 "sort pass shared memory");
     return true;
   }();
   (void)configured;
-  pass_kernel<TB, U, V><<<unsigned(blocks), kPassThreads, bytes>>>(a, plan);
+  pass_kernel<TB, Segmented, U, V><<<unsigned(blocks), kPassThreads, bytes>>>(a, plan);
   cuda::check_launch("sort pass");
+}
+
+// Tiles of 2^tile_bits keys: kTileBits, or as small as 2^kSmallTileBits for short arrays
+// (one block, no work on empty positions).
+constexpr int kSmallTileBits = 11;
+template <bool Segmented, class U, class V>
+void launch_pass(const PassArgs<U>& a, const PlanPass* plan, ull blocks, int tile_bits) {
+  if constexpr (Segmented) {
+    launch_pass_tb<kTileBits<U, V>, true, U, V>(a, plan, blocks);
+  } else if (tile_bits == 11) {
+    launch_pass_tb<11, false, U, V>(a, plan, blocks);
+  } else if (tile_bits == 12) {
+    launch_pass_tb<12, false, U, V>(a, plan, blocks);
+  } else if (kTileBits<U, V> == 14 && tile_bits == 14) {
+    launch_pass_tb<kTileBits<U, V>, false, U, V>(a, plan, blocks);
+  } else {
+    launch_pass_tb<13, false, U, V>(a, plan, blocks);
+  }
 }
 
 // The kernels of a full-array sort, to run some of them alone (timing: a network's work
@@ -305,9 +242,9 @@ enum Phase : unsigned { tile_phase = 1, global_phase = 2, merge_phase = 4, all_p
 template <bool Bitonic, class U, class V>
 int sort_array(const Job& job, const U* in, U* out, const std::uint32_t* vin, std::uint32_t* vout,
                ull n, ull stored, unsigned phases = all_phases) {
-  constexpr int TB = kTileBits<U, V>;
   int launches = 0;  // of the phases asked for
   const int bits = ceil_log2(std::size_t(n));
+  const int TB = std::clamp(bits, kSmallTileBits, kTileBits<U, V>);
   const ull blocks = std::max<ull>(1, (ull(1) << bits) >> TB);
   const U flip = job.descending ? ~U(0) : U(0);
   const PlanTable& table = PlanTable::get();
@@ -318,7 +255,7 @@ int sort_array(const Job& job, const U* in, U* out, const std::uint32_t* vin, st
     const unsigned phase = first ? tile_phase : plan[i].contiguous ? merge_phase : global_phase;
     const PassArgs<U> a{first ? in : out, out,  first ? vin : vout, vout, job.kind, flip, 0,
                         first ? n : stored, stored, 1, bits};
-    if (phases & phase) launch_pass<U, V>(a, dplan + i, blocks), ++launches;
+    if (phases & phase) launch_pass<false, U, V>(a, dplan + i, blocks, TB), ++launches;
   }
   return launches;
 }
@@ -349,8 +286,8 @@ void sort_job(const Job& job) {
     // Whole segments on chip, 2^TB / padded of them per block.
     const PassArgs<U> a{in,  out, job.values_in, job.values_out, job.kind, flip,
                         len, len, len,           count,          bits};
-    launch_pass<U, V>(a, PlanTable::get().device(TB, Bitonic, bits),
-                      (count * padded + (ull(1) << TB) - 1) >> TB);
+    launch_pass<true, U, V>(a, PlanTable::get().device(TB, Bitonic, bits),
+                            (count * padded + (ull(1) << TB) - 1) >> TB, TB);
   } else {
     for (ull a = 0; a < count; ++a) {
       const U* sin = in + a * len;
