@@ -45,10 +45,8 @@ bool run_plan(std::vector<std::uint32_t>& data, int bits, int tile_bits, bool bi
         const auto& round = pass.rounds[r];
         for (int i = round.first; i < round.first + round.count; ++i) {
           const auto& st = pass.steps[i];
-          if (!round.solo) {
-            EXPECT_TRUE(st.bit >= round.window && st.bit < round.window + 4);
-            EXPECT_TRUE(!st.flip || round.window == 0);
-          }
+          EXPECT_TRUE(st.bit >= round.window && st.bit < round.window + 4);
+          EXPECT_TRUE(!st.flip || round.window == 0 || (round.mirror && i == round.first));
           const unsigned span = st.flip ? (2u << st.bit) - 1 : 1u << st.bit;
           const unsigned global_dir =
               st.dir_global_bit >= 0
@@ -114,8 +112,10 @@ TEST(SortPlan, PlansSortEveryLengthWithSmallTiles) {
 // The sizes the GPU uses: every pass fits the kernel's limits, and the pass counts.
 TEST(SortPlan, GpuPlansFitAndCountPasses) {
   for (bool bitonic : {false, true}) {
-    for (int tile_bits : {13, 14})
+    for (int tile_bits : {11, 12, 13, 14})
       for (int bits = 0; bits <= 31; ++bits) EXPECT_NO_THROW(plan_sort(bits, tile_bits, bitonic));
+    // A tile of 2^14 sorted in 29 register rounds (stage s in ceil(s / 4), stages 1-4 in one).
+    EXPECT_EQ(plan_sort(14, 14, bitonic)[0].nrounds, 29);
     // 2^25 keys in tiles of 2^14: one tile sort, then about 1.8 passes an outer stage.
     EXPECT_EQ(plan_sort(14, 14, bitonic).size(), 1u);
     EXPECT_EQ(plan_sort(15, 14, bitonic).size(), 3u);
@@ -154,14 +154,11 @@ void run_kernel_pass(const PlanPass& pass, int tile_bits, int bits, std::vector<
     ASSERT_TRUE(std::all_of(filled.begin(), filled.end(), [](int f) { return f == 1; }));
     for (int r = 0; r < pass.nrounds; ++r) {
       const PlanRound& rd = pass.rounds[r];
-      if (rd.solo) {
-        for (unsigned q = 0; q < tile / 2; ++q) run_solo_pair(sk.data(), sv.data(), codes[rd.first], q);
-      } else {
-        unsigned e[kWindowBits];
-        for (int b = 0; b < kWindowBits; ++b) e[b] = slot(1u << (rd.window + b));
-        for (unsigned q = 0; q < tile / kRoundKeys; ++q)
-          run_group(sk.data(), sv.data(), codes, rd.first, rd.first + rd.count, rd.window, e, q);
-      }
+      unsigned e[kWindowBits];
+      round_offsets(rd, e);
+      for (unsigned q = 0; q < tile / kRoundKeys; ++q)
+        run_group(sk.data(), sv.data(), codes, rd.first, rd.first + rd.count, rd.window, e, q,
+                  KeyCoding<std::uint32_t>{sort::KeyKind::u32, 0u, r == 0, r == pass.nrounds - 1});
     }
     for (unsigned t = 0; t < kPassThreads; ++t)
       for (unsigned c = 0; c < tile; c += kPassThreads) {

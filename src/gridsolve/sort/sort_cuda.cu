@@ -3,6 +3,7 @@
 // memory, runs its comparator layers there in register rounds of 16 keys per thread, and
 // writes the tile back. The first pass sorts contiguous tiles; each later pass merges
 // long strides (gathered tiles) and short ones together.
+#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -59,74 +60,79 @@ __global__ void __launch_bounds__(kPassThreads)
   V* sv = reinterpret_cast<V*>(sk + kTile);
   StepCode* codes = reinterpret_cast<StepCode*>(smem + kTile * kTileKeyBytes<U, V>);
   const unsigned t = threadIdx.x, block = blockIdx.x;
-  const int nrounds = plan->nrounds;
-  const TileMap map(TB, plan->low_bits, plan->high_at, plan->mirror, block);
-
+  // The plan, read once by all threads together (not round by round by each).
+  constexpr int kPlanWords = sizeof(PlanPass) / sizeof(int);
+  __shared__ int plan_words[kPlanWords];
+  for (int i = int(t); i < kPlanWords; i += kPassThreads)
+    plan_words[i] = reinterpret_cast<const int*>(plan)[i];
+  __syncthreads();
+  const PlanPass& pass = *reinterpret_cast<const PlanPass*>(plan_words);
+  const int nrounds = pass.nrounds;
+  const TileMap map(TB, pass.low_bits, pass.high_at, pass.mirror, block);
   for (int r = 0; r < nrounds; ++r) {
-    const PlanRound rd = plan->rounds[r];
+    const PlanRound& rd = pass.rounds[r];
     if (int(t) < rd.count) {
-      const PlanStep st = plan->steps[rd.first + t];
-      codes[rd.first + t] = step_code(rd, st, st.dir_global_bit >= 0 ? map.block_bit(st.dir_global_bit) : 0u);
+      const PlanStep& st = pass.steps[rd.first + t];
+      codes[rd.first + t] =
+          step_code(rd, st, st.dir_global_bit >= 0 ? map.block_bit(st.dir_global_bit) : 0u);
     }
   }
 
-  // Load: lanes take consecutive tile positions, consecutive in memory (coalesced).
+  // Load, asynchronously (every copy of the tile in flight at once): lanes take
+  // consecutive tile positions, consecutive in memory. Empty positions get the key
+  // that encodes to the largest code.
+  const U pad = decode_bits(U(~U(0) ^ a.flip), a.kind);
   const unsigned part = map.thread_part(t), slot_t = slot(t);
 #pragma unroll 16
   for (int i = 0; i < kPerThread; ++i) {
-    const unsigned c = unsigned(i) * kPassThreads;
-    U key = ~U(0);
-    V val{};
+    const unsigned c = unsigned(i) * kPassThreads, at_slot = slot_t ^ slot(c);
+    ull at = 0;
+    bool valid;
     if constexpr (Segmented) {
       const ull g = (ull(block) << TB) | (c | t);
       const ull seg = g >> a.seg_bits, off = g & ((ull(1) << a.seg_bits) - 1);
-      if (seg < a.seg_count && off < a.load_len) {
-        key = encode_bits(a.kin[seg * a.seg_stride + off], a.kind) ^ a.flip;
-        if constexpr (has_values<V>) val = a.vin[seg * a.seg_stride + off];
-      }
+      valid = seg < a.seg_count && off < a.load_len;
+      at = seg * a.seg_stride + off;
     } else {
-      const unsigned g = map.position(part, c);
-      if (g < a.load_len) {
-        key = encode_bits(a.kin[g], a.kind) ^ a.flip;
-        if constexpr (has_values<V>) val = a.vin[g];
-      }
+      at = map.position(part, c);
+      valid = at < a.load_len;
     }
-    sk[slot_t ^ slot(c)] = key;
-    if constexpr (has_values<V>) sv[slot_t ^ slot(c)] = val;
+    if (valid) {
+      __pipeline_memcpy_async(&sk[at_slot], &a.kin[at], sizeof(U));
+      if constexpr (has_values<V>) __pipeline_memcpy_async(&sv[at_slot], &a.vin[at], sizeof(V));
+    } else {
+      sk[at_slot] = pad;
+      if constexpr (has_values<V>) sv[at_slot] = 0;
+    }
   }
+  __pipeline_commit();
+  __pipeline_wait_prior(0);
   __syncthreads();
 
   for (int r = 0; r < nrounds; ++r) {
-    const PlanRound rd = plan->rounds[r];
-    if (rd.solo) {
-      const StepCode c = codes[rd.first];
-      for (unsigned q = t; q < kTile / 2; q += kPassThreads) run_solo_pair(sk, sv, c, q);
-    } else {
-      const int w = rd.window;
-      unsigned e[kWindowBits];
-#pragma unroll
-      for (int b = 0; b < kWindowBits; ++b) e[b] = slot(1u << (w + b));
-      for (unsigned q = t; q < kTile / kRoundKeys; q += kPassThreads)
-        run_group(sk, sv, codes, rd.first, rd.first + rd.count, w, e, q);
-    }
+    const PlanRound& rd = pass.rounds[r];
+    unsigned e[kWindowBits];
+    round_offsets(rd, e);
+    const KeyCoding<U> coding{a.kind, a.flip, r == 0, r == nrounds - 1};
+    for (unsigned q = t; q < kTile / kRoundKeys; q += kPassThreads)
+      run_group(sk, sv, codes, rd.first, rd.first + rd.count, rd.window, e, q, coding);
     __syncthreads();
   }
 
 #pragma unroll 16
   for (int i = 0; i < kPerThread; ++i) {
     const unsigned c = unsigned(i) * kPassThreads;
-    const U key = decode_bits(U(sk[slot_t ^ slot(c)] ^ a.flip), a.kind);
     if constexpr (Segmented) {
       const ull g = (ull(block) << TB) | (c | t);
       const ull seg = g >> a.seg_bits, off = g & ((ull(1) << a.seg_bits) - 1);
       if (seg < a.seg_count && off < a.store_len) {
-        a.kout[seg * a.seg_stride + off] = key;
+        a.kout[seg * a.seg_stride + off] = sk[slot_t ^ slot(c)];
         if constexpr (has_values<V>) a.vout[seg * a.seg_stride + off] = sv[slot_t ^ slot(c)];
       }
     } else {
       const unsigned g = map.position(part, c);
       if (g < a.store_len) {
-        a.kout[g] = key;
+        a.kout[g] = sk[slot_t ^ slot(c)];
         if constexpr (has_values<V>) a.vout[g] = sv[slot_t ^ slot(c)];
       }
     }

@@ -40,13 +40,16 @@ struct PlanStep {
 };
 
 // Consecutive steps whose partners all lie within tile bits [window, window + 4): each
-// thread loads 16 keys from shared memory once for all of them. `solo`: an on-chip flip
-// reaching below the window, done pair by pair in shared memory.
+// thread loads 16 keys from shared memory once for all of them. `mirror`: the round starts
+// with an on-chip flip of bit j = window + 3, whose partners differ in bits below the
+// window too; the thread's keys 8..15 are then the mirrors p ^ (2^(j+1) - 1) of keys
+// 0..7 (the flip is a plain stride of 8 in the registers, and later steps of the round
+// are reversed in the upper eight, which sit in mirrored order).
 struct PlanRound {
   std::int8_t window = 0;
   std::int8_t first = 0;
   std::int8_t count = 0;
-  std::int8_t solo = 0;
+  std::int8_t mirror = 0;
 };
 
 struct PlanPass {
@@ -134,19 +137,19 @@ struct Builder {
       const PlanStep& st = pass.steps[i];
       PlanRound r;
       r.first = std::int8_t(i);
-      if (st.flip && st.bit >= kWindowBits) {
-        r.solo = 1;
-        r.count = 1;
-        ++i;
-      } else {
-        const int a = st.flip ? 0 : std::clamp(st.bit - (kWindowBits - 1), 0, tile_bits - kWindowBits);
-        r.window = std::int8_t(a);
-        while (i < pass.nsteps) {
-          const PlanStep& n = pass.steps[i];
-          const bool inside = n.bit >= a && n.bit < a + kWindowBits;
-          if (!inside || (n.flip && (a != 0 || n.bit >= kWindowBits))) break;
-          ++r.count, ++i;
-        }
+      r.mirror = std::int8_t(st.flip && st.bit >= kWindowBits);
+      const int a = r.mirror  ? st.bit - (kWindowBits - 1)
+                    : st.flip ? 0
+                              : std::clamp(st.bit - (kWindowBits - 1), 0, tile_bits - kWindowBits);
+      r.window = std::int8_t(a);
+      while (i < pass.nsteps) {
+        const PlanStep& n = pass.steps[i];
+        const bool later = i > r.first;
+        if (n.bit < a || n.bit >= a + kWindowBits) break;
+        if (n.flip && later && (r.mirror || a != 0)) break;  // a new flip, a new round
+        if (r.mirror && later && (n.dir_tile_bit >= 0 || n.dir_global_bit >= 0))
+          throw std::logic_error("sort plan: directions in a mirrored round");
+        ++r.count, ++i;
       }
       if (pass.nrounds == kMaxRounds) throw std::logic_error("sort plan: too many rounds");
       pass.rounds[pass.nrounds++] = r;

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "gridsolve/core/hd.hpp"
+#include "gridsolve/sort/ordered_key.hpp"
 #include "gridsolve/sort/sort_plan.hpp"
 
 #if defined(__CUDA_ARCH__)
@@ -78,9 +79,9 @@ struct TileMap {
 };
 
 // A round's step, decoded once per block: which layer (partner bit relative to the window,
-// + 4 for an on-chip flip; for a solo round the flip's bit) and when its comparators are
-// reversed: in the groups whose base has a bit of out_mask set (xor dir_block), and within
-// a group for the keys r whose bit is set in in_pattern.
+// + 4 for an on-chip flip within the window) and when its comparators are reversed: in the
+// groups whose base has a bit of out_mask set (xor dir_block), and within a group for the
+// keys r whose bit is set in in_pattern.
 struct StepCode {
   unsigned out_mask = 0;
   unsigned short in_pattern = 0;
@@ -92,19 +93,29 @@ struct StepCode {
 GRIDSOLVE_HD inline StepCode step_code(const PlanRound& rd, const PlanStep& st,
                                        unsigned dir_block_bit) {
   StepCode c;
-  c.which = (unsigned char)(rd.solo ? st.bit
-                                    : st.bit - rd.window + (st.flip ? kWindowBits : 0));
+  // A mirrored round's flip is the plain stride of its top window bit.
+  c.which = (unsigned char)(st.bit - rd.window + (st.flip && !rd.mirror ? kWindowBits : 0));
   const int d = st.dir_tile_bit;
   if (d >= 0) {
-    if (!rd.solo && d >= rd.window && d < rd.window + kWindowBits) {
+    if (d >= rd.window && d < rd.window + kWindowBits) {
       for (int k = 0; k < kRoundKeys; ++k)
         if ((k >> (d - rd.window)) & 1) c.in_pattern = (unsigned short)(c.in_pattern | (1u << k));
     } else {
       c.out_mask = 1u << d;
     }
   }
+  // After a mirrored round's flip, keys 8..15 sit in mirrored order.
+  if (rd.mirror && !st.flip) c.in_pattern = (unsigned short)(c.in_pattern ^ 0xFF00u);
   c.dir_block = (unsigned char)(st.dir_global_bit >= 0 ? dir_block_bit : 0u);
   return c;
+}
+
+// The slot offsets of a round's keys: key r sits at slot(base) ^ (xor of e[b] over the
+// bits b of r); e[b] = slot(2^(window + b)), and for a mirrored round e[3] = slot of the
+// mirror mask 2^(window + 4) - 1.
+GRIDSOLVE_HD inline void round_offsets(const PlanRound& rd, unsigned (&e)[kWindowBits]) {
+  for (int b = 0; b < kWindowBits; ++b) e[b] = slot(1u << (rd.window + b));
+  if (rd.mirror) e[kWindowBits - 1] = slot((2u << (rd.window + kWindowBits - 1)) - 1);
 }
 
 enum Dir { all_up, all_down, mixed };
@@ -153,11 +164,22 @@ GRIDSOLVE_HD inline void run_layer(int which, U (&k)[kRoundKeys], V (&v)[kRoundK
   }
 }
 
-// Group q of a window round: the 16 keys at base | (r << w), base = q with four zero bits
-// inserted at w, through steps [first, last). e: slot(1 << (w + b)) for b = 0..3.
+// Shared memory holds keys as loaded: the first round of a pass encodes them
+// (ordered_key.hpp; xor flip, all ones for a descending sort), the last decodes them.
+template <class U>
+struct KeyCoding {
+  KeyKind kind = KeyKind::u32;
+  U flip = 0;
+  bool encode = false, decode = false;
+};
+
+// Group q of a round: the 16 keys at base | (r << w) (keys 8..15 mirrored in a mirrored
+// round), base = q with four zero bits inserted at w, through steps [first, last); e from
+// round_offsets.
 template <class U, class V>
 GRIDSOLVE_HD inline void run_group(U* sk, V* sv, const StepCode* codes, int first, int last, int w,
-                                   const unsigned (&e)[kWindowBits], unsigned q) {
+                                   const unsigned (&e)[kWindowBits], unsigned q,
+                                   const KeyCoding<U>& coding) {
   const unsigned base = (q & ((1u << w) - 1)) | ((q >> w) << (w + kWindowBits));
   unsigned at[kRoundKeys];
   at[0] = slot(base);
@@ -169,6 +191,7 @@ GRIDSOLVE_HD inline void run_group(U* sk, V* sv, const StepCode* codes, int firs
   GRIDSOLVE_SORT_UNROLL
   for (int i = 0; i < kRoundKeys; ++i) {
     k[i] = sk[at[i]];
+    if (coding.encode) k[i] = U(encode_bits(k[i], coding.kind) ^ coding.flip);
     if constexpr (has_values<V>) v[i] = sv[at[i]];
   }
   for (int s = first; s < last; ++s) {
@@ -184,25 +207,8 @@ GRIDSOLVE_HD inline void run_group(U* sk, V* sv, const StepCode* codes, int firs
   }
   GRIDSOLVE_SORT_UNROLL
   for (int i = 0; i < kRoundKeys; ++i) {
-    sk[at[i]] = k[i];
+    sk[at[i]] = coding.decode ? U(decode_bits(U(k[i] ^ coding.flip), coding.kind)) : k[i];
     if constexpr (has_values<V>) sv[at[i]] = v[i];
-  }
-}
-
-// Pair q of a solo round: an on-chip flip of bit j = c.which in shared memory.
-template <class U, class V>
-GRIDSOLVE_HD inline void run_solo_pair(U* sk, V* sv, const StepCode& c, unsigned q) {
-  const int j = c.which;
-  const unsigned p = (q & ((1u << j) - 1)) | ((q >> j) << (j + 1));
-  const unsigned sp = slot(p), spp = sp ^ slot((2u << j) - 1);
-  const bool down = ((p & c.out_mask) != 0) != bool(c.dir_block);
-  const U x = sk[sp], y = sk[spp];
-  if (down ? x < y : y < x) {
-    sk[sp] = y, sk[spp] = x;
-    if constexpr (has_values<V>) {
-      const V vx = sv[sp];
-      sv[sp] = sv[spp], sv[spp] = vx;
-    }
   }
 }
 
