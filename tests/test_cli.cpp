@@ -62,7 +62,7 @@ TEST(Cli, BadInputExitsTwoAndNamesTheProblem) {
       {"poisson --n 17 --omega 2.3", "omega must be in (0, 2), got 2.3"},
       {"poisson --n 17 --solver multigridd", "unknown solver 'multigridd'"},
       {"poisson --n 17 --device tpu", "device must be auto, cpu or cuda"},
-      {"poisson --n 17 --sides sticky", "sides must be dirichlet, neumann or robin"},
+      {"poisson --n 17 --sides sticky", "sides must be dirichlet, neumann, robin, periodic or periodic-all"},
       {"poisson --nn 17", "nn"},
       {"heat --n 33 --patch 1.5", "hot patch"},
       {"solve /nonexistent/problem.toml", "/nonexistent/problem.toml"},

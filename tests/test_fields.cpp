@@ -119,9 +119,12 @@ TEST(ExchangeGhosts, PeriodicCopiedAndZeroSides) {
   const FieldView<double> w = nodes.view();
   for (int j = 0; j < 9; ++j)
     for (int i = 0; i < 9; ++i) w(i, j, 0) = 10 * (j % 8) + (i % 8);
+  w(8, 5, 0) = -1;  // a stale image: the exchange rewrites it from node 0
   exchange_ghosts(nodes, GhostSides::all(GhostRule::periodic));
   EXPECT_EQ(w(-1, 4, 0), w(7, 4, 0));
   EXPECT_EQ(w(9, 4, 0), w(1, 4, 0));
+  EXPECT_EQ(w(8, 5, 0), w(0, 5, 0));
+  EXPECT_EQ(w(3, 8, 0), w(3, 0, 0));
 }
 
 #if defined(GRIDSOLVE_BOUNDS_CHECK)

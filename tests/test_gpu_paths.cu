@@ -259,8 +259,8 @@ void check_coloured_sor_from(const StencilOperator<T>& cpu_op, const Field<T>& u
   stored.copy_from(u);
   sor.store(stored);
   EXPECT_EQ(relative_difference(stored, u), 0.0) << "store after load";
-  EXPECT_NEAR(sor.residual_norm(), residual_norm(op, u),
-              tol * 100 * std::max(1.0, residual_norm(op, u)))
+  EXPECT_NEAR(sor.residual_norm(), op.residual_norm(nullptr, u),
+              tol * 100 * std::max(1.0, op.residual_norm(nullptr, u)))
       << "residual norm before iterating";
 
   Field<T> generic = u.copy_to(Device::cuda);
@@ -285,7 +285,7 @@ void check_coloured_sor_from(const StencilOperator<T>& cpu_op, const Field<T>& u
   EXPECT_NEAR(reported, expected, 10 * tol * std::max(1.0, expected)) << "max update";
 
   const double device_norm = sor.residual_norm();
-  const double cpu_norm = residual_norm(cpu_op, stored.copy_to(Device::cpu));
+  const double cpu_norm = cpu_op.residual_norm(nullptr, stored.copy_to(Device::cpu));
   EXPECT_GT(cpu_norm, 0.0);
   EXPECT_NEAR(device_norm, cpu_norm, 100 * tol * std::max(1.0, cpu_norm)) << "residual norm";
 }
@@ -387,10 +387,10 @@ void check_generic_paths(const ModelCase& m, int dims, int n) {
   Field<T> u = cpu.u.copy_to(Device::cuda);
   const double tol = rounding_tolerance<T>();
 
-  const double norm_gpu = residual_norm(op, u), norm_cpu = residual_norm(cpu.op, cpu.u);
+  const double norm_gpu = op.residual_norm(nullptr, u), norm_cpu = cpu.op.residual_norm(nullptr, cpu.u);
   EXPECT_GT(norm_cpu, 0.0);
   EXPECT_NEAR(norm_gpu, norm_cpu, 100 * tol * norm_cpu) << "residual norm";
-  EXPECT_NEAR(rhs_norm(op, u), rhs_norm(cpu.op, cpu.u), 100 * tol * rhs_norm(cpu.op, cpu.u))
+  EXPECT_NEAR(op.rhs_norm(nullptr, u), cpu.op.rhs_norm(nullptr, cpu.u), 100 * tol * cpu.op.rhs_norm(nullptr, cpu.u))
       << "rhs norm";
 
   Field<T> ga = u.copy_to(Device::cuda), gb = u.copy_to(Device::cuda);
@@ -527,8 +527,8 @@ void check_fused_sor_from(const StencilOperator<T>& cpu_op, const Field<T>& u, d
   tuned::FusedSor<T> sor(op, u);
   EXPECT_GE(sor.coverage(), min_coverage);
   EXPECT_LE(sor.coverage(), max_coverage);
-  EXPECT_NEAR(sor.residual_norm(), residual_norm(op, u),
-              tol * 100 * std::max(1.0, residual_norm(op, u)))
+  EXPECT_NEAR(sor.residual_norm(), op.residual_norm(nullptr, u),
+              tol * 100 * std::max(1.0, op.residual_norm(nullptr, u)))
       << "residual norm before iterating";
   Field<T> generic = u.copy_to(Device::cuda), stored = u.copy_to(Device::cuda);
   for (int count : {1, 2, 3}) {
@@ -538,7 +538,7 @@ void check_fused_sor_from(const StencilOperator<T>& cpu_op, const Field<T>& u, d
     EXPECT_LE(relative_difference(stored, generic), 8 * tol) << "after " << count << " more";
   }
   EXPECT_EQ(changed_known_nodes(cpu_op, u, stored), 0) << "known nodes must keep their values";
-  const double cpu_norm = residual_norm(cpu_op, stored.copy_to(Device::cpu));
+  const double cpu_norm = cpu_op.residual_norm(nullptr, stored.copy_to(Device::cpu));
   EXPECT_GT(cpu_norm, 0.0);
   EXPECT_NEAR(sor.residual_norm(), cpu_norm, 100 * tol * std::max(1.0, cpu_norm));
 }

@@ -168,7 +168,7 @@ TEST(SetupOnce, ManyRightHandSidesOnOneOperator) {
     const SolveReport r2 = cg->solve(b, u2, o);
     ASSERT_TRUE(r1.converged) << r1.reason;
     ASSERT_TRUE(r2.converged) << r2.reason;
-    EXPECT_LT(residual_norm(d.op, u1, &b) / rhs_norm(d.op, u1, &b), 1e-10);
+    EXPECT_LT(d.op.residual_norm(&b, u1) / d.op.rhs_norm(&b, u1), 1e-10);
     EXPECT_LT(r1.iterations, 15) << "multigrid-preconditioned CG on a Poisson problem";
     EXPECT_LT(testing::max_difference(u1, u2), 1e-8 * testing::max_abs(u2));
   }
@@ -176,7 +176,7 @@ TEST(SetupOnce, ManyRightHandSidesOnOneOperator) {
   Field<double> u = d.u.copy_to(Device::cpu);
   const SolveReport own = mg->solve(u, o);
   EXPECT_TRUE(own.converged) << own.reason;
-  EXPECT_LT(residual_norm(d.op, u) / rhs_norm(d.op, u), 1e-10);
+  EXPECT_LT(d.op.residual_norm(nullptr, u) / d.op.rhs_norm(nullptr, u), 1e-10);
 }
 
 // Single precision cannot reach 1e-12; the recursive residual of CG can claim it did.

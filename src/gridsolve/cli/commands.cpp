@@ -159,7 +159,8 @@ int run(int argc, char** argv) {
   poisson->add_option("--dims", model.dims, "2 or 3")->capture_default_str();
   poisson
       ->add_option("--sides", model.sides,
-                   "dirichlet | neumann (low sides Neumann, high sides Dirichlet) | robin")
+                   "dirichlet | neumann (low sides Neumann, high sides Dirichlet) | robin | "
+                   "periodic (every axis but the last periodic) | periodic-all")
       ->capture_default_str();
   poisson
       ->add_option("--mask", model.mask,

@@ -22,6 +22,10 @@ void exchange_ghosts(Field<T>& f, const GhostSides& sides) {
       Box slab = span;
       slab.lo[a] = side == 0 ? valid.lo[a] - g : valid.hi[a] + 1;
       slab.hi[a] = side == 0 ? valid.lo[a] - 1 : valid.hi[a] + g;
+      // A periodic node-centred axis also rewrites its last node: it is the first
+      // node's image, and a solve updates only the first.
+      if (side == 1 && rule == GhostRule::periodic && !valid.centring.is_cell(a))
+        slab.lo[a] = valid.hi[a];
       const int lo = valid.lo[a], hi = valid.hi[a];
       for_each(f.device(), slab, [=] GRIDSOLVE_HD(int i, int j, int k) {
         int src[3] = {i, j, k};
@@ -40,5 +44,6 @@ void exchange_ghosts(Field<T>& f, const GhostSides& sides) {
 
 template void exchange_ghosts<float>(Field<float>&, const GhostSides&);
 template void exchange_ghosts<double>(Field<double>&, const GhostSides&);
+template void exchange_ghosts<std::uint8_t>(Field<std::uint8_t>&, const GhostSides&);
 
 }  // namespace gridsolve

@@ -30,7 +30,7 @@ struct GhostSides {
 // Fills the ghosts of every component, axis by axis (x first, then y over the x ghosts
 // too, then z), so edge and corner ghosts come out right for periodic and copied sides.
 // Periodic node-centred axes repeat with period n - 1 (the last node is the first
-// node's image), cell-centred ones with period n.
+// node's image and is rewritten from it), cell-centred ones with period n.
 template <class T>
 void exchange_ghosts(Field<T>& f, const GhostSides& sides);
 

@@ -15,6 +15,7 @@
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/core/text.hpp"
 #include "gridsolve/problem/assemble_axisymmetric.hpp"
+#include "gridsolve/exec/ghost_exchange.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
 #include "gridsolve/problem/domain_marks.hpp"
 #include "gridsolve/problem/assembly_data.hpp"
@@ -33,6 +34,14 @@ void ProblemSpec::validate() const {
   if (k.is_constant() && k_nodes.empty())
     require(k.constant > 0 && std::isfinite(k.constant),
             fmt::format("k must be positive, got {}", k.constant));
+  for (int a = 0; a < grid.dims; ++a) {
+    const bool lo = boundaries[2 * a].kind == BoundaryKind::periodic;
+    const bool hi = boundaries[2 * a + 1].kind == BoundaryKind::periodic;
+    require(lo == hi,
+            fmt::format("{} is periodic and {} is not: a periodic axis needs both sides "
+                        "periodic",
+                        face_name(lo ? 2 * a : 2 * a + 1), face_name(lo ? 2 * a + 1 : 2 * a)));
+  }
   for (int face = 0; face < 2 * grid.dims; ++face)
     if (boundaries[face].kind == BoundaryKind::robin)
       require(boundaries[face].alpha > 0, fmt::format("robin alpha on {} must be positive, got {}",
@@ -59,11 +68,15 @@ namespace {
 double jacobi_radius_estimate(const ProblemSpec& spec, const double face_share[3]) {
   const Grid& g = spec.grid;
   const int d = g.dims;
-  double num = 0, den = 0;
+  double num = 0, den = 0, varying[3] = {0, 0, 0};
   for (int a = 0; a < d; ++a) {
     const double w = face_share[a] / g.spacing[a];
-    const bool lo = spec.boundaries[2 * a].kind != BoundaryKind::neumann;
-    const bool hi = spec.boundaries[2 * a + 1].kind != BoundaryKind::neumann;
+    // Sides that hold a value; Neumann and periodic axes leave the lowest mode constant.
+    auto holds = [&](int f) {
+      const BoundaryKind k = spec.boundaries[f].kind;
+      return k == BoundaryKind::dirichlet || k == BoundaryKind::robin;
+    };
+    const bool lo = holds(2 * a), hi = holds(2 * a + 1);
     const double lines = g.n[a] - 1;
     double c = 1;
     if (lo && hi)
@@ -72,8 +85,22 @@ double jacobi_radius_estimate(const ProblemSpec& spec, const double face_share[3
       c = std::cos(std::numbers::pi / (2 * lines));
     num += w * c;
     den += w;
+    // The first mode that varies along an axis holding no value: a whole wave on a
+    // periodic axis, half a wave between two Neumann sides.
+    const bool wraps = spec.boundaries[2 * a].kind == BoundaryKind::periodic;
+    varying[a] = w * (1 - std::cos(std::numbers::pi * (wraps ? 2 : 1) / lines));
   }
   double rho = num / den;
+  bool fixed_regions = false;
+  for (const MaskRegion& r : spec.regions)
+    fixed_regions = fixed_regions || r.kind == NodeKind::fixed;
+  if (rho >= 1.0 && !fixed_regions) {
+    // Nothing holds the level (a singular problem): the constant mode is projected out,
+    // and the slowest remaining one varies along one axis only.
+    double least = varying[0];
+    for (int a = 1; a < d; ++a) least = std::min(least, varying[a]);
+    return (num - least) / den;
+  }
   if (rho >= 1.0) {  // only fixed patches hold the solution: assume they sit far away
     const int nmax = std::max({g.n[0], g.n[1], d == 3 ? g.n[2] : 0});
     rho = std::cos(std::numbers::pi / (4.0 * nmax));
@@ -211,9 +238,18 @@ void check_components(const Field<std::uint8_t>& mask, const Field<std::uint8_t>
   std::size_t floating_node = 0;
   const std::uint8_t free_node = std::uint8_t(NodeKind::free),
                      fixed_node = std::uint8_t(NodeKind::fixed);
+  bool wraps[3] = {false, false, false};
+  for (int a = 0; a < d; ++a) wraps[a] = spec.boundaries[2 * a].kind == BoundaryKind::periodic;
+  // On a periodic axis the last node is the first one's image, not a node of its own.
+  auto image = [&](const int* c) {
+    for (int a = 0; a < d; ++a)
+      if (wraps[a] && c[a] == n[a] - 1) return true;
+    return false;
+  };
   for (std::size_t start = 0; start < label.size(); ++start) {
     const int si = int(start % nx), sj = int((start / nx) % ny), sk = int(start / (nx * ny));
-    if (label[start] >= 0 || mv(si, sj, sk) != free_node) continue;
+    const int sc[3] = {si, sj, sk};
+    if (label[start] >= 0 || mv(si, sj, sk) != free_node || image(sc)) continue;
     bool anchored = false;
     label[start] = pieces;
     stack.assign(1, start);
@@ -223,14 +259,16 @@ void check_components(const Field<std::uint8_t>& mask, const Field<std::uint8_t>
       const int c[3] = {int(id % nx), int((id / nx) % ny), int(id / (nx * ny))};
       for (int f = 0; f < 2 * d; ++f) {
         const int axis = f / 2, step = (f % 2) ? 1 : -1;
-        if (c[axis] + step < 0 || c[axis] + step >= n[axis]) {
+        int o[3] = {c[0], c[1], c[2]};
+        o[axis] += step;
+        if (wraps[axis]) {
+          o[axis] = (o[axis] + n[axis] - 1) % (n[axis] - 1);
+        } else if (o[axis] < 0 || o[axis] >= n[axis]) {
           anchored = anchored || spec.boundaries[f].kind == BoundaryKind::robin;
           continue;
         }
         // Coupled through the face when some domain element touches it (k > 0 there).
         if (em.around(c[0], c[1], c[2], axis, step < 0 ? -1 : 0) == 0) continue;
-        int o[3] = {c[0], c[1], c[2]};
-        o[axis] += step;
         const std::uint8_t kind = mv(o[0], o[1], o[2]);
         if (kind == fixed_node) anchored = true;
         if (kind != free_node) continue;
@@ -264,12 +302,23 @@ Discretization<T> assemble(const ProblemSpec& spec, Device device) {
   const Grid& g = spec.grid;
   const int d = g.dims, nx = g.n[0], ny = g.n[1], nz = g.n[2];
 
-  bool all_dirichlet = true, any_outside = false;
-  for (int f = 0; f < 2 * d; ++f)
-    all_dirichlet = all_dirichlet && spec.boundaries[f].kind == BoundaryKind::dirichlet;
+  // Periodic axes: the unknowns are nodes 0 .. n - 2, node n - 1 is node 0's image.
+  std::uint8_t periodic = 0;
+  bool any_dirichlet = false, only_dirichlet_or_periodic = true, any_outside = false;
+  for (int f = 0; f < 2 * d; ++f) {
+    const BoundaryKind kind = spec.boundaries[f].kind;
+    if (kind == BoundaryKind::periodic) periodic |= std::uint8_t(1u << (f / 2));
+    any_dirichlet = any_dirichlet || kind == BoundaryKind::dirichlet;
+    only_dirichlet_or_periodic = only_dirichlet_or_periodic && (kind == BoundaryKind::dirichlet ||
+                                                                kind == BoundaryKind::periodic);
+  }
   for (const MaskRegion& r : spec.regions) any_outside = any_outside || r.kind == NodeKind::outside;
-  const bool uniform =
-      spec.k.is_constant() && spec.k_nodes.empty() && all_dirichlet && !any_outside;
+  // Uniform rows need every unknown's row alike: Dirichlet and periodic sides keep them
+  // so; a problem with no Dirichlet side is singular and goes the per-node way, whose
+  // right-hand side can be made compatible.
+  const bool uniform = spec.k.is_constant() && spec.k_nodes.empty() && any_dirichlet &&
+                       only_dirichlet_or_periodic && !any_outside;
+  auto wraps = [periodic](int a) { return ((periodic >> a) & 1) != 0; };
 
   // Area of one element's share of a face normal to each axis, and one element's share
   // of a node's volume.
@@ -292,7 +341,8 @@ Discretization<T> assemble(const ProblemSpec& spec, Device device) {
 
   std::int64_t unknowns = 0;
   if (uniform) {
-    op.active = Box{{1, 1, d == 3 ? 1 : 0}, {nx - 2, ny - 2, d == 3 ? nz - 2 : 0}};
+    op.active = Box{{wraps(0) ? 0 : 1, wraps(1) ? 0 : 1, d == 3 && !wraps(2) ? 1 : 0},
+                    {nx - 2, ny - 2, d == 3 ? nz - 2 : 0}};
     const double kc = spec.k.constant;
     // Full interior faces: the face area is the product of the other spacings.
     auto face = [&](int a) {
@@ -338,8 +388,14 @@ Discretization<T> assemble(const ProblemSpec& spec, Device device) {
   } else {
     Field<std::uint8_t> elements(g, Centring::cell(), 1, 1, device);
     detail::mark_elements(g, kind, elements);
+    GhostSides element_sides;
+    for (int a = 0; a < d; ++a)
+      if (wraps(a)) element_sides.face[2 * a] = element_sides.face[2 * a + 1] = GhostRule::periodic;
+    exchange_ghosts(elements, element_sides);  // elements across a periodic side
     const detail::ElementMarks em{elements.cview(), d};
     op.active = g.nodes();
+    for (int a = 0; a < d; ++a)
+      if (wraps(a)) op.active.hi[a] -= 1;
     Field<T> ap(g, device), aw(g, device), ae(g, device), asf(g, device), an(g, device),
         rhs(g, device);
     Field<T> ab, at;
@@ -361,7 +417,9 @@ Discretization<T> assemble(const ProblemSpec& spec, Device device) {
     const double share[3] = {face_share[0], face_share[1], face_share[2]};
     const double h[3] = {g.spacing[0], g.spacing[1], g.spacing[2]};
     // One row per node, independent of the others: the loop body runs where the solve does.
+    const Box active = op.active;
     for_each(device, g.nodes(), [=] GRIDSOLVE_HD(int i, int j, int k) {
+      if (!active.contains(i, j, k)) return;  // a periodic image: its unknown has the row
       std::uint8_t kd = mv(i, j, k);
       const int around = em.around(i, j, k, -1, 0);
       if (kd == std::uint8_t(NodeKind::free) && around == 0) {
@@ -379,6 +437,20 @@ Discretization<T> assemble(const ProblemSpec& spec, Device device) {
       for (int f = 0; f < 2 * d; ++f) {
         const int axis = f / 2, s = (f % 2) ? 1 : -1;
         const bool on_side = s < 0 ? c[axis] == 0 : c[axis] == n[axis] - 1;
+        if (on_side && ((periodic >> axis) & 1)) {
+          // Node 0's face below is the face between the last unknown and the image:
+          // the same conductance both rows see, so the operator stays symmetric.
+          int q[3] = {i, j, k};
+          q[axis] = n[axis] - 2;
+          const double area = em.around(q[0], q[1], q[2], axis, 0) * share[axis];
+          if (area == 0) continue;
+          const double kf = k_face(q[0], q[1], q[2], axis, 1);
+          check(kf > 0 && finite_number(kf), bad_k_face + f);
+          const double a = kf * area / h[axis];
+          nb[f](i, j, k) = T(a);
+          diag += a;
+          continue;
+        }
         if (on_side) {
           if (sides.kind[f] == BoundaryKind::dirichlet) continue;
           const double area = around * share[axis];
@@ -420,6 +492,7 @@ Discretization<T> assemble(const ProblemSpec& spec, Device device) {
   op.unknowns = unknowns;
   op.jacobi_radius = jacobi_radius_estimate(spec, face_share);
   for (int f = 0; f < 6; ++f) op.sides[f] = spec.boundaries[f].kind;
+  op.periodic = periodic;
   op.k_constant = spec.k.is_constant() && spec.k_nodes.empty() ? spec.k.constant : 0.0;
   op.has_cutouts = any_outside;
   for (const MaskRegion& r : spec.regions)
@@ -428,7 +501,8 @@ Discretization<T> assemble(const ProblemSpec& spec, Device device) {
   if (!uniform) {
     bool anchored = false;
     for (int f = 0; f < 2 * d; ++f)
-      anchored = anchored || spec.boundaries[f].kind != BoundaryKind::neumann;
+      anchored = anchored || spec.boundaries[f].kind == BoundaryKind::dirichlet ||
+                 spec.boundaries[f].kind == BoundaryKind::robin;
     for (const MaskRegion& r : spec.regions) anchored = anchored || r.kind == NodeKind::fixed;
     if (!anchored) make_compatible(op);
   }

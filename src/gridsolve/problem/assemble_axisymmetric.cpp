@@ -182,6 +182,11 @@ Discretization<T> assemble_axisymmetric(const ProblemSpec& spec, Device device,
           fmt::format("the axisymmetric operator is 2D (r, z), got {} dimensions", g.dims));
   require(g.origin[0] >= -1e-12 * g.spacing[0],
           fmt::format("the axisymmetric grid needs r >= 0, got r from {}", g.origin[0]));
+  for (int f = 0; f < 4; ++f)
+    require(spec.boundaries[f].kind != BoundaryKind::periodic,
+            fmt::format("{} is periodic; the axisymmetric operator takes dirichlet, neumann or "
+                        "robin sides",
+                        face_name(f)));
   const int nx = g.n[0], ny = g.n[1];
   const double dr = g.spacing[0], dz = g.spacing[1];
 

@@ -61,7 +61,7 @@ struct AssemblyData {
     }
     for (int face = 0; face < 2 * d; ++face) {
       const BoundaryCondition& bc = spec.boundaries[face];
-      if (bc.kind == BoundaryKind::dirichlet) continue;
+      if (bc.kind == BoundaryKind::dirichlet || bc.kind == BoundaryKind::periodic) continue;
       Box side = g.nodes();
       side.lo[face / 2] = side.hi[face / 2] = (face % 2) ? g.n[face / 2] - 1 : 0;
       k_side[face] = per_node_k ? k_nodes : hold(Samples::of(spec.k, g, side, {0, 0, 0}, dev));

@@ -14,6 +14,8 @@ std::string to_string(BoundaryKind k) {
       return "neumann";
     case BoundaryKind::robin:
       return "robin";
+    case BoundaryKind::periodic:
+      return "periodic";
   }
   return "?";
 }
@@ -22,7 +24,9 @@ BoundaryKind parse_boundary_kind(const std::string& s) {
   if (s == "dirichlet") return BoundaryKind::dirichlet;
   if (s == "neumann") return BoundaryKind::neumann;
   if (s == "robin") return BoundaryKind::robin;
-  throw Error(fmt::format("boundary type must be dirichlet, neumann or robin, got '{}'", s));
+  if (s == "periodic") return BoundaryKind::periodic;
+  throw Error(
+      fmt::format("boundary type must be dirichlet, neumann, robin or periodic, got '{}'", s));
 }
 
 std::string face_name(int face) {

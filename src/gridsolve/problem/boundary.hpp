@@ -1,4 +1,4 @@
-// Boundary conditions per face of the box: Dirichlet, Neumann or Robin, as data.
+// Boundary conditions per face of the box: Dirichlet, Neumann, Robin or periodic, as data.
 #pragma once
 #include <array>
 #include <string>
@@ -7,9 +7,11 @@
 
 namespace gridsolve {
 
-enum class BoundaryKind { dirichlet, neumann, robin };
+enum class BoundaryKind { dirichlet, neumann, robin, periodic };
 
 // dirichlet: u = g; neumann: du/dn = g; robin: du/dn + alpha u = g; n points outward.
+// periodic: both faces of an axis together; the last node is the first node's image
+// (period (n - 1) h), g and alpha unused.
 struct BoundaryCondition {
   BoundaryKind kind = BoundaryKind::dirichlet;
   Expression g = Expression::value(0);

@@ -17,6 +17,7 @@ struct Manufactured {
   int dims;
   double w[3], phi[3];
   bool variable_k;
+  bool periodic_k = false;  // k = 1 + prod cos(2 pi x_a) / 2, periodic on the unit box
 
   double factor(int a, double x) const { return std::cos(w[a] * x + phi[a]); }
   double dfactor(int a, double x) const { return -w[a] * std::sin(w[a] * x + phi[a]); }
@@ -32,12 +33,24 @@ struct Manufactured {
   }
   double k(const double* x) const {
     if (!variable_k) return 1;
+    if (periodic_k) {
+      double p = 0.5;
+      for (int a = 0; a < dims; ++a) p *= std::cos(2 * std::numbers::pi * x[a]);
+      return 1 + p;
+    }
     double p = 1;
     for (int a = 0; a < dims; ++a) p *= x[a];
     return 1 + 0.5 * p;
   }
   double dk(int axis, const double* x) const {
     if (!variable_k) return 0;
+    if (periodic_k) {
+      const double tau = 2 * std::numbers::pi;
+      double p = 0.5;
+      for (int a = 0; a < dims; ++a)
+        p *= a == axis ? -tau * std::sin(tau * x[a]) : std::cos(tau * x[a]);
+      return p;
+    }
     double p = 0.5;
     for (int a = 0; a < dims; ++a)
       if (a != axis) p *= x[a];
@@ -85,9 +98,13 @@ ProblemSpec make_model_problem(const ModelProblem& m) {
   mf->dims = d;
   mf->variable_k = m.coefficient == "variable";
   const bool hole = m.mask == "hole";
+  const bool periodic = m.sides == "periodic" || m.sides == "periodic-all";
+  mf->periodic_k = periodic;
+  auto wraps = [&](int a) { return m.sides == "periodic-all" || (periodic && a < d - 1); };
   for (int a = 0; a < 3; ++a) {
-    // A hole needs zero normal derivative on x_a = 0.5: cos(2 pi x) has it.
-    mf->w[a] = hole ? 2 * std::numbers::pi : std::numbers::pi * (1.1 + 0.2 * a);
+    // A hole needs zero normal derivative on x_a = 0.5: cos(2 pi x) has it; a periodic
+    // axis needs whole waves on [0, 1].
+    mf->w[a] = hole || wraps(a) ? 2 * std::numbers::pi : std::numbers::pi * (1.1 + 0.2 * a);
     mf->phi[a] = hole ? 0.0 : 0.3 + 0.2 * a;
   }
   auto at = [](double x, double y, double z) { return std::array<double, 3>{x, y, z}; };
@@ -108,7 +125,9 @@ ProblemSpec make_model_problem(const ModelProblem& m) {
     auto dudn = [mf, at, axis, sign](double x, double y, double z) {
       return sign * mf->du(axis, at(x, y, z).data());
     };
-    if (m.sides == "dirichlet" || (m.sides == "neumann" && face % 2 == 1)) {
+    if (periodic && wraps(axis)) {
+      bc.kind = BoundaryKind::periodic;
+    } else if (m.sides == "dirichlet" || periodic || (m.sides == "neumann" && face % 2 == 1)) {
       bc.kind = BoundaryKind::dirichlet;
       bc.g = *spec.exact;
     } else if (m.sides == "neumann") {
@@ -123,7 +142,8 @@ ProblemSpec make_model_problem(const ModelProblem& m) {
           },
           "du/dn + u");
     } else {
-      throw Error(fmt::format("sides must be dirichlet, neumann or robin, got '{}'", m.sides));
+      throw Error(fmt::format(
+          "sides must be dirichlet, neumann, robin, periodic or periodic-all, got '{}'", m.sides));
     }
     spec.boundaries[face] = bc;
   }

@@ -24,7 +24,26 @@ StencilView<T> StencilOperator<T>::view() const {
   }
   if (!rhs.empty()) v.rhs = rhs.cview();
   if (!mask.empty()) v.mask = mask.cview();
+  v.periodic = periodic;
   return v;
+}
+
+template <class T>
+GhostSides StencilOperator<T>::ghost_sides() const {
+  GhostSides s;
+  for (int a = 0; a < 3; ++a)
+    if ((periodic >> a) & 1) s.face[2 * a] = s.face[2 * a + 1] = GhostRule::periodic;
+  return s;
+}
+
+template <class T>
+void StencilOperator<T>::exchange_ghosts(Field<T>& u) const {
+  if (periodic) gridsolve::exchange_ghosts(u, ghost_sides());
+}
+
+template <class T>
+void StencilOperator<T>::refresh_images(const Field<T>& u) const {
+  if (periodic) gridsolve::exchange_ghosts(const_cast<Field<T>&>(u), ghost_sides());
 }
 
 template <class T>
@@ -36,6 +55,7 @@ StencilView<T> StencilOperator<T>::view(const Field<T>* b) const {
 
 template <class T>
 void StencilOperator<T>::apply(const Field<T>& x, Field<T>& y) const {
+  refresh_images(x);
   const StencilView<T> a = view();
   const FieldView<const T> xv = x.cview();
   const FieldView<T> yv = y.view();
@@ -47,6 +67,7 @@ void StencilOperator<T>::apply(const Field<T>& x, Field<T>& y) const {
 
 template <class T>
 void StencilOperator<T>::apply_dot(const Field<T>& x, Field<T>& y, double* dot) const {
+  refresh_images(x);
   const StencilView<T> a = view();
   const FieldView<const T> xv = x.cview();
   const FieldView<T> yv = y.view();
@@ -74,26 +95,6 @@ void StencilOperator<T>::diagonal(Field<T>& d) const {
 }
 
 template <class T>
-void StencilOperator<T>::residual(const Field<T>* b, const Field<T>& u, Field<T>& r) const {
-  gridsolve::residual(*this, u, r, b);
-}
-
-template <class T>
-double StencilOperator<T>::residual_norm(const Field<T>* b, const Field<T>& u) const {
-  return gridsolve::residual_norm(*this, u, b);
-}
-
-template <class T>
-double StencilOperator<T>::rhs_norm(const Field<T>* b, const Field<T>& u) const {
-  return gridsolve::rhs_norm(*this, u, b);
-}
-
-template <class T>
-void StencilOperator<T>::fix_constant(Field<T>& u) const {
-  gridsolve::fix_constant(*this, u);
-}
-
-template <class T>
 StencilOperator<T> StencilOperator<T>::copy_to(Device d) const {
   StencilOperator<T> o;
   o.grid = grid;
@@ -110,6 +111,7 @@ StencilOperator<T> StencilOperator<T>::copy_to(Device d) const {
   o.has_fixed_regions = has_fixed_regions;
   o.singular = singular;
   o.rhs_mismatch = rhs_mismatch;
+  o.periodic = periodic;
   auto copy = [d](const auto& f) {
     using F = std::decay_t<decltype(f)>;
     return f.empty() ? F() : f.copy_to(d);
@@ -135,6 +137,7 @@ namespace {
 template <class T>
 double free_norm(const StencilOperator<T>& op, const Field<T>& u, const Field<T>* b,
                  bool of_residual) {
+  op.refresh_images(u);
   const StencilView<T> a = op.view(b);
   const FieldView<const T> v = u.cview();
   const SumOfSquares s = reduce<SumOfSquares>(
@@ -151,49 +154,45 @@ double free_norm(const StencilOperator<T>& op, const Field<T>& u, const Field<T>
 }  // namespace
 
 template <class T>
-double residual_norm(const StencilOperator<T>& op, const Field<T>& u, const Field<T>* b) {
-  return free_norm(op, u, b, true);
+double StencilOperator<T>::residual_norm(const Field<T>* b, const Field<T>& u) const {
+  return free_norm(*this, u, b, true);
 }
 
 template <class T>
-double rhs_norm(const StencilOperator<T>& op, const Field<T>& u, const Field<T>* b) {
-  return free_norm(op, u, b, false);
+double StencilOperator<T>::rhs_norm(const Field<T>* b, const Field<T>& u) const {
+  return free_norm(*this, u, b, false);
 }
 
 template <class T>
-void residual(const StencilOperator<T>& op, const Field<T>& u, Field<T>& r, const Field<T>* b) {
-  const StencilView<T> a = op.view(b);
+void StencilOperator<T>::residual(const Field<T>* b, const Field<T>& u, Field<T>& r) const {
+  refresh_images(u);
+  const StencilView<T> a = view(b);
   const FieldView<const T> v = u.cview();
   const FieldView<T> out = r.view();
-  for_each(op.device, op.active, [=] GRIDSOLVE_HD(int i, int j, int k) {
+  for_each(device, active, [=] GRIDSOLVE_HD(int i, int j, int k) {
     out(i, j, k) = a.is_free(i, j, k) ? a.residual(v, i, j, k) : T(0);
   });
 }
 
 template <class T>
-void fix_constant(const StencilOperator<T>& op, Field<T>& u) {
-  if (!op.singular) return;
-  const StencilView<T> a = op.view();
+void StencilOperator<T>::fix_constant(Field<T>& u) const {
+  if (!singular) return;
+  const StencilView<T> a = view();
   const FieldView<T> v = u.view();
   const double sum = reduce<double>(
-      op.device, op.active,
+      device, active,
       [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
         return a.is_free(i, j, k) ? double(v(i, j, k)) : 0.0;
       },
       SumOp{}, 0.0);
-  const T mean = T(sum / double(op.unknowns));
-  for_each(op.device, op.active, [=] GRIDSOLVE_HD(int i, int j, int k) {
+  const T mean = T(sum / double(unknowns));
+  for_each(device, active, [=] GRIDSOLVE_HD(int i, int j, int k) {
     if (a.is_free(i, j, k)) v(i, j, k) -= mean;
   });
+  exchange_ghosts(u);
 }
 
-#define GRIDSOLVE_INSTANTIATE(T)                                                                 \
-  template class StencilOperator<T>;                                                             \
-  template double residual_norm<T>(const StencilOperator<T>&, const Field<T>&, const Field<T>*); \
-  template double rhs_norm<T>(const StencilOperator<T>&, const Field<T>&, const Field<T>*);      \
-  template void residual<T>(const StencilOperator<T>&, const Field<T>&, Field<T>&,               \
-                            const Field<T>*);                                                    \
-  template void fix_constant<T>(const StencilOperator<T>&, Field<T>&);
+#define GRIDSOLVE_INSTANTIATE(T) template class StencilOperator<T>;
 GRIDSOLVE_INSTANTIATE(float)
 GRIDSOLVE_INSTANTIATE(double)
 

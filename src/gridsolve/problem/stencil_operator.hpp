@@ -6,6 +6,7 @@
 
 #include "gridsolve/core/grid.hpp"
 #include "gridsolve/exec/field.hpp"
+#include "gridsolve/exec/ghost_exchange.hpp"
 #include "gridsolve/problem/boundary.hpp"
 #include "gridsolve/problem/linear_operator.hpp"
 #include "gridsolve/problem/stencil_view.hpp"
@@ -36,6 +37,18 @@ class StencilOperator final : public LinearOperator<T> {
   // zero mean over the unknowns); rhs_mismatch is the relative net source projected out.
   bool singular = false;
   double rhs_mismatch = 0;
+  // Bit a set: axis a is periodic (the active box spans one period there; see
+  // StencilView::periodic).
+  std::uint8_t periodic = 0;
+
+  // Fills what the operator reads beyond its unknowns on periodic axes (the ghost below,
+  // the image node above) from the unknowns they copy; nothing when no axis is periodic.
+  // Every sweep that reads neighbours calls it first.
+  void exchange_ghosts(Field<T>& u) const;
+  // The same for a field the caller holds const: ghosts and images are derived from the
+  // unknowns, so refreshing them leaves the field's value unchanged.
+  void refresh_images(const Field<T>& u) const;
+  GhostSides ghost_sides() const;
 
   StencilView<T> view() const;
   // The same operator with right-hand side b (per node) in place of its own (b null: its
@@ -44,7 +57,10 @@ class StencilOperator final : public LinearOperator<T> {
   StencilOperator copy_to(Device d) const;
   std::string describe() const;
 
-  // LinearOperator
+  // LinearOperator. The norms are over the free nodes (b null: the operator's own
+  // right-hand side); residual is b - A u at free nodes, 0 elsewhere; fix_constant shifts
+  // the solution of a singular operator to zero mean over the unknowns (every solver
+  // calls it last).
   OperatorShape shape() const override { return OperatorShape{grid, active, 1, device}; }
   void apply(const Field<T>& x, Field<T>& y) const override;
   void apply_dot(const Field<T>& x, Field<T>& y, double* dot) const override;
@@ -54,20 +70,5 @@ class StencilOperator final : public LinearOperator<T> {
   double rhs_norm(const Field<T>* b, const Field<T>& u) const override;
   void fix_constant(Field<T>& u) const override;
 };
-
-// ||b - A u||_2 over free nodes, and the norm of the unknowns' right-hand side (b null:
-// the operator's own right-hand side).
-template <class T>
-double residual_norm(const StencilOperator<T>& op, const Field<T>& u, const Field<T>* b = nullptr);
-template <class T>
-double rhs_norm(const StencilOperator<T>& op, const Field<T>& u, const Field<T>* b = nullptr);
-// r = b - A u at free nodes, 0 elsewhere.
-template <class T>
-void residual(const StencilOperator<T>& op, const Field<T>& u, Field<T>& r,
-              const Field<T>* b = nullptr);
-// For singular operators, shifts u by a constant to zero mean over the unknowns;
-// otherwise does nothing. Every solver calls it last.
-template <class T>
-void fix_constant(const StencilOperator<T>& op, Field<T>& u);
 
 }  // namespace gridsolve

@@ -23,10 +23,24 @@ struct StencilView {
   FieldView<const T> ap, aw, ae, as, an, ab, at;
   FieldView<const T> rhs;              // empty: b_P = b_const
   FieldView<const std::uint8_t> mask;  // empty: every active node is free
+  // Bit a set: axis a is periodic. The active box then spans exactly one period on that
+  // axis, and the nodes just beyond it (a ghost below, the image node above) are copies
+  // of unknowns that the operator's exchange_ghosts keeps up to date.
+  std::uint8_t periodic = 0;
 
+  GRIDSOLVE_HD bool wraps(int axis) const { return (periodic >> axis) & 1; }
+  // Index i on `axis` moved into the active box by whole periods (periodic axes only).
+  GRIDSOLVE_HD int fold(int axis, int i) const {
+    if (!wraps(axis)) return i;
+    const int lo = active.lo[axis], period = active.hi[axis] - lo + 1;
+    const int r = (i - lo) % period;
+    return lo + (r < 0 ? r + period : r);
+  }
   GRIDSOLVE_HD bool is_free(int i, int j, int k) const { return mask ? mask(i, j, k) == 0 : true; }
-  // True for neighbours whose value is data rather than unknown.
+  // True for neighbours whose value is data rather than unknown (a periodic image is
+  // its unknown's copy, so it is known only when that node is).
   GRIDSOLVE_HD bool is_known(int i, int j, int k) const {
+    if (periodic) i = fold(0, i), j = fold(1, j), k = fold(2, k);
     return !active.contains(i, j, k) || (mask && mask(i, j, k) != 0);
   }
   GRIDSOLVE_HD T diag(int i, int j, int k) const { return uniform ? cp : ap(i, j, k); }

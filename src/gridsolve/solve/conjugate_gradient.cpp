@@ -91,6 +91,23 @@ void ConjugateGradient<T>::setup(const StencilOperator<T>& op) {
 }
 
 template <class T>
+void ConjugateGradient<T>::update(const StencilOperator<T>& op) {
+  bool refreshed = false;
+  if (auto* mg = dynamic_cast<MultigridPreconditioner<T>*>(owned_.get());
+      mg && mg->same_structure(op)) {
+    mg->update(op);
+    refreshed = true;
+  }
+  if constexpr (std::is_same_v<T, double>) {
+    if (auto* mixed = dynamic_cast<MixedPrecisionMultigrid*>(owned_.get()))
+      refreshed = mixed->update(op);
+  }
+  if (!refreshed) return setup(op);
+  this->op_ = &op;
+  setup(op, owned_.get());
+}
+
+template <class T>
 void ConjugateGradient<T>::setup(const LinearOperator<T>& op, Preconditioner<T>* preconditioner) {
   operator_ = &op;
   preconditioner_ = preconditioner;

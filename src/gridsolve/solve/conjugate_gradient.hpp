@@ -22,6 +22,8 @@ class ConjugateGradient final : public Solver<T> {
   // A stencil operator: builds the preconditioner (for mgcg the multigrid hierarchy)
   // and the iteration's workspace.
   void setup(const StencilOperator<T>& op) override;
+  // Same structure: a multigrid preconditioner's hierarchy is refreshed in place.
+  void update(const StencilOperator<T>& op) override;
   // Any symmetric positive (semi)definite operator, matrix-free ones included, with a
   // preconditioner the caller owns and keeps alive (null: none).
   void setup(const LinearOperator<T>& op, Preconditioner<T>* preconditioner);

@@ -47,19 +47,23 @@ void check_qualifies(const StencilOperator<T>& op, bool buneman) {
       why.push_back(fmt::format("a Robin side ({})", face_name(f)));
     else if (buneman && k == BoundaryKind::neumann)
       why.push_back(fmt::format("a Neumann side ({})", face_name(f)));
+    else if (buneman && k == BoundaryKind::periodic)
+      why.push_back(fmt::format("a periodic side ({})", face_name(f)));
   }
   if (buneman && op.grid.dims != 2) why.push_back("three dimensions");
   if (why.empty()) return;
   throw Error(fmt::format(
       "{} needs constant coefficients on a full rectangle with {} sides; this problem has {}{}",
-      buneman ? "buneman" : "fft", buneman ? "Dirichlet" : "Dirichlet or Neumann",
+      buneman ? "buneman" : "fft", buneman ? "Dirichlet" : "Dirichlet, Neumann or periodic",
       fmt::join(why, ", "),
-      buneman ? " (fft takes Neumann sides and 3D; sor and cg take anything)"
+      buneman ? " (fft takes Neumann and periodic sides and 3D; sor and cg take anything)"
               : " (sor and cg take anything)"));
 }
 
-// Unknowns of one axis: the nodes between its Dirichlet sides (first node, count).
+// Unknowns of one axis: the nodes between its Dirichlet sides (first node, count); a
+// periodic axis leaves out its last node, the first one's image.
 std::pair<int, int> unknown_range(const Grid& g, const std::array<BoundaryKind, 6>& sides, int a) {
+  if (sides[2 * a] == BoundaryKind::periodic) return {0, g.n[a] - 1};
   const bool lo = sides[2 * a] == BoundaryKind::dirichlet,
              hi = sides[2 * a + 1] == BoundaryKind::dirichlet;
   return {lo ? 1 : 0, g.n[a] - (lo ? 1 : 0) - (hi ? 1 : 0)};
@@ -115,9 +119,10 @@ void DirectPoisson<T>::setup(const StencilOperator<T>& op) {
       p.k = op.k_constant;
       for (int a = 0; a < 3; ++a)
         for (int s = 0; s < 2; ++s)
-          p.sides[a][s] = op.sides[2 * a + s] == BoundaryKind::dirichlet
-                              ? fast_poisson::Side::dirichlet
-                              : fast_poisson::Side::neumann;
+          p.sides[a][s] =
+              op.sides[2 * a + s] == BoundaryKind::dirichlet  ? fast_poisson::Side::dirichlet
+              : op.sides[2 * a + s] == BoundaryKind::periodic ? fast_poisson::Side::periodic
+                                                              : fast_poisson::Side::neumann;
       c.fft = std::make_unique<fast_poisson::TransformPoisson<T>>(op.device, p);
     }
     c.key = key;
@@ -167,7 +172,7 @@ SolveReport DirectPoisson<T>::run(const Field<T>* b, Field<T>& u, const SolveOpt
   });
   synchronize(op.device);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  report.relative_residual = residual_norm(op, u, b) / scale;
+  report.relative_residual = op.residual_norm(b, u) / scale;
   report.iterations = 1;
   report.converged = std::isfinite(report.relative_residual);
   report.reason = report.converged ? fmt::format("direct solve, relative residual {:.2e}",

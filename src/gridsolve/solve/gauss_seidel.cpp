@@ -27,6 +27,7 @@ SolveReport GaussSeidel<T>::run(const Field<T>* rhs, Field<T>& u, const SolveOpt
   const Box& b = op.active;
   for (int it = 1;; ++it) {
     double update = 0;
+    op.exchange_ghosts(u);  // periodic images: the wrapped neighbours lag one sweep
     for (int k = b.lo[2]; k <= b.hi[2]; ++k)
       for (int j = b.lo[1]; j <= b.hi[1]; ++j)
         for (int i = b.lo[0]; i <= b.hi[0]; ++i) {
@@ -42,7 +43,7 @@ SolveReport GaussSeidel<T>::run(const Field<T>* rhs, Field<T>& u, const SolveOpt
     if (!monitor.due(it)) continue;
     report.last_update = update;
     const double watched =
-        options.rule == StopRule::update ? update : residual_norm(op, u, rhs) / scale;
+        options.rule == StopRule::update ? update : op.residual_norm(rhs, u) / scale;
     if (monitor.check(it, watched)) break;
   }
   finish_solve(op, rhs, u, scale, monitor, options, report);

@@ -94,6 +94,7 @@ void jacobi_sweep_streaming_cpu(const StencilView<T>& a, const FieldView<const T
 template <class T>
 void jacobi_sweep_generic(const StencilOperator<T>& op, const Field<T>& in, Field<T>& out, T weight,
                           const Field<T>* b) {
+  op.refresh_images(in);
   const StencilView<T> a = op.view(b);
   const FieldView<const T> u = in.cview();
   const FieldView<T> v = out.view();
@@ -123,6 +124,7 @@ void jacobi_sweep_generic(const StencilOperator<T>& op, const Field<T>& in, Fiel
 template <class T>
 double jacobi_sweep_generic_measuring(const StencilOperator<T>& op, const Field<T>* b,
                                       const Field<T>& in, Field<T>& out, T weight) {
+  op.refresh_images(in);
   const StencilView<T> a = op.view(b);
   const FieldView<const T> u = in.cview();
   const FieldView<T> v = out.view();
@@ -191,7 +193,7 @@ SolveReport Jacobi<T>::run(const Field<T>* b, Field<T>& u, const SolveOptions& o
     if (!check) continue;
     report.last_update = update;
     const double watched =
-        options.rule == StopRule::update ? update : residual_norm(op, *cur, b) / scale;
+        options.rule == StopRule::update ? update : op.residual_norm(b, *cur) / scale;
     if (monitor.check(it, watched)) break;
   }
   if (cur != &u) u.copy_from(*cur);

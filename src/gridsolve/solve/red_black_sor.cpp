@@ -21,6 +21,7 @@ namespace {
 
 template <class T>
 void half_sweep(const StencilOperator<T>& op, const Field<T>* b, Field<T>& u, int colour, T omega) {
+  op.exchange_ghosts(u);  // periodic images of the other colour's latest values
   const StencilView<T> a = op.view(b);
   const FieldView<T> v = u.view();
   for_each_colour(op.device, op.active, colour, [=] GRIDSOLVE_HD(int i, int j, int k) {
@@ -33,6 +34,7 @@ void half_sweep(const StencilOperator<T>& op, const Field<T>* b, Field<T>& u, in
 template <class T>
 double half_sweep_measuring(const StencilOperator<T>& op, const Field<T>* b, Field<T>& u,
                             int colour, T omega) {
+  op.exchange_ghosts(u);
   const StencilView<T> a = op.view(b);
   const FieldView<T> v = u.view();
   return reduce<double>(
@@ -130,7 +132,7 @@ SolveReport RedBlackSor<T>::run(const Field<T>* b, Field<T>& u, const SolveOptio
     if (!check) continue;
     report.last_update = update;
     const double watched =
-        options.rule == StopRule::update ? update : residual_norm(op, u, b) / scale;
+        options.rule == StopRule::update ? update : op.residual_norm(b, u) / scale;
     if (monitor.check(it, watched)) break;
   }
   finish_solve(op, b, u, scale, monitor, options, report);

@@ -533,10 +533,10 @@ void FlowSolver<T>::sweep_momentum(int comp, int sweeps) {
     return;
   }
   // Residual control: one reduction per block of sweeps.
-  const double start = residual_norm(op, u_[c]);
+  const double start = op.residual_norm(nullptr, u_[c]);
   for (int block = 0; block < 100; ++block) {
     sweep(sweeps);
-    if (residual_norm(op, u_[c]) <= case_.momentum_tolerance * start) break;
+    if (op.residual_norm(nullptr, u_[c]) <= case_.momentum_tolerance * start) break;
   }
 }
 

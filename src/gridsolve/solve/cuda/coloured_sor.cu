@@ -292,7 +292,7 @@ double general_residual_norm(const GeneralColours<const T>& g, ColourView<const 
 template <class T>
 bool coloured_sor_applies(const StencilOperator<T>& op) {
   return op.device == Device::cuda && (op.grid.dims == 2 || op.grid.dims == 3) &&
-         !op.active.empty() && op.active.lo[0] >= 0;
+         !op.active.empty() && op.active.lo[0] >= 0 && op.periodic == 0;
 }
 
 template <class T>

@@ -291,7 +291,8 @@ using namespace detail;
 
 template <class T>
 bool fused_sor_applies(const StencilOperator<T>& op) {
-  return op.device == Device::cuda && op.grid.dims == 2 && !op.active.empty();
+  // Periodic sides need their images refreshed between colours: the generic path does it.
+  return op.device == Device::cuda && op.grid.dims == 2 && !op.active.empty() && op.periodic == 0;
 }
 
 template <class T>

@@ -181,7 +181,9 @@ bool aligned(const void* p, std::size_t bytes) {
 
 template <class T>
 bool jacobi_applies(const StencilOperator<T>& op) {
-  return op.uniform && op.device == Device::cuda && (op.grid.dims == 2 || op.grid.dims == 3);
+  // Periodic sides need their images refreshed between sweeps: the generic path does it.
+  return op.uniform && op.device == Device::cuda && (op.grid.dims == 2 || op.grid.dims == 3) &&
+         op.periodic == 0;
 }
 
 template <class T>

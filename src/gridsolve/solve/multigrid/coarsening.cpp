@@ -1,14 +1,20 @@
 #include "gridsolve/solve/multigrid/coarsening.hpp"
 
+#include <type_traits>
+
 #include "gridsolve/exec/parallel_for.hpp"
 
 namespace gridsolve::multigrid {
 
-Coarsening Coarsening::plan(const std::array<int, 3>& fine_nodes, int dims, int min_nodes) {
+Coarsening Coarsening::plan(const std::array<int, 3>& fine_nodes, int dims, int min_nodes,
+                            std::uint8_t periodic) {
   Coarsening c;
   c.fine = fine_nodes;
   c.coarse = fine_nodes;
   for (int a = 0; a < dims; ++a) {
+    c.wraps[a] = ((periodic >> a) & 1) != 0;
+    const int period = fine_nodes[a] - 1;
+    if (c.wraps[a] && (period % 2 != 0 || period < 4)) continue;  // no coarse image of it
     if (fine_nodes[a] > min_nodes) {
       c.coarsened[a] = true;
       c.coarse[a] = fine_nodes[a] / 2 + 1;
@@ -25,6 +31,13 @@ struct AxisMap {
   bool on = false;
   const double* x = nullptr;   // fine node positions
   const double* wl = nullptr;  // weight of the lower coarse node at each fine node, from x
+  bool wraps = false;          // periodic with period nf - 1: indices fold into 0 .. nf - 2
+
+  GRIDSOLVE_HD int fold(int i) const {
+    if (!wraps) return i;
+    const int period = nf - 1, r = i % period;
+    return r < 0 ? r + period : r;
+  }
 
   GRIDSOLVE_HD int fine_of(int I) const {
     if (!on) return I;
@@ -53,25 +66,33 @@ struct Maps {
   AxisMap a[3];
   explicit Maps(const Coarsening& c) {
     for (int x = 0; x < 3; ++x)
-      a[x] = AxisMap{c.fine[x], c.coarse[x], c.coarsened[x], c.fine_x[x], c.fine_lower_weight[x]};
+      a[x] = AxisMap{c.fine[x], c.coarse[x], c.coarsened[x], c.fine_x[x], c.fine_lower_weight[x],
+                     c.wraps[x]};
   }
 };
 
+// Fine-level reads in index space that may run past a periodic side: every index is
+// folded into the active box first (the unknown it is an image of).
 template <class T>
 struct FineAccess {
   StencilView<T> v;
   std::array<int, 3> n;
 
+  GRIDSOLVE_HD void fold(int& i, int& j, int& k) const {
+    if (v.periodic) i = v.fold(0, i), j = v.fold(1, j), k = v.fold(2, k);
+  }
   GRIDSOLVE_HD bool in_range(int i, int j, int k) const {
+    fold(i, j, k);
     return i >= 0 && j >= 0 && k >= 0 && i < n[0] && j < n[1] && k < n[2];
   }
-  // Every neighbour of (i, j, k) lies in the active box.
+  // Every neighbour of (i, j, k) lies in the active box (across a periodic side too).
   GRIDSOLVE_HD bool strictly_inside(int i, int j, int k) const {
     const Box& b = v.active;
-    return i > b.lo[0] && i < b.hi[0] && j > b.lo[1] && j < b.hi[1] &&
-           (v.dims == 2 || (k > b.lo[2] && k < b.hi[2]));
+    auto inner = [&](int a, int q) { return v.wraps(a) || (q > b.lo[a] && q < b.hi[a]); };
+    return inner(0, i) && inner(1, j) && (v.dims == 2 || inner(2, k));
   }
   GRIDSOLVE_HD bool free(int i, int j, int k) const {
+    fold(i, j, k);
     return in_range(i, j, k) && v.active.contains(i, j, k) && v.is_free(i, j, k);
   }
   // Coupling between fine node (i,j,k) and its + neighbour on `axis`, zero unless both
@@ -79,11 +100,13 @@ struct FineAccess {
   GRIDSOLVE_HD double conductance(int i, int j, int k, int axis) const {
     const int i2 = i + (axis == 0), j2 = j + (axis == 1), k2 = k + (axis == 2);
     if (!free(i, j, k) || !free(i2, j2, k2)) return 0.0;
+    fold(i, j, k);
     return double(v.coefficient(2 * axis + 1, i, j, k));
   }
   // What the row of a free node loses to non-free neighbours and Robin terms.
   GRIDSOLVE_HD double sink(int i, int j, int k) const {
     if (!free(i, j, k)) return 0.0;
+    fold(i, j, k);
     if (v.uniform && !v.mask && strictly_inside(i, j, k)) return 0.0;  // the common case
     double s = double(v.diag(i, j, k));
     const int di[6] = {-1, 1, 0, 0, 0, 0}, dj[6] = {0, 0, -1, 1, 0, 0}, dk[6] = {0, 0, 0, 0, -1, 1};
@@ -129,6 +152,7 @@ struct Transfer {
   FieldView<const T> lower[3];
 
   GRIDSOLVE_HD double lower_weight(int axis, int i, int j, int k) const {
+    i = m.a[0].fold(i), j = m.a[1].fold(j), k = m.a[2].fold(k);  // across a periodic side
     if (lower[axis]) return double(lower[axis](i, j, k));
     return m.a[axis].wl[axis == 0 ? i : axis == 1 ? j : k];
   }
@@ -189,6 +213,14 @@ StencilOperator<T> coarsen_operator(const StencilView<T>& fine, const Coarsening
                                     const InterpolationWeights<T>& weights, const Grid& fine_grid,
                                     Device d) {
   StencilOperator<T> op;
+  coarsen_operator_into(fine, c, weights, fine_grid, d, op);
+  return op;
+}
+
+template <class T>
+void coarsen_operator_into(const StencilView<T>& fine, const Coarsening& c,
+                           const InterpolationWeights<T>& weights, const Grid& fine_grid, Device d,
+                           StencilOperator<T>& op) {
   op.grid = fine_grid;
   for (int a = 0; a < 3; ++a) {
     op.grid.n[a] = c.coarse[a];
@@ -197,12 +229,19 @@ StencilOperator<T> coarsen_operator(const StencilView<T>& fine, const Coarsening
   op.device = d;
   op.uniform = false;
   op.active = op.grid.nodes();
+  op.periodic = fine.periodic;  // the coarse grid keeps one period on each periodic axis
+  for (int a = 0; a < 3; ++a)
+    if (c.wraps[a]) op.active.hi[a] -= 1;
   const Grid& g = op.grid;
-  op.ap = Field<T>(g, d), op.aw = Field<T>(g, d), op.ae = Field<T>(g, d);
-  op.as = Field<T>(g, d), op.an = Field<T>(g, d);
-  if (g.dims == 3) op.ab = Field<T>(g, d), op.at = Field<T>(g, d);
-  op.rhs = Field<T>(g, d);
-  op.mask = Field<std::uint8_t>(g, d);
+  // Every value below is written for each active node, so kept fields need no clearing.
+  auto field = [&](auto& f) {
+    using F = std::decay_t<decltype(f)>;
+    if (f.empty() || f.device() != d || f.interior().hi != g.nodes().hi) f = F(g, d);
+  };
+  field(op.ap), field(op.aw), field(op.ae), field(op.as), field(op.an);
+  if (g.dims == 3) field(op.ab), field(op.at);
+  field(op.rhs);
+  field(op.mask);
 
   const Maps m(c);
   const Transfer<T> tr = transfer_of(c, weights);
@@ -232,8 +271,8 @@ StencilOperator<T> coarsen_operator(const StencilView<T>& fine, const Coarsening
       // coupling) and, per coarsened transverse axis, lines weighted 1/2, 1, 1/2 (twice).
       bool regular = true;
       for (int a = 0; a < dims; ++a)
-        regular = regular &&
-                  (!m.a[a].on || (F[a] - 2 > fine.active.lo[a] && F[a] + 2 < fine.active.hi[a]));
+        regular = regular && (!m.a[a].on || m.a[a].wraps ||
+                              (F[a] - 2 > fine.active.lo[a] && F[a] + 2 < fine.active.hi[a]));
       if (regular) {
         const double coef[3] = {double(fine.cw), double(fine.cs), double(fine.cb)};
         double diag_r = 0;
@@ -255,7 +294,8 @@ StencilOperator<T> coarsen_operator(const StencilView<T>& fine, const Coarsening
       const int axis = f / 2, s = (f % 2) ? 1 : -1;
       int from[3] = {C[0], C[1], C[2]};
       if (s < 0) from[axis] -= 1;  // the edge from the lower coarse node
-      if (from[axis] < 0 || from[axis] + 1 >= nc[axis]) continue;
+      // On a periodic axis the edge below coarse node 0 comes from its image -1.
+      if ((from[axis] < 0 && !m.a[axis].wraps) || from[axis] + 1 >= nc[axis]) continue;
       const int lo = m.a[axis].fine_of(from[axis]);
       const int hi = m.a[axis].fine_of(from[axis] + 1);
       // Parallel over the transverse fine lines, series along the coarse edge.
@@ -311,7 +351,6 @@ StencilOperator<T> coarsen_operator(const StencilView<T>& fine, const Coarsening
       d, op.active,
       [=] GRIDSOLVE_HD(int i, int j, int k) -> std::int64_t { return mv(i, j, k) == 0 ? 1 : 0; },
       SumOp{}, std::int64_t(0));
-  return op;
 }
 
 template <class T>
@@ -337,7 +376,8 @@ void restrict_residual(const Field<T>& r, const InterpolationWeights<T>& weights
       const AxisMap& x = tr.m.a[a];
       f[a] = x.fine_of(C[a]);
       const bool on = a < dims && x.on;
-      lo[a] = on && f[a] - 1 >= 0 && !x.aligned(f[a] - 1) ? f[a] - 1 : f[a];
+      // Below fine node 0 of a periodic axis lies the ghost, the image of node nf - 2.
+      lo[a] = on && (f[a] - 1 >= 0 || x.wraps) && !x.aligned(f[a] - 1) ? f[a] - 1 : f[a];
       hi[a] = on && f[a] + 1 < nf[a] && !x.aligned(f[a] + 1) ? f[a] + 1 : f[a];
     }
     double s = 0;
@@ -402,6 +442,9 @@ void interpolate_add(const Field<T>& e, const InterpolationWeights<T>& weights,
   template StencilOperator<T> coarsen_operator<T>(const StencilView<T>&, const Coarsening&,        \
                                                   const InterpolationWeights<T>&, const Grid&,     \
                                                   Device);                                         \
+  template void coarsen_operator_into<T>(const StencilView<T>&, const Coarsening&,                 \
+                                         const InterpolationWeights<T>&, const Grid&, Device,      \
+                                         StencilOperator<T>&);                                     \
   template void restrict_residual<T>(const Field<T>&, const InterpolationWeights<T>&,              \
                                      const StencilView<T>&, Field<T>&, const Coarsening&, Device); \
   template void interpolate_add<T>(const Field<T>&, const InterpolationWeights<T>&,                \

@@ -1,6 +1,7 @@
 // Grid transfer for multigrid: coarse operators, restriction and interpolation.
 #pragma once
 #include <array>
+#include <cstdint>
 
 #include "gridsolve/exec/field.hpp"
 #include "gridsolve/problem/stencil_operator.hpp"
@@ -10,11 +11,14 @@ namespace gridsolve::multigrid {
 // How one level maps onto the next coarser one. Per axis, coarse node I sits on fine
 // node min(2 I, n - 1), so any node count coarsens (an even count leaves one short
 // interval at the high end, and interpolation weights follow node positions);
-// axes with few nodes stop coarsening.
+// axes with few nodes stop coarsening. A periodic axis (period n - 1, the last node the
+// first one's image) stays periodic on every level and coarsens while its period is even,
+// so that coarse node I is fine node 2 I all the way round.
 struct Coarsening {
   std::array<int, 3> fine{1, 1, 1};
   std::array<int, 3> coarse{1, 1, 1};
   std::array<bool, 3> coarsened{false, false, false};
+  std::array<bool, 3> wraps{false, false, false};
   // Fine node positions per axis (device memory of the level), so that interpolation
   // stays linear where earlier levels left an interval short.
   std::array<const double*, 3> fine_x{nullptr, nullptr, nullptr};
@@ -23,7 +27,9 @@ struct Coarsening {
   std::array<const double*, 3> fine_lower_weight{nullptr, nullptr, nullptr};
 
   // The next level, or coarsened all false when no axis has more than `min_nodes`.
-  static Coarsening plan(const std::array<int, 3>& fine_nodes, int dims, int min_nodes);
+  // `periodic`: bit a set when axis a is periodic.
+  static Coarsening plan(const std::array<int, 3>& fine_nodes, int dims, int min_nodes,
+                         std::uint8_t periodic);
   bool any() const { return coarsened[0] || coarsened[1] || coarsened[2]; }
 };
 
@@ -52,6 +58,12 @@ template <class T>
 StencilOperator<T> coarsen_operator(const StencilView<T>& fine, const Coarsening& c,
                                     const InterpolationWeights<T>& weights, const Grid& fine_grid,
                                     Device d);
+// The same into `op`, reusing its fields where they are already allocated (an update of
+// the coefficients on an unchanged hierarchy).
+template <class T>
+void coarsen_operator_into(const StencilView<T>& fine, const Coarsening& c,
+                           const InterpolationWeights<T>& weights, const Grid& fine_grid, Device d,
+                           StencilOperator<T>& op);
 
 // coarse_rhs = P^T r (free coarse nodes; zero elsewhere). The operators are in
 // integrated (finite-volume) form, so restriction is the plain transpose.

@@ -51,6 +51,7 @@ StencilOperator<T> convert_operator(const StencilOperator<S>& op) {
   o.has_cutouts = op.has_cutouts;
   o.has_fixed_regions = op.has_fixed_regions;
   o.singular = op.singular;
+  o.periodic = op.periodic;
   o.rhs_mismatch = op.rhs_mismatch;
   return o;
 }
@@ -61,6 +62,14 @@ MixedPrecisionMultigrid::MixedPrecisionMultigrid(const StencilOperator<double>& 
       hierarchy_(op_, o),
       r_(op.grid, op.device),
       z_(op.grid, op.device) {}
+
+bool MixedPrecisionMultigrid::update(const StencilOperator<double>& op) {
+  StencilOperator<float> converted = convert_operator<float>(op);
+  if (!hierarchy_.same_structure(converted)) return false;
+  op_ = std::move(converted);  // the hierarchy keeps pointing at op_
+  hierarchy_.update(op_);
+  return true;
+}
 
 void MixedPrecisionMultigrid::apply(const Field<double>& r, Field<double>& z) {
   convert_into(r, r_);

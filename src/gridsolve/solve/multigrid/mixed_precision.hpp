@@ -15,6 +15,9 @@ class MixedPrecisionMultigrid final : public Preconditioner<double> {
  public:
   MixedPrecisionMultigrid(const StencilOperator<double>& op, const MultigridOptions& o);
   void apply(const Field<double>& r, Field<double>& z) override;
+  // New coefficients on the same structure: converted again, the hierarchy refreshed in
+  // place. False (nothing done) when the structure differs.
+  bool update(const StencilOperator<double>& op);
   std::string name() const override {
     return "single-precision multigrid " + hierarchy_.describe();
   }

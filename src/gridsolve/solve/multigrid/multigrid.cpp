@@ -27,8 +27,12 @@ struct MultigridHierarchy<T>::Level {
 
 namespace {
 
+// Every loop below that reads neighbours first lets the level's operator refresh the
+// periodic images it reads (nothing when no axis is periodic).
 template <class T>
-void residual_of(const StencilView<T>& a, const Field<T>& u, Field<T>& r, Device d) {
+void residual_of(const StencilOperator<T>& op, const StencilView<T>& a, Field<T>& u, Field<T>& r,
+                 Device d) {
+  op.exchange_ghosts(u);
   const FieldView<const T> v = u.cview();
   const FieldView<T> out = r.view();
   for_each(d, a.active, [=] GRIDSOLVE_HD(int i, int j, int k) {
@@ -37,7 +41,9 @@ void residual_of(const StencilView<T>& a, const Field<T>& u, Field<T>& r, Device
 }
 
 template <class T>
-void gs_half_sweep(const StencilView<T>& a, Field<T>& u, int colour, Device d) {
+void gs_half_sweep(const StencilOperator<T>& op, const StencilView<T>& a, Field<T>& u, int colour,
+                   Device d) {
+  op.exchange_ghosts(u);
   const FieldView<T> v = u.view();
   if (a.uniform && !a.mask) {
     // Constant coefficients, no mask: the loop body without per-node tests (it runs most
@@ -61,7 +67,9 @@ void gs_half_sweep(const StencilView<T>& a, Field<T>& u, int colour, Device d) {
 }
 
 template <class T>
-void jacobi_sweep(const StencilView<T>& a, Field<T>& u, Field<T>& tmp, Device d) {
+void jacobi_sweep(const StencilOperator<T>& op, const StencilView<T>& a, Field<T>& u, Field<T>& tmp,
+                  Device d) {
+  op.exchange_ghosts(u);
   const FieldView<const T> in = u.cview();
   const FieldView<T> out = tmp.view();
   const T w = T(0.8);  // damping that makes Jacobi a smoother in 2D and 3D
@@ -86,20 +94,31 @@ void zero_unknowns(const StencilView<T>& a, Field<T>& u, Device d) {
   });
 }
 
-// b = the coarsest rows' right-hand side with known neighbours moved over; u = A^-1 b.
+// The coarsest level's three steps. gather: b = its rows' right-hand side with known
+// neighbours moved over, packed from the field into one vector (on several processes
+// the step that collects the coarse problem onto one of them); solve: x = A^-1 b;
+// scatter: x back into the field's unknowns.
 template <class T>
-void dense_coarse_solve(int count, const int* ids, T* b, const T* inv, const StencilView<T>& v,
-                        Field<T>& u, Device d) {
-  if (count == 0) return;
-  const FieldView<T> uv = u.view();
+void gather_coarse(int count, const int* ids, T* b, const StencilView<T>& v, const Field<T>& u,
+                   Device d) {
   const FieldView<const T> uc = u.cview();
   for_each(d, Box{{0, 0, 0}, {count - 1, 0, 0}}, [=] GRIDSOLVE_HD(int r, int, int) {
     b[r] = v.known_rhs(uc, ids[3 * r], ids[3 * r + 1], ids[3 * r + 2]);
   });
+}
+template <class T>
+void dense_solve(int count, const T* inv, const T* b, T* x, Device d) {
   for_each(d, Box{{0, 0, 0}, {count - 1, 0, 0}}, [=] GRIDSOLVE_HD(int r, int, int) {
     T s = 0;
     for (int c = 0; c < count; ++c) s += inv[std::size_t(r) * count + c] * b[c];
-    uv(ids[3 * r], ids[3 * r + 1], ids[3 * r + 2]) = s;
+    x[r] = s;
+  });
+}
+template <class T>
+void scatter_coarse(int count, const int* ids, const T* x, Field<T>& u, Device d) {
+  const FieldView<T> uv = u.view();
+  for_each(d, Box{{0, 0, 0}, {count - 1, 0, 0}}, [=] GRIDSOLVE_HD(int r, int, int) {
+    uv(ids[3 * r], ids[3 * r + 1], ids[3 * r + 2]) = x[r];
   });
 }
 
@@ -108,7 +127,7 @@ void dense_coarse_solve(int count, const int* ids, T* b, const T* inv, const Ste
 template <class T>
 MultigridHierarchy<T>::MultigridHierarchy(const StencilOperator<T>& op,
                                           const MultigridOptions& options)
-    : fine_(op), options_(options) {
+    : fine_(&op), options_(options) {
   options_.validate();
   const Device d = op.device;
   auto level0 = std::make_unique<Level>();
@@ -123,7 +142,8 @@ MultigridHierarchy<T>::MultigridHierarchy(const StencilOperator<T>& op,
   Grid g = op.grid;
   StencilView<T> view = op.view();
   while (true) {
-    multigrid::Coarsening c = multigrid::Coarsening::plan(g.n, g.dims, options_.coarsest_nodes);
+    multigrid::Coarsening c =
+        multigrid::Coarsening::plan(g.n, g.dims, options_.coarsest_nodes, op.periodic);
     if (!c.any()) break;
     Level& upper = *levels_.back();
     for (int a = 0; a < 3; ++a) {
@@ -153,7 +173,7 @@ MultigridHierarchy<T>::MultigridHierarchy(const StencilOperator<T>& op,
     view = level->op.view();
     levels_.push_back(std::move(level));
   }
-  const StencilOperator<T>& coarsest = levels_.size() > 1 ? levels_.back()->op : fine_;
+  const StencilOperator<T>& coarsest = levels_.size() > 1 ? levels_.back()->op : *fine_;
   if (coarsest.unknowns <= 4096) coarse_ = std::make_unique<CoarseSolver>(coarsest, d);
 }
 
@@ -172,6 +192,7 @@ struct MultigridHierarchy<T>::CoarseSolver {
   Buffer<T> inverse;  // n x n, row-major
   Buffer<int> nodes;  // (i, j, k) of each unknown
   Buffer<T> rhs;      // gathered right-hand side
+  Buffer<T> x;        // its solution, before the scatter
 
   CoarseSolver(const StencilOperator<T>& op_device, Device d) {
     const StencilOperator<T> op =
@@ -201,7 +222,8 @@ struct MultigridHierarchy<T>::CoarseSolver {
       diag += double(v.diag(i, j, k));
       double row = double(v.diag(i, j, k));
       for (int f = 0; f < (g.dims == 3 ? 6 : 4); ++f) {
-        const int ii = i + di[f], jj = j + dj[f], kk = k + dk[f];
+        // A neighbour across a periodic side is the unknown it images.
+        const int ii = v.fold(0, i + di[f]), jj = v.fold(1, j + dj[f]), kk = v.fold(2, k + dk[f]);
         const double c = double(v.coefficient(f, i, j, k));
         if (ii < 0 || jj < 0 || kk < 0 || ii >= g.n[0] || jj >= g.n[1] || kk >= g.n[2]) continue;
         const int col = number[id(ii, jj, kk)];
@@ -222,6 +244,7 @@ struct MultigridHierarchy<T>::CoarseSolver {
     nodes = Buffer<int>(d, idx.size());
     copy_bytes(nodes.data(), d, idx.data(), Device::cpu, idx.size() * sizeof(int));
     rhs = Buffer<T>(d, std::size_t(std::max(n, 1)));
+    x = Buffer<T>(d, std::size_t(std::max(n, 1)));
   }
 
   // Gauss-Jordan with partial pivoting, in double; the matrix is small and SPD.
@@ -256,7 +279,10 @@ struct MultigridHierarchy<T>::CoarseSolver {
   }
 
   void solve(const StencilView<T>& v, Field<T>& u, Device d) const {
-    dense_coarse_solve(n, nodes.data(), rhs.data(), inverse.data(), v, u, d);
+    if (n == 0) return;
+    gather_coarse(n, nodes.data(), rhs.data(), v, u, d);
+    dense_solve(n, inverse.data(), rhs.data(), x.data(), d);
+    scatter_coarse(n, nodes.data(), x.data(), u, d);
   }
 };
 
@@ -270,32 +296,38 @@ std::string MultigridHierarchy<T>::describe() const {
   std::string s =
       fmt::format("{}({},{}) {}, {} levels", to_string(options_.cycle), options_.pre_smooth,
                   options_.post_smooth, to_string(options_.smoother), levels_.size());
-  const Grid& g = levels_.size() > 1 ? levels_.back()->op.grid : fine_.grid;
+  const Grid& g = levels_.size() > 1 ? levels_.back()->op.grid : fine_->grid;
   s += g.dims == 3 ? fmt::format(", coarsest {}x{}x{}", g.n[0], g.n[1], g.n[2])
                    : fmt::format(", coarsest {}x{}", g.n[0], g.n[1]);
   return s;
 }
 
 template <class T>
-void MultigridHierarchy<T>::smooth(const StencilView<T>& v, Field<T>& u, Field<T>& tmp, int sweeps,
-                                   bool reverse, Device d) {
+const StencilOperator<T>& MultigridHierarchy<T>::op_at(int level) const {
+  return level == 0 ? *fine_ : levels_[std::size_t(level)]->op;
+}
+
+template <class T>
+void MultigridHierarchy<T>::smooth(const StencilOperator<T>& op, const StencilView<T>& v,
+                                   Field<T>& u, Field<T>& tmp, int sweeps, bool reverse, Device d) {
   for (int s = 0; s < sweeps; ++s) {
     if (options_.smoother == Smoother::jacobi) {
-      jacobi_sweep(v, u, tmp, d);
+      jacobi_sweep(op, v, u, tmp, d);
       continue;
     }
     // As a preconditioner the post-smoother runs the colours in reverse, which makes the
     // cycle a symmetric operator, as conjugate gradients need; as a solver the same
     // order converges faster (about 0.05 against 0.11 per V(2,2) cycle in 2D).
-    gs_half_sweep(v, u, reverse ? 1 : 0, d);
-    gs_half_sweep(v, u, reverse ? 0 : 1, d);
+    gs_half_sweep(op, v, u, reverse ? 1 : 0, d);
+    gs_half_sweep(op, v, u, reverse ? 0 : 1, d);
   }
 }
 
 template <class T>
 void MultigridHierarchy<T>::cycle_at(int l, const StencilView<T>& view, Field<T>& u, char kind) {
-  const Device d = fine_.device;
+  const Device d = fine_->device;
   const int last = int(levels_.size()) - 1;
+  const StencilOperator<T>& op = op_at(l);
   if (l == last && coarse_) {
     coarse_->solve(view, u, d);
     return;
@@ -303,19 +335,20 @@ void MultigridHierarchy<T>::cycle_at(int l, const StencilView<T>& view, Field<T>
   if (l == last) {
     const int half = (options_.coarse_sweeps + 1) / 2;
     for (int s = 0; s < half; ++s) {
-      gs_half_sweep(view, u, 0, d);
-      gs_half_sweep(view, u, 1, d);
+      gs_half_sweep(op, view, u, 0, d);
+      gs_half_sweep(op, view, u, 1, d);
     }
     for (int s = 0; s < half; ++s) {
-      gs_half_sweep(view, u, 1, d);
-      gs_half_sweep(view, u, 0, d);
+      gs_half_sweep(op, view, u, 1, d);
+      gs_half_sweep(op, view, u, 0, d);
     }
     return;
   }
   Level& here = *levels_[l];
   Level& below = *levels_[l + 1];
-  smooth(view, u, here.tmp, options_.pre_smooth, false, d);
-  residual_of(view, u, here.r, d);
+  smooth(op, view, u, here.tmp, options_.pre_smooth, false, d);
+  residual_of(op, view, u, here.r, d);
+  op.exchange_ghosts(here.r);  // restriction reads across periodic sides
   const StencilView<T> coarse = below.op.view();
   multigrid::restrict_residual(here.r, here.weights, coarse, below.op.rhs, here.next, d);
   below.u.set_zero();
@@ -328,18 +361,19 @@ void MultigridHierarchy<T>::cycle_at(int l, const StencilView<T>& view, Field<T>
     cycle_at(l + 1, coarse, below.u, 'F');
     if (l + 1 < last) cycle_at(l + 1, coarse, below.u, 'V');
   }
+  below.op.exchange_ghosts(below.u);  // interpolation reads the coarse images
   multigrid::interpolate_add(below.u, here.weights, view, u, here.next, d);
-  smooth(view, u, here.tmp, options_.post_smooth, symmetric_, d);
+  smooth(op, view, u, here.tmp, options_.post_smooth, symmetric_, d);
 }
 
 template <class T>
 void MultigridHierarchy<T>::cycle(Field<T>& u, const Field<T>* b) {
-  cycle_at(0, fine_.view(b), u, to_string(options_.cycle)[0]);
+  cycle_at(0, fine_->view(b), u, to_string(options_.cycle)[0]);
 }
 
 template <class T>
 void MultigridHierarchy<T>::precondition(const Field<T>& r, Field<T>& z) {
-  StencilView<T> v = fine_.view();
+  StencilView<T> v = fine_->view();
   v.rhs = r.cview();
   v.b_const = T(0);
   z.set_zero();
@@ -350,14 +384,14 @@ void MultigridHierarchy<T>::precondition(const Field<T>& r, Field<T>& z) {
 
 template <class T>
 void MultigridHierarchy<T>::full_multigrid(Field<T>& u, const Field<T>* b) {
-  const Device d = fine_.device;
+  const Device d = fine_->device;
   const int last = int(levels_.size()) - 1;
   if (last == 0) {
     cycle(u, b);
     return;
   }
   // The right-hand side of the unknowns alone, carried down to every level.
-  const StencilView<T> fv = fine_.view(b);
+  const StencilView<T> fv = fine_->view(b);
   {
     const FieldView<const T> uv = u.cview();
     const FieldView<T> out = levels_[0]->r.view();
@@ -365,30 +399,71 @@ void MultigridHierarchy<T>::full_multigrid(Field<T>& u, const Field<T>* b) {
       out(i, j, k) = fv.is_free(i, j, k) ? fv.known_rhs(uv, i, j, k) : T(0);
     });
   }
+  fine_->exchange_ghosts(levels_[0]->r);
   multigrid::restrict_residual(levels_[0]->r, levels_[0]->weights, levels_[1]->op.view(),
                                levels_[1]->op.rhs, levels_[0]->next, d);
-  for (int l = 1; l < last; ++l)
+  for (int l = 1; l < last; ++l) {
+    levels_[l]->op.exchange_ghosts(levels_[l]->op.rhs);
     multigrid::restrict_residual(levels_[l]->op.rhs, levels_[l]->weights, levels_[l + 1]->op.view(),
                                  levels_[l + 1]->op.rhs, levels_[l]->next, d);
+  }
   levels_[last]->u.set_zero();
   cycle_at(last, levels_[last]->op.view(), levels_[last]->u, 'V');
   for (int l = last - 1; l >= 1; --l) {
     Level& here = *levels_[l];
     const StencilView<T> v = here.op.view();
     here.u.set_zero();
+    levels_[l + 1]->op.exchange_ghosts(levels_[l + 1]->u);
     multigrid::interpolate_add(levels_[l + 1]->u, here.weights, v, here.u, here.next, d);
     // cycle_at overwrites the rhs of the levels below, which are done with theirs.
     cycle_at(l, v, here.u, to_string(options_.cycle)[0]);
   }
   zero_unknowns(fv, u, d);
+  levels_[1]->op.exchange_ghosts(levels_[1]->u);
   multigrid::interpolate_add(levels_[1]->u, levels_[0]->weights, fv, u, levels_[0]->next, d);
   cycle(u, b);
+}
+
+template <class T>
+bool MultigridHierarchy<T>::same_structure(const StencilOperator<T>& op) const {
+  return op.grid.dims == fine_->grid.dims && op.grid.n == fine_->grid.n &&
+         op.device == fine_->device && op.periodic == fine_->periodic &&
+         op.active.lo == fine_->active.lo && op.active.hi == fine_->active.hi;
+}
+
+template <class T>
+void MultigridHierarchy<T>::update(const StencilOperator<T>& op) {
+  require(same_structure(op),
+          "multigrid update: the operator's grid, sides or device differ from the hierarchy's; "
+          "set up again");
+  fine_ = &op;
+  const Device d = op.device;
+  Grid g = op.grid;
+  StencilView<T> view = op.view();
+  for (std::size_t l = 0; l + 1 < levels_.size(); ++l) {
+    Level& upper = *levels_[l];
+    Level& lower = *levels_[l + 1];
+    upper.weights = multigrid::interpolation_weights(view, upper.next, g, d);
+    multigrid::coarsen_operator_into(view, upper.next, upper.weights, g, d, lower.op);
+    g = lower.op.grid;
+    view = lower.op.view();
+  }
+  const StencilOperator<T>& coarsest = levels_.size() > 1 ? levels_.back()->op : *fine_;
+  coarse_.reset();
+  if (coarsest.unknowns <= 4096) coarse_ = std::make_unique<CoarseSolver>(coarsest, d);
 }
 
 template <class T>
 void MultigridSolver<T>::setup(const StencilOperator<T>& op) {
   this->op_ = &op;
   hierarchy_ = std::make_unique<MultigridHierarchy<T>>(op, options_);
+}
+
+template <class T>
+void MultigridSolver<T>::update(const StencilOperator<T>& op) {
+  if (!hierarchy_ || !hierarchy_->same_structure(op)) return setup(op);
+  this->op_ = &op;
+  hierarchy_->update(op);
 }
 
 template <class T>
@@ -403,7 +478,7 @@ SolveReport MultigridSolver<T>::run(const Field<T>* b, Field<T>& u, const SolveO
   const double scale = residual_scale(op, b, u, report);
   MultigridHierarchy<T>& mg = *hierarchy_;
   report.kernel = mg.describe();
-  double previous = residual_norm(op, u, b) / scale;
+  double previous = op.residual_norm(b, u) / scale;
   if (options_.full_multigrid) {
     mg.full_multigrid(u, b);
     report.kernel += ", full multigrid start";
@@ -411,7 +486,7 @@ SolveReport MultigridSolver<T>::run(const Field<T>* b, Field<T>& u, const SolveO
   for (int it = 1;; ++it) {
     if (it > 1 || !options_.full_multigrid) mg.cycle(u, b);
     if (!monitor.due(it)) continue;
-    const double res = residual_norm(op, u, b) / scale;
+    const double res = op.residual_norm(b, u) / scale;
     if (previous > 0 && it > 1) {
       report.cycle_factors.push_back(res / previous);
     }

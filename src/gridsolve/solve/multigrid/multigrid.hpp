@@ -25,6 +25,11 @@ class MultigridHierarchy {
   void precondition(const Field<T>& r, Field<T>& z);
   // A full-multigrid initial guess for A u = b.
   void full_multigrid(Field<T>& u, const Field<T>* b = nullptr);
+  // New coefficients on the same grid, sides and device: recomputes the transfer weights,
+  // every coarse operator into its existing storage and the coarsest inverse; keeps the
+  // level plan, node positions and work fields. Throws Error for another structure.
+  void update(const StencilOperator<T>& op);
+  bool same_structure(const StencilOperator<T>& op) const;
 
   int levels() const;
   std::string describe() const;
@@ -33,9 +38,11 @@ class MultigridHierarchy {
   struct Level;
   // kind: 'V', 'W' or 'F'.
   void cycle_at(int level, const StencilView<T>& view, Field<T>& u, char kind);
-  void smooth(const StencilView<T>& v, Field<T>& u, Field<T>& tmp, int sweeps, bool reverse,
-              Device d);
-  const StencilOperator<T>& fine_;
+  // Level l's operator (level 0: the caller's): what fills its fields' periodic images.
+  const StencilOperator<T>& op_at(int level) const;
+  void smooth(const StencilOperator<T>& op, const StencilView<T>& v, Field<T>& u, Field<T>& tmp,
+              int sweeps, bool reverse, Device d);
+  const StencilOperator<T>* fine_;
   MultigridOptions options_;
   bool symmetric_ = false;  // set while the cycle serves as a preconditioner
   std::vector<std::unique_ptr<Level>> levels_;
@@ -51,6 +58,8 @@ class MultigridSolver final : public Solver<T> {
   // Builds the level hierarchy: coarse operators, transfer weights, the coarsest
   // level's inverse, and every level's workspace.
   void setup(const StencilOperator<T>& op) override;
+  // Same structure: the hierarchy's coefficients refreshed in place (else a new setup).
+  void update(const StencilOperator<T>& op) override;
 
   SolveReport run(const Field<T>* b, Field<T>& u, const SolveOptions& options) override;
 
@@ -66,6 +75,8 @@ class MultigridPreconditioner final : public Preconditioner<T> {
       : hierarchy_(op, o) {}
   void apply(const Field<T>& r, Field<T>& z) override { hierarchy_.precondition(r, z); }
   std::string name() const override { return "multigrid " + hierarchy_.describe(); }
+  bool same_structure(const StencilOperator<T>& op) const { return hierarchy_.same_structure(op); }
+  void update(const StencilOperator<T>& op) { hierarchy_.update(op); }
 
  private:
   MultigridHierarchy<T> hierarchy_;
