@@ -126,8 +126,8 @@ TEST(SortPlan, GpuPlansFitAndCountPasses) {
 // One pass as pass_kernel runs it (non-segmented), every thread of every block in turn
 // between the barriers: keys and payloads in data[0, n), positions past n loaded as pads
 // and never stored.
-void run_kernel_pass(const PlanPass& pass, int tile_bits, int bits, std::vector<std::uint32_t>& keys,
-                     std::vector<std::uint32_t>& vals) {
+void run_kernel_pass(const PlanPass& pass, int tile_bits, int bits,
+                     std::vector<std::uint32_t>& keys, std::vector<std::uint32_t>& vals) {
   using namespace sort::detail;
   const unsigned tile = 1u << tile_bits, n = unsigned(keys.size());
   const unsigned blocks = std::max(1u, (1u << bits) >> tile_bits);
@@ -145,7 +145,8 @@ void run_kernel_pass(const PlanPass& pass, int tile_bits, int bits, std::vector<
     for (unsigned t = 0; t < kPassThreads; ++t)
       for (unsigned c = 0; c < tile; c += kPassThreads) {
         const unsigned g = map.position(map.thread_part(t), c);
-        ASSERT_EQ(g, plan_position(tile_bits, pass.low_bits, pass.high_at, pass.mirror, block, c | t));
+        ASSERT_EQ(g,
+                  plan_position(tile_bits, pass.low_bits, pass.high_at, pass.mirror, block, c | t));
         ASSERT_LT(slot(t) ^ slot(c), tile);
         ++filled[slot(t) ^ slot(c)];
         sk[slot(t) ^ slot(c)] = g < n ? keys[g] : ~0u;
@@ -177,7 +178,8 @@ TEST(SortPlan, KernelArithmeticSortsPairsOnTheCpu) {
           if (bitonic && n != padded) continue;  // sorted in a padded copy
           std::mt19937 rng(unsigned(n * 3 + bits));
           std::vector<std::uint32_t> keys(n), vals(n);
-          for (std::size_t i = 0; i < n; ++i) keys[i] = rng() % (i % 2 ? 50u : ~0u), vals[i] = unsigned(i);
+          for (std::size_t i = 0; i < n; ++i)
+            keys[i] = rng() % (i % 2 ? 50u : ~0u), vals[i] = unsigned(i);
           if (n > 2) keys[1] = ~0u;  // a real key equal to the padding
           const std::vector<std::uint32_t> k0 = keys;
           for (const PlanPass& pass : plan_sort(bits, tile_bits, bitonic)) {
@@ -190,7 +192,8 @@ TEST(SortPlan, KernelArithmeticSortsPairsOnTheCpu) {
                                   << " n " << n;
           std::vector<char> seen(n, 0);
           for (std::size_t i = 0; i < n; ++i) {
-            ASSERT_TRUE(vals[i] < n && !seen[vals[i]] && k0[vals[i]] == keys[i]) << "pairs, n " << n;
+            ASSERT_TRUE(vals[i] < n && !seen[vals[i]] && k0[vals[i]] == keys[i])
+                << "pairs, n " << n;
             seen[vals[i]] = 1;
           }
         }

@@ -259,8 +259,17 @@ int sort_array(const Job& job, const U* in, U* out, const std::uint32_t* vin, st
   for (std::size_t i = 0; i < plan.size(); ++i) {
     const bool first = i == 0;
     const unsigned phase = first ? tile_phase : plan[i].contiguous ? merge_phase : global_phase;
-    const PassArgs<U> a{first ? in : out, out,  first ? vin : vout, vout, job.kind, flip, 0,
-                        first ? n : stored, stored, 1, bits};
+    const PassArgs<U> a{first ? in : out,
+                        out,
+                        first ? vin : vout,
+                        vout,
+                        job.kind,
+                        flip,
+                        0,
+                        first ? n : stored,
+                        stored,
+                        1,
+                        bits};
     if (phases & phase) launch_pass<false, U, V>(a, dplan + i, blocks, TB), ++launches;
   }
   return launches;

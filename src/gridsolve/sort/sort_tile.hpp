@@ -58,8 +58,11 @@ struct TileMap {
   bool mirror = false;
 
   GRIDSOLVE_HD TileMap(int tile_bits, int low_bits, int high_at, bool mirrored, unsigned block)
-      : low_mask((1u << low_bits) - 1), top(1u << (tile_bits - 1)), low(low_bits),
-        high(high_at), mirror(mirrored) {
+      : low_mask((1u << low_bits) - 1),
+        top(1u << (tile_bits - 1)),
+        low(low_bits),
+        high(high_at),
+        mirror(mirrored) {
     const int gap = high_at - low_bits, top_global = high_at + tile_bits - low_bits;
     base = ((block & ((1u << gap) - 1)) << low_bits) | ((block >> gap) << top_global);
     mirror_mask = top_global >= 32 ? ~0u : (1u << top_global) - 1;
