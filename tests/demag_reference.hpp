@@ -20,3 +20,13 @@ inline double aharoni_nzz(double a, double b, double c) {
       (std::pow(ab, 3) + std::pow(bc, 3) + std::pow(ac, 3)) / (3 * a * b * c);
   return s / std::numbers::pi;
 }
+
+// The demagnetizing factor along the side v of an infinitely long prism whose cross-section
+// is u x v (the two-dimensional limit, from integrating the field of the charged faces
+// over the cross-section): 1/2 for a square, -> 1 as v / u -> 0.
+inline double infinite_prism_factor(double u, double v) {
+  const double i = u * v * std::atan(u / v) + u * u / 2 * std::log(1 + v * v / (u * u)) -
+                   0.25 * ((u * u + v * v) * std::log(u * u + v * v) - u * u * std::log(u * u) -
+                           v * v * std::log(v * v));
+  return 2 * i / (std::numbers::pi * u * v);
+}

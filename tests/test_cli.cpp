@@ -84,6 +84,27 @@ TEST(Cli, MalformedFormulaInConfigExitsTwo) {
   EXPECT_NE(o.output.find("sin(pi*x"), std::string::npos) << o.output;
 }
 
+TEST(Cli, PeriodicChannelExampleSolves) {
+  const auto dir = scratch("periodic");
+  const Outcome o = gridsolve("solve " + std::string(GRIDSOLVE_SOURCE_DIR) +
+                              "/examples/poisson_periodic_channel.toml --device cpu --out " +
+                              dir.string());
+  ASSERT_EQ(o.code, 0) << o.output;
+  EXPECT_NE(o.output.find("converged"), std::string::npos) << o.output;
+  EXPECT_TRUE(std::filesystem::exists(dir / "solution.h5"));
+}
+
+TEST(Cli, OneSidedPeriodicConfigExitsTwo) {
+  const auto dir = scratch("periodic_bad");
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "bad.toml";
+  std::ofstream(path) << "[grid]\ndims = 2\nnodes = [17, 17]\n[boundary.y_high]\ntype = "
+                         "\"periodic\"\n";
+  const Outcome o = gridsolve("solve " + path.string());
+  EXPECT_EQ(o.code, 2) << o.output;
+  EXPECT_NE(o.output.find("y_high is periodic and y_low is not"), std::string::npos) << o.output;
+}
+
 TEST(Cli, HeatPlateOnCpu) {
   const Outcome o = gridsolve("heat --n 65 --device cpu");
   EXPECT_EQ(o.code, 0) << o.output;

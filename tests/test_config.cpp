@@ -71,6 +71,15 @@ TEST(ConfigExamples, Poisson3dRobinLoads) {
   EXPECT_DOUBLE_EQ(*c.solve.tolerance, 1e-7);
 }
 
+TEST(ConfigExamples, PeriodicChannelLoads) {
+  const RunConfig c = load_config(examples + "poisson_periodic_channel.toml");
+  const ProblemSpec& s = c.spec;
+  EXPECT_EQ(s.boundaries[x_low].kind, BoundaryKind::periodic);
+  EXPECT_EQ(s.boundaries[x_high].kind, BoundaryKind::periodic);
+  EXPECT_EQ(s.boundaries[y_low].kind, BoundaryKind::dirichlet);
+  EXPECT_EQ(c.solve.solver, "mgcg");
+}
+
 TEST(ConfigExamples, DocumentedCompleteExampleLoads) {
   // The complete example in docs/config.md must stay loadable.
   std::ifstream in(std::string(GRIDSOLVE_SOURCE_DIR) + "/docs/config.md");
@@ -255,7 +264,10 @@ TEST(ConfigErrors, EachMistakeIsNamed) {
       {"hi below lo", "[grid]\nnodes = [9, 9]\nlo = [0, 1]\nhi = [1, 0]\n", {"grid.hi", "on y"}},
       {"boundary type",
        grid2 + "[boundary.x_low]\ntype = \"fixed\"\n",
-       {"boundary.x_low.type", "dirichlet, neumann, robin", "'fixed'"}},
+       {"boundary.x_low.type", "dirichlet, neumann, robin, periodic", "'fixed'"}},
+      {"value on a periodic side",
+       grid2 + "[boundary.x_low]\ntype = \"periodic\"\nvalue = 1\n",
+       {"boundary.x_low.value", "does not apply to a periodic side"}},
       {"boundary face",
        grid2 + "[boundary.x_lo]\ntype = \"neumann\"\n",
        {"boundary.x_lo", "did you mean 'x_low'"}},

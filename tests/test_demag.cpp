@@ -4,11 +4,13 @@
 
 #include <cmath>
 #include <numbers>
+#include <random>
 #include <vector>
 
 #include "gridsolve/exec/memory.hpp"
 #include "gridsolve/transform/demag_convolution.hpp"
 #include "gridsolve/transform/demag_tensor.hpp"
+#include "gridsolve/transform/stockham_fft.hpp"
 #include "demag_reference.hpp"
 
 using namespace gridsolve;
@@ -18,8 +20,9 @@ namespace {
 
 // Average demagnetizing factors (-<H_a> / M along a) of a box of n cells magnetized
 // uniformly along each axis in turn, by the convolution on the CPU in double.
-std::array<double, 3> box_factors(std::array<int, 3> n, std::array<double, 3> cell) {
-  DemagConvolution<double> conv(Device::cpu, n, cell);
+std::array<double, 3> box_factors(std::array<int, 3> n, std::array<double, 3> cell,
+                                  Periodicity pbc = {}) {
+  DemagConvolution<double> conv(Device::cpu, n, cell, FftMode::skip_zeros, pbc);
   const std::int64_t cells = std::int64_t(n[0]) * n[1] * n[2];
   std::array<double, 3> out{};
   for (int a = 0; a < 3; ++a) {
@@ -89,7 +92,7 @@ TEST(DemagTensor, FormsAgreeWhereTheySwitch) {
 }
 
 TEST(DemagConvolution, MatchesDirectSum) {
-  for (FftMode mode : {FftMode::skip_zeros, FftMode::plain}) {
+  for (FftMode mode : {FftMode::skip_zeros, FftMode::plain, FftMode::fused}) {
     for (auto n : std::vector<std::array<int, 3>>{
              {7, 5, 3}, {9, 6, 1}, {4, 1, 6}, {5, 4, 2}, {1, 6, 5}, {8, 1, 3}}) {
       const std::array<double, 3> cell{3e-9, 2.5e-9, 2e-9};
@@ -128,4 +131,100 @@ TEST(DemagFactors, ThinFilmTendsToOneAndRodToOneHalf) {
   }
   EXPECT_GT(last_film, 0.95);  // 1 - N_zz falls like (t / a) log(a / t)
   EXPECT_NEAR(last_rod, 0.5, 0.01);
+}
+
+TEST(DemagConvolution, PeriodicMatchesDirectSum) {
+  // Periodic along x, y, both, and z, even and odd counts, with and without images.
+  struct Case {
+    std::array<int, 3> n;
+    std::array<bool, 3> axis;
+    int images;
+  };
+  for (FftMode mode : {FftMode::skip_zeros, FftMode::plain, FftMode::fused}) {
+    for (const Case& c : std::vector<Case>{{{8, 5, 1}, {true, false, false}, 3},
+                                           {{7, 4, 1}, {true, false, false}, 0},
+                                           {{5, 6, 2}, {false, true, false}, 2},
+                                           {{6, 5, 1}, {true, true, false}, 2},
+                                           {{4, 3, 5}, {false, false, true}, 1},
+                                           {{5, 4, 3}, {true, true, false}, 1}}) {
+      const std::array<double, 3> cell{3e-9, 2.5e-9, 2e-9};
+      const Periodicity pbc{c.axis, c.images};
+      EXPECT_LT(
+          DemagConvolution<double>::check_against_direct_sum(Device::cpu, c.n, cell, mode, pbc),
+          1e-12)
+          << c.n[0] << "x" << c.n[1] << "x" << c.n[2];
+      EXPECT_LT(
+          DemagConvolution<float>::check_against_direct_sum(Device::cpu, c.n, cell, mode, pbc),
+          3e-6);
+    }
+  }
+}
+
+TEST(DemagFactors, PeriodicStripBecomesInfinite) {
+  // A 32 x 8 x 1 strip periodic along x: with more images N_xx falls to 0 and N_yy, N_zz
+  // tend to the two-dimensional factors of the 8 x 1 cross-section.
+  double last_xx = 1;
+  for (int images : {0, 10, 100, 400}) {
+    const auto f = box_factors({16, 4, 1}, {2, 2, 1}, Periodicity{{true, false, false}, images});
+    EXPECT_LT(f[0], last_xx) << images;
+    last_xx = f[0];
+    EXPECT_NEAR(f[0] + f[1] + f[2], 1.0, 1e-7) << images;
+  }
+  const auto f = box_factors({16, 4, 1}, {2, 2, 1}, Periodicity{{true, false, false}, 400});
+  EXPECT_LT(f[0], 1e-6);
+  EXPECT_NEAR(f[1], infinite_prism_factor(1, 8), 1e-6);
+  EXPECT_NEAR(f[2], infinite_prism_factor(8, 1), 1e-6);
+}
+
+TEST(DemagFactors, PeriodicFilmIsOneAlongTheNormal) {
+  // A film periodic along x and y: N_zz -> 1 and the in-plane factors -> 0 like the
+  // thickness over the width of the whole array of images.
+  double last = 1;
+  for (int images : {5, 20, 80}) {
+    const auto f = box_factors({8, 8, 2}, {1, 1, 0.5}, Periodicity{{true, true, false}, images});
+    const double width = (2 * images + 1) * 8.0;
+    EXPECT_NEAR(f[0], f[1], 1e-12);
+    EXPECT_LT(f[0], 0.6 / width) << images;
+    EXPECT_LT(f[0], 0.5 * last);
+    EXPECT_NEAR(f[0] + f[1] + f[2], 1.0, 1e-7);  // each off-self tensor is traceless
+    last = f[0];
+  }
+}
+
+TEST(StockhamFft, MatchesTheDirectDft) {
+  // The butterflies the GPU column pass runs, driven pass by pass on the CPU, against the
+  // O(n^2) DFT, forward and inverse, for lengths of every radix mix the padding makes.
+  for (int n : {2, 4, 6, 8, 10, 12, 16, 30, 40, 60, 96, 100, 250, 360, 1024, 1536, 4096}) {
+    const StockhamPlan plan = StockhamPlan::make(n);
+    ASSERT_TRUE(plan.valid()) << n;
+    std::vector<Cx<double>> tw(n), x(n), a(n), b(n);
+    for (int m = 0; m < n; ++m)
+      tw[m] = {std::cos(2 * std::numbers::pi * m / n), -std::sin(2 * std::numbers::pi * m / n)};
+    std::mt19937 rng(n);
+    std::uniform_real_distribution<double> u(-1, 1);
+    for (auto& v : x) v = {u(rng), u(rng)};
+    for (int sign : {-1, 1}) {
+      a = x;
+      int ns = 1;
+      for (int s = 0; s < plan.count; ++s) {
+        const int r = plan.radix[s];
+        for (int j = 0; j < n / r; ++j)
+          stockham_butterfly(r, j, n, ns, a.data(), b.data(), tw.data(), sign);
+        std::swap(a, b);
+        ns *= r;
+      }
+      double worst = 0;
+      for (int k = 0; k < n; ++k) {
+        double re = 0, im = 0;
+        for (int t = 0; t < n; ++t) {
+          const double ang = sign * 2 * std::numbers::pi * double(std::int64_t(k) * t % n) / n;
+          re += x[t].re * std::cos(ang) - x[t].im * std::sin(ang);
+          im += x[t].re * std::sin(ang) + x[t].im * std::cos(ang);
+        }
+        worst = std::max(worst, std::hypot(a[k].re - re, a[k].im - im));
+      }
+      EXPECT_LT(worst, 1e-12 * n) << n << " sign " << sign;
+    }
+  }
+  EXPECT_FALSE(StockhamPlan::make(14).valid());
 }

@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <numbers>
+#include <cmath>
 
 #include "cli_runner.hpp"
 #include "gridsolve/io/ovf_writer.hpp"
@@ -129,6 +131,14 @@ TEST(MicromagCli, BadConfigsExitTwoWithAMessage) {
       {"direction = [1, 0.1, 0]", "direction = [0, 0, 0]", "must not be zero"},
       {"[initial]", "[[shape]]\nkind = \"sphere\"\nsize = [1e-9, 1e-9, 1e-9]\n[initial]",
        "shape.kind"},
+      {"cells = [64, 16, 1]", "cells = [64, 16, 1]\nimages = 4", "goes with 'mesh.periodic'"},
+      {"cells = [64, 16, 1]", "cells = [64, 16, 1]\nperiodic = [true, false, false]\nimages = -1",
+       "'mesh.images' must be 0 .. 100000"},
+      {"cells = [64, 16, 1]", "cells = [64, 16, 1]\nperiodic = [1, 0, 0]",
+       "'mesh.periodic' must hold true or false"},
+      {"time = 0.2e-9", "time = 0.2e-9\nuntil = \"mq < 0\"", "'stage.until': the condition"},
+      {"time = 0.2e-9", "until = \"mx < 0\"", "with 'until' needs 'time'"},
+      {"kind = \"relax\"", "kind = \"relax\"\nuntil = \"mx < 0\"", "run stages only"},
   };
   for (const Case& c : cases) {
     std::string text = good;
@@ -172,4 +182,75 @@ TEST(MicromagCli, StandardProblemThreeCoarse) {
   // E / (Km V) with the anisotropy energy counted from the easy axis (add 0.1 for the
   // convention Ku (1 - (m.u)^2) the published 0.3027 uses).
   EXPECT_NEAR(j["rows"][1]["e_flower"].get<double>() + 0.1, 0.3037, 0.002);
+}
+
+namespace {
+
+// One cell of permalloy (a cube: its own demag field is parallel to m) in B along z,
+// from m along x: it precesses at w = gamma B / (1 + alpha^2), the polar angle obeying
+// tan(theta / 2) = tan(theta0 / 2) exp(-alpha w t).
+std::string macrospin(const std::string& out, double alpha, const std::string& stage) {
+  return "[mesh]\ncells = [1, 1, 1]\nsize = [2e-9, 2e-9, 2e-9]\n"
+         "[material]\nMs = 8.0e5\nA = 1.3e-11\nalpha = " +
+         std::to_string(alpha) +
+         "\n[initial]\nstate = \"uniform\"\ndirection = [1, 0, 0]\n"
+         "[field]\nB = [0, 0, 0.1]\n"
+         "[solver]\nprecision = \"double\"\ndevice = \"cpu\"\ntolerance = 1e-8\n"
+         "max_dt = 1e-12\n"
+         "[output]\ndir = \"" +
+         out +
+         "\"\nplots = false\nhdf5 = false\ntable_interval = 1e-11\n"
+         "[[stage]]\nkind = \"run\"\n" +
+         stage;
+}
+
+nlohmann::json summary_of(const std::filesystem::path& dir) {
+  std::ifstream f(dir / "summary.json");
+  return nlohmann::json::parse(f);
+}
+
+}  // namespace
+
+TEST(MicromagCli, RunUntilConditionStopsAtTheExactTime) {
+  const auto dir = scratch("until");
+  const double gamma = 1.7595e11, B = 0.1;
+  // <m_x> first turns negative a quarter turn in: t = (pi / 2) / w, the step after it.
+  write(dir / "a.toml", macrospin((dir / "a").string(), 0.0, "time = 1e-9\nuntil = \"mx < 0\"\n"));
+  Outcome o = run_cli("micromag " + (dir / "a.toml").string());
+  ASSERT_EQ(o.code, 0) << o.output;
+  nlohmann::json j = summary_of(dir / "a");
+  const double quarter = std::numbers::pi / 2 / (gamma * B);
+  EXPECT_TRUE(j["stages"][0]["condition_met"].get<bool>());
+  const double tc = j["stages"][0]["t_condition"].get<double>();
+  EXPECT_GE(tc, quarter * (1 - 1e-9));
+  EXPECT_LE(tc, quarter + 1.001e-12);  // within one step (max_dt)
+  EXPECT_NEAR(j["t_end"].get<double>(), tc, 1e-20);
+  EXPECT_LT(j["m_end"][0].get<double>(), 0.0);
+
+  // With damping, the largest torque B sin(theta) falls below B / 2 when
+  // tan(theta / 2) = tan(pi / 12): at t = ln(1 / tan(pi / 12)) / (alpha w).
+  const double alpha = 0.5, w = gamma * B / (1 + alpha * alpha);
+  write(dir / "b.toml",
+        macrospin((dir / "b").string(), alpha, "time = 1e-9\nuntil = \"max_torque < 0.05\"\n"));
+  o = run_cli("micromag " + (dir / "b.toml").string());
+  ASSERT_EQ(o.code, 0) << o.output;
+  j = summary_of(dir / "b");
+  const double settle = std::log(1 / std::tan(std::numbers::pi / 12)) / (alpha * w);
+  const double tb = j["stages"][0]["t_condition"].get<double>();
+  EXPECT_GE(tb, settle * (1 - 1e-9));
+  EXPECT_LE(tb, settle + 1.001e-12);
+
+  // A condition that cannot hold (no damping: m_z stays 0) ends at the time limit: exit 3,
+  // a message, the stages after it skipped.
+  write(dir / "c.toml",
+        macrospin((dir / "c").string(), 0.0,
+                  "time = 5e-11\nuntil = \"mz > 0.5\"\n[[stage]]\nkind = \"relax\"\n"));
+  o = run_cli("micromag " + (dir / "c.toml").string());
+  EXPECT_EQ(o.code, 3) << o.output;
+  EXPECT_NE(o.output.find("did not hold within the limit of 5e-11 s"), std::string::npos)
+      << o.output;
+  j = summary_of(dir / "c");
+  EXPECT_FALSE(j["stages"][0]["condition_met"].get<bool>());
+  EXPECT_EQ(j["stages"].size(), 1u);
+  EXPECT_NEAR(j["t_end"].get<double>(), 5e-11, 1e-20);
 }

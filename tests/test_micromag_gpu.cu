@@ -9,12 +9,10 @@
 #include "gridsolve/apps/micromag/micromag_system.hpp"
 #include "gridsolve/exec/device.hpp"
 #include "gridsolve/transform/demag_convolution.hpp"
+#include "gpu_test_support.hpp"
 
 using namespace gridsolve;
 using namespace gridsolve::micromag;
-
-#define REQUIRE_GPU() \
-  if (!cuda_available()) GTEST_SKIP() << "no GPU: " << cuda_unavailable_reason()
 
 namespace {
 
@@ -51,8 +49,11 @@ std::array<std::vector<double>, 3> random_m(std::int64_t cells, unsigned seed) {
 }
 
 template <class T>
-void expect_cpu_gpu_agree(std::array<int, 3> n, demag::FftMode mode, double tol) {
-  const MicromagProblem p = random_problem(n);
+void expect_cpu_gpu_agree(std::array<int, 3> n, demag::FftMode mode, double tol,
+                          std::array<bool, 3> periodic = {false, false, false}, int images = 0) {
+  MicromagProblem p = random_problem(n);
+  p.mesh.periodic = periodic;
+  p.mesh.images = images;
   MicromagSystem<T> cpu(p, Device::cpu, demag::FftMode::skip_zeros);
   MicromagSystem<T> gpu(p, Device::cuda, mode);
   // Two magnetizations in turn: the second catches padding the first one left dirty.
@@ -82,8 +83,9 @@ void expect_cpu_gpu_agree(std::array<int, 3> n, demag::FftMode mode, double tol)
 }  // namespace
 
 TEST(MicromagGpu, DemagMatchesDirectSum) {
-  REQUIRE_GPU();
-  for (demag::FftMode mode : {demag::FftMode::skip_zeros, demag::FftMode::plain})
+  SKIP_WITHOUT_GPU();
+  for (demag::FftMode mode :
+       {demag::FftMode::skip_zeros, demag::FftMode::plain, demag::FftMode::fused})
     for (auto n : std::vector<std::array<int, 3>>{
              {7, 5, 3}, {9, 6, 1}, {5, 4, 2}, {1, 6, 5}, {8, 1, 3}, {13, 11, 1}}) {
       const std::array<double, 3> cell{3e-9, 2.5e-9, 2e-9};
@@ -97,16 +99,27 @@ TEST(MicromagGpu, DemagMatchesDirectSum) {
 }
 
 TEST(MicromagGpu, CpuAndGpuAgree) {
-  REQUIRE_GPU();
-  for (demag::FftMode mode : {demag::FftMode::skip_zeros, demag::FftMode::plain}) {
+  SKIP_WITHOUT_GPU();
+  for (demag::FftMode mode :
+       {demag::FftMode::skip_zeros, demag::FftMode::plain, demag::FftMode::fused}) {
     expect_cpu_gpu_agree<double>({24, 10, 3}, mode, 1e-11);
     expect_cpu_gpu_agree<double>({33, 17, 1}, mode, 1e-11);
     expect_cpu_gpu_agree<float>({33, 17, 1}, mode, 2e-5);
   }
 }
 
+TEST(MicromagGpu, FusedColumnPassAgreesWithCpu) {
+  SKIP_WITHOUT_GPU();
+  // Column lengths of several radix mixes (2048 = 4^5 2, 400 = 4^2 5^2, 216 = 4 2 3^3),
+  // large enough for many threads per column.
+  for (auto n : std::vector<std::array<int, 3>>{{64, 1024, 1}, {40, 200, 1}, {30, 108, 1}}) {
+    expect_cpu_gpu_agree<double>(n, demag::FftMode::fused, 1e-11);
+    expect_cpu_gpu_agree<float>(n, demag::FftMode::fused, 2e-5);
+  }
+}
+
 TEST(MicromagGpu, DynamicsAgreeWithCpu) {
-  REQUIRE_GPU();
+  SKIP_WITHOUT_GPU();
   // A few RK45 steps of a random state: CPU and GPU give the same m.
   const MicromagProblem p = random_problem({16, 8, 2});
   const auto m0 = random_m(p.mesh.cells(), 5);
@@ -131,7 +144,7 @@ TEST(MicromagGpu, DynamicsAgreeWithCpu) {
 }
 
 TEST(MicromagGpu, LarmorPrecession) {
-  REQUIRE_GPU();
+  SKIP_WITHOUT_GPU();
   Region r;
   r.ms = 8e5;
   r.alpha = 0.1;
@@ -152,4 +165,42 @@ TEST(MicromagGpu, LarmorPrecession) {
   EXPECT_NEAR(m[0], std::sin(th) * std::cos(w * t), 1e-7);
   EXPECT_NEAR(m[1], std::sin(th) * std::sin(w * t), 1e-7);
   EXPECT_NEAR(m[2], std::cos(th), 1e-7);
+}
+
+TEST(MicromagGpu, PeriodicDemagMatchesDirectSum) {
+  SKIP_WITHOUT_GPU();
+  struct Case {
+    std::array<int, 3> n;
+    std::array<bool, 3> axis;
+    int images;
+  };
+  for (demag::FftMode mode :
+       {demag::FftMode::skip_zeros, demag::FftMode::plain, demag::FftMode::fused})
+    for (const Case& c : std::vector<Case>{{{8, 5, 1}, {true, false, false}, 3},
+                                           {{7, 4, 1}, {true, false, false}, 2},
+                                           {{9, 7, 1}, {true, true, false}, 1},
+                                           {{5, 6, 2}, {false, true, false}, 2},
+                                           {{5, 4, 3}, {true, true, false}, 1},
+                                           {{4, 3, 5}, {false, false, true}, 1}}) {
+      const std::array<double, 3> cell{3e-9, 2.5e-9, 2e-9};
+      const demag::Periodicity pbc{c.axis, c.images};
+      EXPECT_LT(demag::DemagConvolution<double>::check_against_direct_sum(Device::cuda, c.n, cell,
+                                                                          mode, pbc),
+                1e-12)
+          << c.n[0] << "x" << c.n[1] << "x" << c.n[2];
+      EXPECT_LT(demag::DemagConvolution<float>::check_against_direct_sum(Device::cuda, c.n, cell,
+                                                                         mode, pbc),
+                3e-6);
+    }
+}
+
+TEST(MicromagGpu, PeriodicCpuAndGpuAgree) {
+  SKIP_WITHOUT_GPU();
+  // Exchange across the periodic sides and the demag tensor with images, odd and even counts.
+  for (demag::FftMode mode :
+       {demag::FftMode::skip_zeros, demag::FftMode::plain, demag::FftMode::fused}) {
+    expect_cpu_gpu_agree<double>({24, 9, 3}, mode, 1e-11, {true, true, false}, 3);
+    expect_cpu_gpu_agree<double>({33, 16, 1}, mode, 1e-11, {true, false, false}, 5);
+    expect_cpu_gpu_agree<float>({32, 17, 1}, mode, 2e-5, {false, true, false}, 5);
+  }
 }

@@ -100,7 +100,8 @@ void demag_rows(Device d, std::array<int, 3> n, int repeats, std::vector<Row>& r
                     cells / plain_transforms,
                     fmt::format("padded {}x{}x{}", l.p[0], l.p[1], l.p[2])});
   }
-  for (demag::FftMode mode : {demag::FftMode::plain, demag::FftMode::skip_zeros}) {
+  for (demag::FftMode mode :
+       {demag::FftMode::plain, demag::FftMode::skip_zeros, demag::FftMode::fused}) {
     demag::DemagConvolution<T> conv(d, n, cell, mode);
     // A random magnetization (the timing does not depend on it, but zeros are never timed).
     const std::int64_t count = std::int64_t(n[0]) * n[1] * n[2];
@@ -116,8 +117,9 @@ void demag_rows(Device d, std::array<int, 3> n, int repeats, std::vector<Row>& r
     T* hp[3] = {h[0].data(), h[1].data(), h[2].data()};
     conv.apply(mp, hp);
     const double s = median_seconds(d, repeats, 5, [&] { conv.convolve(); });
-    rows.push_back({mode == demag::FftMode::plain ? "demag evaluation, plain transforms"
-                                                  : "demag evaluation, zero-skipping",
+    rows.push_back({mode == demag::FftMode::plain        ? "demag evaluation, plain transforms"
+                    : mode == demag::FftMode::skip_zeros ? "demag evaluation, zero-skipping"
+                                                         : "demag evaluation, fused column pass",
                     prec, mesh, 1e3 * s, cells / s,
                     fmt::format("{:.2f}x the plain transforms", s / plain_transforms)});
   }
@@ -164,7 +166,9 @@ void step_rows(Device d, std::array<int, 3> n, int repeats, Method method, demag
   std::sort(rates.begin(), rates.end());
   std::sort(per_step.begin(), per_step.end());
   rows.push_back({fmt::format("LLG step, {} ({} FFTs)", to_string(method),
-                              mode == demag::FftMode::plain ? "plain" : "zero-skipping"),
+                              mode == demag::FftMode::plain        ? "plain"
+                              : mode == demag::FftMode::skip_zeros ? "zero-skipping"
+                                                                   : "fused column pass"),
                   prec, mesh, 1e3 * per_step[per_step.size() / 2], rates[rates.size() / 2],
                   "cells x field evaluations / s"});
 }
@@ -223,7 +227,9 @@ int micromag_bench(const MicromagBenchOptions& o) {
   using demag::FftMode;
   const FftMode modes[2] = {FftMode::skip_zeros, FftMode::plain};
   for (FftMode m : modes) step_rows<float>(d, n, o.repeats, Method::heun, m, rows);
+  step_rows<float>(d, n, o.repeats, Method::heun, FftMode::fused, rows);
   for (FftMode m : modes) step_rows<double>(d, n, o.repeats, Method::heun, m, rows);
+  step_rows<double>(d, n, o.repeats, Method::heun, FftMode::fused, rows);
   step_rows<float>(d, n, o.repeats, Method::rk45, modes[0], rows);
   double ours = 0;
   for (const Row& r : rows)

@@ -86,8 +86,14 @@ void read_boundaries(const Reader& r, const toml::table& root, int dims, Boundar
     r.only_keys(*t, path, {"type", "value", "alpha"});
     BoundaryCondition bc;
     const std::string type =
-        r.choice(*t, "type", path, {"dirichlet", "neumann", "robin"}).value_or("dirichlet");
+        r.choice(*t, "type", path, {"dirichlet", "neumann", "robin", "periodic"})
+            .value_or("dirichlet");
     bc.kind = parse_boundary_kind(type);
+    if (bc.kind == BoundaryKind::periodic && t->get("value"))
+      r.fail(t->get("value"),
+             fmt::format("{}.value does not apply to a periodic side (it repeats the opposite "
+                         "side); remove it",
+                         path));
     bc.g = r.expression(*t, "value", path).value_or(Expression::value(0));
     const std::optional<double> alpha = r.number(*t, "alpha", path);
     if (bc.kind == BoundaryKind::robin) {

@@ -29,34 +29,70 @@ int Layout::padded_length(int n) {
   return 2 * n;  // not reached: the loop ends at a power of two at the latest
 }
 
-Layout Layout::make(std::array<int, 3> n, FftMode mode) {
+Layout Layout::make(std::array<int, 3> n, FftMode mode, std::array<bool, 3> periodic) {
   for (int a = 0; a < 3; ++a)
     require(n[a] >= 1 && n[a] <= (1 << 20),
             fmt::format("demag: cells along axis {} must be 1 .. 2^20, got {}", a, n[a]));
   Layout l;
   l.n = n;
-  for (int a = 0; a < 3; ++a) l.p[a] = padded_length(n[a]);
+  l.periodic = periodic;
+  // A periodic axis is not padded: the circular convolution is the periodic one.
+  for (int a = 0; a < 3; ++a) l.p[a] = periodic[a] ? n[a] : padded_length(n[a]);
   // x keeps at least 2 values per row (one cell and one zero): every back end transforms
   // rows, and a real-to-complex transform of length 1 is not one every library takes.
   l.p[0] = std::max(l.p[0], 2);
   l.hx = l.p[0] / 2 + 1;
   l.rx = l.p[0] + (l.p[0] & 1);
-  l.sx = mode == FftMode::skip_zeros && l.hx > 32 ? (l.hx + 31) / 32 * 32 : l.hx;
+  l.sx = l.pruned() && l.hx > 32 ? (l.hx + 31) / 32 * 32 : l.hx;
   l.mode = mode;
   return l;
 }
 
-std::vector<double> tensor_spectrum(const Layout& l, std::array<double, 3> cell) {
-  const int nx = l.n[0], ny = l.n[1], nz = l.n[2];
+Tensor image_sum(std::array<int, 3> offset, std::array<int, 3> n, std::array<double, 3> cell,
+                 const Periodicity& pbc) {
+  int lo[3], hi[3];
+  for (int a = 0; a < 3; ++a) {
+    const bool rep = pbc.axis[a] && pbc.images > 0;
+    lo[a] = rep ? -pbc.images : 0;
+    hi[a] = rep ? pbc.images : 0;
+  }
+  Tensor sum{};
+  for (int c = lo[2]; c <= hi[2]; ++c)
+    for (int b = lo[1]; b <= hi[1]; ++b)
+      for (int a = lo[0]; a <= hi[0]; ++a) {
+        const Tensor t = tensor({double(offset[0] + std::int64_t(a) * n[0]) * cell[0],
+                                 double(offset[1] + std::int64_t(b) * n[1]) * cell[1],
+                                 double(offset[2] + std::int64_t(c) * n[2]) * cell[2]},
+                                cell);
+        for (int q = 0; q < 6; ++q) sum[q] += t[q];
+      }
+  return sum;
+}
+
+std::vector<double> tensor_spectrum(const Layout& l, std::array<double, 3> cell,
+                                    const Periodicity& pbc) {
   const int px = l.p[0], py = l.p[1], pz = l.p[2], hx = l.hx;
   const int ry = py / 2 + 1, rz = pz / 2 + 1;
-  // The tensor on the non-negative octant of offsets; the rest follows by parity.
-  const std::int64_t octant = std::int64_t(nx) * ny * nz;
+  // The tensor on the non-negative octant of offsets; the rest follows by parity. Along a
+  // periodic axis the offsets wrap: 0 .. n/2 is the octant, summed over the images.
+  std::array<int, 3> o{};
+  for (int a = 0; a < 3; ++a) o[a] = l.periodic[a] ? l.n[a] / 2 + 1 : l.n[a];
+  const std::int64_t octant = std::int64_t(o[0]) * o[1] * o[2];
   std::vector<Tensor> oct(octant);
-#pragma omp parallel for schedule(dynamic, 64)
+  // Odd components along each axis (xy: x, y; xz: x, z; yz: y, z).
+  constexpr bool odd[6][3] = {{false, false, false}, {false, false, false}, {false, false, false},
+                              {true, true, false},   {true, false, true},   {false, true, true}};
+#pragma omp parallel for schedule(dynamic, 16)
   for (std::int64_t q = 0; q < octant; ++q) {
-    const int i = int(q % nx), j = int((q / nx) % ny), k = int(q / (std::int64_t(nx) * ny));
-    oct[q] = tensor({i * cell[0], j * cell[1], k * cell[2]}, cell);
+    const int idx[3] = {int(q % o[0]), int((q / o[0]) % o[1]),
+                        int(q / (std::int64_t(o[0]) * o[1]))};
+    oct[q] = image_sum({idx[0], idx[1], idx[2]}, l.n, cell, pbc);
+    // Half way round an even periodic axis, +n/2 and -n/2 are the same offset: a component
+    // odd along that axis is zero there (the mean of its two values).
+    for (int a = 0; a < 3; ++a)
+      if (l.periodic[a] && l.n[a] % 2 == 0 && idx[a] == l.n[a] / 2)
+        for (int c = 0; c < 6; ++c)
+          if (odd[c][a]) oct[q][c] = 0;
   }
   const std::int64_t real = std::int64_t(px) * py * pz;
   const std::int64_t spec = std::int64_t(hx) * py * pz;
@@ -68,8 +104,15 @@ std::vector<double> tensor_spectrum(const Layout& l, std::array<double, 3> cell)
                    : py > 1 ? fftw_plan_dft_r2c_2d(py, px, buf, out, FFTW_ESTIMATE)
                             : fftw_plan_dft_r2c_1d(px, buf, out, FFTW_ESTIMATE);
   // Padded index -> (offset index >= 0, sign of the offset), or -1 where the padding is.
-  auto fold = [](int i, int n, int p, int& sign) {
+  // Periodic axes: index i is the offset i or i - n, whichever is nearer zero.
+  auto fold = [&](int i, int a, int& sign) {
+    const int n = l.n[a], p = l.p[a];
     sign = 1;
+    if (l.periodic[a]) {
+      if (i <= n / 2) return i;
+      sign = -1;
+      return std::max(n - i, 0);
+    }
     if (i < n) return i;
     if (i >= p - n + 1) {
       sign = -1;
@@ -83,16 +126,16 @@ std::vector<double> tensor_spectrum(const Layout& l, std::array<double, 3> cell)
     if (l.thin() && (c == xz || c == yz)) continue;  // zero in a single layer
     for (int k = 0; k < pz; ++k) {
       int sz;
-      const int Z = fold(k, nz, pz, sz);
+      const int Z = fold(k, 2, sz);
       for (int j = 0; j < py; ++j) {
         int sy;
-        const int Y = fold(j, ny, py, sy);
+        const int Y = fold(j, 1, sy);
         for (int i = 0; i < px; ++i) {
           int sx;
-          const int X = fold(i, nx, px, sx);
+          const int X = fold(i, 0, sx);
           double v = 0;
           if (X >= 0 && Y >= 0 && Z >= 0) {
-            v = oct[(std::int64_t(Z) * ny + Y) * nx + X][c];
+            v = oct[(std::int64_t(Z) * o[1] + Y) * o[0] + X][c];
             if (c == xy) v *= sx * sy;
             if (c == xz) v *= sx * sz;
             if (c == yz) v *= sy * sz;
@@ -118,11 +161,13 @@ std::vector<double> tensor_spectrum(const Layout& l, std::array<double, 3> cell)
 
 template <class T>
 DemagConvolution<T>::DemagConvolution(Device d, std::array<int, 3> n, std::array<double, 3> cell,
-                                      FftMode mode)
-    : device_(d), layout_(Layout::make(n, mode)) {
+                                      FftMode mode, Periodicity pbc)
+    : device_(d), layout_(Layout::make(n, mode, pbc.axis)), pbc_(pbc) {
   for (int a = 0; a < 3; ++a)
     require(cell[a] > 0 && std::isfinite(cell[a]),
             fmt::format("demag: cell size along axis {} must be positive, got {}", a, cell[a]));
+  require(pbc.images >= 0 && pbc.images <= max_images,
+          fmt::format("demag: periodic images must be 0 .. {}, got {}", max_images, pbc.images));
   if (d == Device::cuda) {
 #if GRIDSOLVE_HAVE_CUDA
     fft_ = make_cufft_demag_fft<T>(layout_);
@@ -132,7 +177,7 @@ DemagConvolution<T>::DemagConvolution(Device d, std::array<int, 3> n, std::array
   } else {
     fft_ = make_fftw_demag_fft<T>(layout_);
   }
-  const std::vector<double> k = tensor_spectrum(layout_, cell);
+  const std::vector<double> k = tensor_spectrum(layout_, cell, pbc);
   std::vector<T> kt(k.begin(), k.end());
   kernel_ = Buffer<T>(d, kt.size());
   copy_bytes(kernel_.data(), d, kt.data(), Device::cpu, kt.size() * sizeof(T));
@@ -155,6 +200,7 @@ PaddedVector<T> DemagConvolution<T>::output() const {
 
 template <class T>
 void DemagConvolution<T>::convolve() {
+  if (layout_.mode == FftMode::fused && fft_->convolve_fused(kernel_.data())) return;
   fft_->forward();
   // H(k) = K(k) M(k) with K real and symmetric; K is stored for ky <= py/2, kz <= pz/2,
   // the other half follows from each component's parity (odd ones change sign).
@@ -225,7 +271,8 @@ void DemagConvolution<T>::apply(const T* const m[3], T* const h[3]) {
 
 template <class T>
 double DemagConvolution<T>::check_against_direct_sum(Device d, std::array<int, 3> n,
-                                                     std::array<double, 3> cell, FftMode mode) {
+                                                     std::array<double, 3> cell, FftMode mode,
+                                                     Periodicity pbc) {
   const std::int64_t cells = std::int64_t(n[0]) * n[1] * n[2];
   require(cells <= 4096, "demag self-check: at most 4096 cells (the direct sum is O(N^2))");
   std::mt19937 rng(12345);
@@ -234,6 +281,36 @@ double DemagConvolution<T>::check_against_direct_sum(Device d, std::array<int, 3
   for (auto& c : m) {
     c.resize(cells);
     for (double& v : c) v = u(rng);
+  }
+  // The tensor between every pair of cells, one entry per difference of indices. Along a
+  // periodic axis the difference is taken to the nearest copy of the source and summed over
+  // the images; where both copies are equally near (n/2 of an even n) the mean of the two.
+  const int wx = 2 * n[0] - 1, wy = 2 * n[1] - 1, wz = 2 * n[2] - 1;
+  std::vector<Tensor> pair(std::size_t(wx) * wy * wz);
+#pragma omp parallel for schedule(dynamic, 4)
+  for (std::int64_t q = 0; q < std::int64_t(pair.size()); ++q) {
+    const int diff[3] = {int(q % wx) - (n[0] - 1), int((q / wx) % wy) - (n[1] - 1),
+                         int(q / (std::int64_t(wx) * wy)) - (n[2] - 1)};
+    std::vector<int> choices[3];
+    for (int a = 0; a < 3; ++a) {
+      if (!pbc.axis[a]) {
+        choices[a] = {diff[a]};
+        continue;
+      }
+      int w = ((diff[a] % n[a]) + n[a]) % n[a];  // 0 .. n-1
+      if (2 * w > n[a]) w -= n[a];
+      choices[a] = {w};
+      if (2 * std::abs(w) == n[a]) choices[a].push_back(-w);
+    }
+    Tensor t{};
+    const double weight = 1.0 / double(choices[0].size() * choices[1].size() * choices[2].size());
+    for (int cz : choices[2])
+      for (int cy : choices[1])
+        for (int cx : choices[0]) {
+          const Tensor s = image_sum({cx, cy, cz}, n, cell, pbc);
+          for (int c = 0; c < 6; ++c) t[c] += weight * s[c];
+        }
+    pair[q] = t;
   }
   // Direct sum in double.
   std::vector<double> ref[3];
@@ -245,15 +322,16 @@ double DemagConvolution<T>::check_against_direct_sum(Device d, std::array<int, 3
         for (int kk = 0; kk < n[2]; ++kk)
           for (int jj = 0; jj < n[1]; ++jj)
             for (int ii = 0; ii < n[0]; ++ii) {
-              const Tensor t =
-                  tensor({(i - ii) * cell[0], (j - jj) * cell[1], (k - kk) * cell[2]}, cell);
+              const Tensor& t =
+                  pair[(std::int64_t(k - kk + n[2] - 1) * wy + (j - jj + n[1] - 1)) * wx +
+                       (i - ii + n[0] - 1)];
               const std::int64_t s = idx(ii, jj, kk), q = idx(i, j, k);
               const double mx = m[0][s], my = m[1][s], mz = m[2][s];
               ref[0][q] -= t[xx] * mx + t[xy] * my + t[xz] * mz;
               ref[1][q] -= t[xy] * mx + t[yy] * my + t[yz] * mz;
               ref[2][q] -= t[xz] * mx + t[yz] * my + t[zz] * mz;
             }
-  DemagConvolution<T> conv(d, n, cell, mode);
+  DemagConvolution<T> conv(d, n, cell, mode, pbc);
   Buffer<T> mb[3], hb[3];
   T* mp[3];
   T* hp[3];

@@ -9,6 +9,7 @@
 #include "gridsolve/exec/memory.hpp"
 #include "gridsolve/transform/demag_fft.hpp"
 #include "gridsolve/transform/demag_layout.hpp"
+#include "gridsolve/transform/demag_tensor.hpp"
 
 namespace gridsolve::demag {
 
@@ -16,8 +17,9 @@ template <class T>
 class DemagConvolution {
  public:
   // `n` cells of size `cell` (metres, or any unit: the tensor is dimensionless).
+  // `pbc`: periodic axes (not padded) and the images of the box summed into the tensor.
   DemagConvolution(Device d, std::array<int, 3> n, std::array<double, 3> cell,
-                   FftMode mode = FftMode::skip_zeros);
+                   FftMode mode = FftMode::skip_zeros, Periodicity pbc = {});
   ~DemagConvolution();
   DemagConvolution(const DemagConvolution&) = delete;
   DemagConvolution& operator=(const DemagConvolution&) = delete;
@@ -33,18 +35,24 @@ class DemagConvolution {
   void apply(const T* const m[3], T* const h[3]);
 
   const Layout& layout() const { return layout_; }
+  const Periodicity& periodicity() const { return pbc_; }
+  // The most images per side a periodic axis may sum (the tensor costs (2 images + 1)
+  // evaluations per offset and periodic axis).
+  static constexpr int max_images = 100000;
   Device device() const { return device_; }
   // The tensor's transform, the six components each on (p2/2+1) x (p1/2+1) x hx.
   std::int64_t kernel_bytes() const { return std::int64_t(kernel_.size()) * sizeof(T); }
 
-  // Convolves a random magnetization on a small box with these cells and returns the
-  // largest difference from the direct O(N^2) sum, relative to the largest field.
+  // Convolves a random magnetization on a small box with these cells (and periodicity)
+  // and returns the largest difference from the direct O(N^2) sum over the cells and their
+  // images, relative to the largest field.
   static double check_against_direct_sum(Device d, std::array<int, 3> n, std::array<double, 3> cell,
-                                         FftMode mode);
+                                         FftMode mode, Periodicity pbc = {});
 
  private:
   Device device_;
   Layout layout_;
+  Periodicity pbc_;
   std::unique_ptr<DemagFft<T>> fft_;
   Buffer<T> kernel_;
 };
@@ -52,6 +60,12 @@ class DemagConvolution {
 // The reduced real spectrum of the tensor, in double: component c at
 // ((c * (p2/2+1) + kz) * (p1/2+1) + ky) * hx + kx, scaled by -1 / (p0 p1 p2) so that
 // the inverse transform of (kernel x spectrum of M) is H.
-std::vector<double> tensor_spectrum(const Layout& layout, std::array<double, 3> cell);
+std::vector<double> tensor_spectrum(const Layout& layout, std::array<double, 3> cell,
+                                    const Periodicity& pbc = {});
+
+// The tensor between cells `offset` cells apart (target minus source), summed over the
+// images of the source along the periodic axes: offset + m n for m = -images .. images.
+Tensor image_sum(std::array<int, 3> offset, std::array<int, 3> n, std::array<double, 3> cell,
+                 const Periodicity& pbc);
 
 }  // namespace gridsolve::demag

@@ -21,6 +21,13 @@ class DemagFft {
   virtual T* input(int c) const = 0;
   virtual T* output(int c) const = 0;
   virtual T* spectrum(int c) const = 0;
+  // The whole convolution input -> output with the tensor's reduced spectrum `kernel`
+  // (demag_convolution.hpp), where this back end fuses the product into its transforms;
+  // false (nothing done) where it does not.
+  virtual bool convolve_fused(const T* kernel) {
+    (void)kernel;
+    return false;
+  }
 };
 
 template <class T>

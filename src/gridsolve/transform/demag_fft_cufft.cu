@@ -5,11 +5,13 @@
 #include <cufft.h>
 #include <fmt/format.h>
 
+#include <cmath>
 #include <vector>
 
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/cuda_check.hpp"
 #include "gridsolve/exec/memory.hpp"
+#include "gridsolve/transform/demag_column_pass.hpp"
 #include "gridsolve/transform/demag_fft.hpp"
 
 namespace gridsolve::demag {
@@ -64,7 +66,7 @@ class CufftDemagFft final : public DemagFft<T> {
     out_ = Buffer<T>(Device::cuda, 3 * real);
     spec_ = Buffer<T>(Device::cuda, 3 * 2 * spec);
     zero_bytes(Device::cuda, in_.data(), 3 * real * sizeof(T));
-    if (l.mode == FftMode::skip_zeros) {
+    if (l.pruned()) {
       rows_ = Buffer<T>(Device::cuda, 3 * 2 * std::int64_t(l.sx) * l.p[1] * l.n[2]);
       zero_bytes(Device::cuda, rows_.data(), rows_.size() * sizeof(T));
       if (l.p[2] > 1) {
@@ -72,6 +74,19 @@ class CufftDemagFft final : public DemagFft<T> {
         zero_bytes(Device::cuda, slabs_.data(), slabs_.size() * sizeof(T));
       }
       plan_skip();
+      fused_ = l.mode == FftMode::fused && column_pass_fits<T>(l);
+      if (fused_) {
+        // exp(-2 pi i m / p1), computed in double.
+        const int py = l.p[1];
+        std::vector<T> tw(2 * std::size_t(py));
+        for (int m = 0; m < py; ++m) {
+          const double a = 2 * 3.14159265358979323846 * m / py;
+          tw[2 * m] = T(std::cos(a));
+          tw[2 * m + 1] = T(-std::sin(a));
+        }
+        twiddle_ = Buffer<T>(Device::cuda, tw.size());
+        copy_bytes(twiddle_.data(), Device::cuda, tw.data(), Device::cpu, tw.size() * sizeof(T));
+      }
     } else {
       plan_plain();
     }
@@ -106,6 +121,27 @@ class CufftDemagFft final : public DemagFft<T> {
       if (l_.p[2] > 1)
         check_fft(F::exec_c2c(fwd_z_, y_out, cx(spectrum(c)), CUFFT_FORWARD), "z transform");
     }
+  }
+
+  // A single layer: the x transforms by cuFFT, the rest in the fused column pass.
+  bool convolve_fused(const T* kernel) override {
+    if (!fused_) return false;
+    ColumnPassArgs<T> a;
+    const std::int64_t rows = 2 * std::int64_t(l_.sx) * l_.p[1];  // one component, in T
+    for (int c = 0; c < 3; ++c) {
+      a.rows[c] = rows_.data() + c * rows;
+      check_fft(F::exec_r2c(fwd_x_, input(c), cx(a.rows[c])), "x transform");
+    }
+    a.pitch = l_.sx;
+    a.kernel = kernel;
+    a.twiddle = twiddle_.data();
+    a.hx = l_.hx;
+    a.ny = l_.n[1];
+    a.py = l_.p[1];
+    run_column_pass(a);
+    for (int c = 0; c < 3; ++c)
+      check_fft(F::exec_c2r(inv_x_, cx(a.rows[c]), output(c)), "inverse x transform");
+    return true;
   }
 
   void inverse() override {
@@ -152,10 +188,18 @@ class CufftDemagFft final : public DemagFft<T> {
     if (l_.p[1] > 1 || l_.p[2] > 1) n.push_back(l_.p[1]);
     n.push_back(l_.p[0]);
     const int rank = int(n.size());
-    fwd_x_ = plan_many(rank, n.data(), nullptr, 1, l_.real_size(), nullptr, 1, l_.spectrum_size(),
-                       F::r2c, 3);
-    inv_x_ = plan_many(rank, n.data(), nullptr, 1, l_.spectrum_size(), nullptr, 1, l_.real_size(),
-                       F::c2r, 3);
+    // The real rows hold rx values, one more than p[0] where it is odd (a periodic axis of
+    // an odd count): the embedding says so, cuFFT's default would pack them. Where the rows
+    // are packed anyway the default layout is kept: with the equivalent embedding the
+    // 8192 x 4096 transforms took 1.89 ms on an H100, without it 1.51 ms (separate runs).
+    std::vector<int> real_embed = n, spec_embed = n;
+    real_embed.back() = l_.rx;
+    spec_embed.back() = l_.sx;
+    const bool packed = l_.rx == l_.p[0] && l_.sx == l_.hx;
+    int* re = packed ? nullptr : real_embed.data();
+    int* se = packed ? nullptr : spec_embed.data();
+    fwd_x_ = plan_many(rank, n.data(), re, 1, l_.real_size(), se, 1, l_.spectrum_size(), F::r2c, 3);
+    inv_x_ = plan_many(rank, n.data(), se, 1, l_.spectrum_size(), re, 1, l_.real_size(), F::c2r, 3);
   }
 
   void plan_skip() {
@@ -170,7 +214,8 @@ class CufftDemagFft final : public DemagFft<T> {
   }
 
   Layout l_;
-  Buffer<T> in_, out_, spec_, rows_, slabs_;
+  Buffer<T> in_, out_, spec_, rows_, slabs_, twiddle_;
+  bool fused_ = false;
   std::vector<cufftHandle> plans_;
   cufftHandle fwd_x_{}, inv_x_{}, fwd_y_{}, fwd_z_{};
 };

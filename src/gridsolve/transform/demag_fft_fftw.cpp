@@ -113,7 +113,7 @@ class FftwDemagFft final : public DemagFft<T> {
       in_[c] = FftwBuffer<T>(l.real_size());
       out_[c] = FftwBuffer<T>(l.real_size());
       spec_[c] = FftwBuffer<T>(2 * spec);
-      if (l.mode == FftMode::skip_zeros) {
+      if (l.pruned()) {
         rows_[c] = FftwBuffer<T>(2 * std::int64_t(l.sx) * l.p[1] * l.n[2]);
         if (l.p[2] > 1) slabs_[c] = FftwBuffer<T>(2 * spec);
       }

@@ -16,6 +16,7 @@
 #include <sstream>
 #include <toml++/toml.h>
 
+#include "gridsolve/apps/micromag/stop_condition.hpp"
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/io/ovf_writer.hpp"
 #include "gridsolve/io/toml_reader.hpp"
@@ -144,6 +145,17 @@ class Reader {
     }
     return true;
   }
+  bool bools3(const toml::table* t, const std::string& path, std::string_view key,
+              std::array<bool, 3>& out) const {
+    const toml::array* a = triple(t, path, key);
+    if (!a) return false;
+    for (int c = 0; c < 3; ++c) {
+      const auto* b = (*a)[c].as_boolean();
+      if (!b) fail(&(*a)[c], fmt::format("'{}.{}' must hold true or false", path, key));
+      out[c] = b->get();
+    }
+    return true;
+  }
   // Three numbers or formula strings in t.
   bool formulas(const toml::table* t, const std::string& path, std::string_view key,
                 std::array<std::string, 3>& out) const {
@@ -221,7 +233,7 @@ MicromagConfig parse_micromag_config(std::string_view toml_text, const std::stri
   // mesh
   const toml::table* mesh = rd.section(root, "mesh");
   if (!mesh) rd.fail(nullptr, "a [mesh] with 'cells' and 'size' or 'cell_size' is required");
-  rd.only_keys(*mesh, "mesh", {"cells", "size", "cell_size"});
+  rd.only_keys(*mesh, "mesh", {"cells", "size", "cell_size", "periodic", "images"});
   Mesh& m = c.problem.mesh;
   if (!rd.ints3(mesh, "mesh", "cells", m.n))
     rd.fail(mesh, "'mesh.cells' = [nx, ny, nz] is required");
@@ -245,6 +257,16 @@ MicromagConfig parse_micromag_config(std::string_view toml_text, const std::stri
       rd.fail(mesh,
               fmt::format("[mesh]: the cell size along axis {} must be in (0, 1 mm], got {} m", a,
                           m.cell[a]));
+  }
+  rd.bools3(mesh, "mesh", "periodic", m.periodic);
+  const bool any_periodic = m.periodic[0] || m.periodic[1] || m.periodic[2];
+  m.images = any_periodic ? 10 : 0;
+  if (rd.integer(mesh, "mesh", "images", m.images)) {
+    if (!any_periodic)
+      rd.fail(mesh->get("images"), "'mesh.images' goes with 'mesh.periodic' (some axis true)");
+    if (m.images < 0 || m.images > 100000)
+      rd.fail(mesh->get("images"),
+              fmt::format("'mesh.images' must be 0 .. 100000 copies per side, got {}", m.images));
   }
   // regions
   if (const toml::table* mat = rd.section(root, "material")) {
@@ -343,9 +365,9 @@ MicromagConfig parse_micromag_config(std::string_view toml_text, const std::stri
       rd.fail(s->get("precision"),
               fmt::format("'solver.precision' must be float or double, got '{}'", c.precision));
     rd.text(s, "solver", "fft", c.fft);
-    if (c.fft != "auto" && c.fft != "skip" && c.fft != "plain")
+    if (c.fft != "auto" && c.fft != "skip" && c.fft != "plain" && c.fft != "fused")
       rd.fail(s->get("fft"),
-              fmt::format("'solver.fft' must be auto, skip or plain, got '{}'", c.fft));
+              fmt::format("'solver.fft' must be auto, skip, plain or fused, got '{}'", c.fft));
     rd.integer(s, "solver", "relax_max_steps", c.relax_max_steps);
     rd.number(s, "solver", "minimize_stop", c.minimize_stop);
     rd.integer(s, "solver", "minimize_max_iterations", c.minimize_max_iterations);
@@ -372,14 +394,25 @@ MicromagConfig parse_micromag_config(std::string_view toml_text, const std::stri
   if (stages.empty() && c.scan_edge_lex.empty())
     rd.fail(nullptr, "at least one [[stage]] (kind = relax, minimize or run) is required");
   for (const toml::table* s : stages) {
-    rd.only_keys(*s, "stage", {"kind", "time", "B"});
+    rd.only_keys(*s, "stage", {"kind", "time", "B", "until"});
     StageSpec st;
     if (!rd.text(s, "stage", "kind", st.kind) ||
         (st.kind != "relax" && st.kind != "minimize" && st.kind != "run"))
       rd.fail(s, "'stage.kind' must be relax, minimize or run");
     rd.number(s, "stage", "time", st.time);
+    if (rd.text(s, "stage", "until", st.until)) {
+      if (st.kind != "run") rd.fail(s->get("until"), "'stage.until' belongs to run stages only");
+      try {
+        StopCondition check(st.until);
+      } catch (const Error& e) {
+        rd.fail(s->get("until"), fmt::format("'stage.until': {}", e.what()));
+      }
+    }
     if (st.kind == "run" && !(st.time > 0 && st.time <= 1e-3))
-      rd.fail(s, "a run stage needs 'time' in (0, 1e-3] s");
+      rd.fail(s, st.until.empty()
+                     ? "a run stage needs 'time' in (0, 1e-3] s"
+                     : "a run stage with 'until' needs 'time' in (0, 1e-3] s: the most it may "
+                       "run before the condition holds");
     if (st.kind != "run" && s->get("time"))
       rd.fail(s->get("time"), "'stage.time' belongs to run stages only");
     st.set_field = rd.formulas(s, "stage", "B", st.field);

@@ -33,8 +33,9 @@ struct InitialState {
 };
 
 struct StageSpec {
-  std::string kind;  // relax | minimize | run
-  double time = 0;   // run: simulated seconds
+  std::string kind;   // relax | minimize | run
+  double time = 0;    // run: simulated seconds (with `until`: the most it may take)
+  std::string until;  // run: ends when this condition holds (stop_condition.hpp)
   bool set_field = false;
   std::array<std::string, 3> field;  // B formulas (T) in t (s), applied from this stage on
 };
@@ -47,7 +48,7 @@ struct MicromagConfig {
   StepperOptions stepper;
   std::string device = "auto";
   std::string precision = "float";
-  std::string fft = "auto";  // auto | skip | plain
+  std::string fft = "auto";  // auto | skip | plain | fused
   std::int64_t relax_max_steps = 2000000;
   double minimize_stop = 0;  // 0: 1e-6 in float, 1e-9 in double
   std::int64_t minimize_max_iterations = 1000000;

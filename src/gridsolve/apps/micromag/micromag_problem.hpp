@@ -13,6 +13,10 @@ constexpr double gamma_ll = 1.7595e11;    // gyromagnetic ratio, rad / (T s)
 struct Mesh {
   std::array<int, 3> n{1, 1, 1};                 // cells per axis
   std::array<double, 3> cell{1e-9, 1e-9, 1e-9};  // cell size, m
+  // Periodic axes: exchange wraps across the box's sides there, and the demag tensor sums
+  // `images` copies of the box on each side.
+  std::array<bool, 3> periodic{false, false, false};
+  int images = 0;
   std::int64_t cells() const { return std::int64_t(n[0]) * n[1] * n[2]; }
   double cell_volume() const { return cell[0] * cell[1] * cell[2]; }
 };

@@ -9,9 +9,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <limits>
+#include <optional>
 
 #include "gridsolve/apps/micromag/micromag_outputs.hpp"
 #include "gridsolve/apps/micromag/micromag_system.hpp"
+#include "gridsolve/apps/micromag/stop_condition.hpp"
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/io/atomic_file.hpp"
 #include "gridsolve/io/hdf5_writer.hpp"
@@ -23,9 +25,10 @@ namespace gridsolve::micromag {
 demag::FftMode choose_fft_mode(const std::string& name, Device d, const Mesh& mesh) {
   if (name == "skip") return demag::FftMode::skip_zeros;
   if (name == "plain") return demag::FftMode::plain;
-  require(name == "auto", fmt::format("fft must be auto, skip or plain, got '{}'", name));
+  if (name == "fused") return demag::FftMode::fused;
+  require(name == "auto", fmt::format("fft must be auto, skip, plain or fused, got '{}'", name));
   if (d == Device::cpu) return demag::FftMode::skip_zeros;
-  const demag::Layout l = demag::Layout::make(mesh.n, demag::FftMode::plain);
+  const demag::Layout l = demag::Layout::make(mesh.n, demag::FftMode::plain, mesh.periodic);
   const double padded = double(l.p[0]) * l.p[1] * l.p[2];
   return mesh.n[2] == 1 && padded >= double(1 << 20) ? demag::FftMode::skip_zeros
                                                      : demag::FftMode::plain;
@@ -76,8 +79,12 @@ class Runner {
         js["iterations"] = r.iterations;
         js["converged"] = r.converged;
         if (!r.converged) code = 3;
-      } else {
-        run_stage(st.time, js);
+      } else if (!run_stage(st, js)) {
+        code = 3;
+        fmt::print(stderr,
+                   "stage {} run: the condition '{}' did not hold within the limit of {:g} s "
+                   "(t = {:.6g} s); the remaining stages are skipped\n",
+                   s + 1, st.until, st.time, t_);
       }
       if (st.kind != "run") record(0.0);
       js["wall_s"] = seconds_since(t0);
@@ -93,7 +100,11 @@ class Runner {
             "max torque = {:.3e} T  ({:.2f} s){}\n",
             s + 1, st.kind, t_ * 1e9, last.m[0], last.m[1], last.m[2], last.e.total(),
             last.max_torque, seconds_since(t0),
-            js.contains("converged") && !js["converged"].get<bool>() ? "  NOT CONVERGED" : "");
+            js.contains("converged") && !js["converged"].get<bool>() ? "  NOT CONVERGED"
+            : js.contains("condition_met")
+                ? (js["condition_met"].get<bool>() ? fmt::format("  '{}' holds", st.until)
+                                                   : fmt::format("  '{}' NOT MET", st.until))
+                : std::string());
       snapshot(fmt::format("m_stage{}_{}", s + 1, st.kind), true);
       write_table();
       if (code != 0) break;
@@ -110,6 +121,8 @@ class Runner {
                               {"precision", sizeof(T) == 4 ? "float" : "double"},
                               {"cells", c_.problem.mesh.n},
                               {"cell_size", c_.problem.mesh.cell},
+                              {"periodic", c_.problem.mesh.periodic},
+                              {"images", c_.problem.mesh.images},
                               {"magnetic_cells", sys_.magnetic_cells()},
                               {"method", to_string(c_.stepper.method)},
                               {"tolerance", c_.stepper.tolerance},
@@ -140,8 +153,12 @@ class Runner {
     std::array<int, 3> n = c_.problem.mesh.n;
     for (int& v : n) v = std::min(v, 6);
     const demag::FftMode mode = choose_fft_mode(c_.fft, device_, c_.problem.mesh);
-    self_check_ = demag::DemagConvolution<T>::check_against_direct_sum(device_, n,
-                                                                       c_.problem.mesh.cell, mode);
+    // The check is of the transforms, the folding and the product; the image sum itself
+    // is the same loop for any count, so two images keep the direct sum quick.
+    demag::Periodicity pbc = periodicity(c_.problem.mesh);
+    pbc.images = std::min(pbc.images, 2);
+    self_check_ = demag::DemagConvolution<T>::check_against_direct_sum(
+        device_, n, c_.problem.mesh.cell, mode, pbc);
     const double tol = sizeof(T) == 4 ? 1e-4 : 1e-9;
     if (!(self_check_ < tol))
       throw Error(fmt::format("the demag convolution disagrees with the direct sum by {:.3e} "
@@ -161,16 +178,37 @@ class Runner {
     rows_.push_back(r);
   }
 
-  void run_stage(double duration, nlohmann::json& js) {
+  // Whether `until` holds at the current m (a stage without `until` never ends early).
+  bool condition_holds(const std::optional<StopCondition>& until, double t_start) {
+    if (!until) return false;
+    RunState s;
+    s.t = t_;
+    s.t_stage = t_ - t_start;
+    const std::array<double, 3> m = sys_.average_m();
+    s.mx = m[0];
+    s.my = m[1];
+    s.mz = m[2];
+    if (until->needs_torque()) s.max_torque = sys_.max_torque(field_(t_));
+    return until->holds(s);
+  }
+
+  // Runs for the stage's time, or until its condition holds (checked after every step);
+  // false when the time ran out first.
+  bool run_stage(const StageSpec& spec, nlohmann::json& js) {
     LlgStepper<T> st(sys_, c_.stepper);
-    const double t_end = t_ + duration;
+    std::optional<StopCondition> until;
+    if (!spec.until.empty()) until.emplace(spec.until);
+    const double t_start = t_;
+    const double t_end = t_ + spec.time;
     double next_row = t_ + c_.table_interval;
     double next_snap = c_.snapshot_interval > 0 ? t_ + c_.snapshot_interval : t_end * 2;
     auto last_print = Clock::now();
-    while (t_ < t_end * (1 - 1e-14)) {
+    bool met = condition_holds(until, t_start);
+    while (!met && t_ < t_end * (1 - 1e-14)) {
       const double target = std::min({t_end, next_row, next_snap});
       st.step(t_, target - t_, field_);
-      if (t_ >= next_row * (1 - 1e-12) || t_ >= t_end * (1 - 1e-14)) {
+      met = condition_holds(until, t_start);
+      if (met || t_ >= next_row * (1 - 1e-12) || t_ >= t_end * (1 - 1e-14)) {
         record(st.last_dt());
         next_row = t_ + c_.table_interval;
       }
@@ -193,6 +231,11 @@ class Runner {
     js["evaluations"] = st.evaluations();
     steps_ += st.steps();
     evaluations_ += st.evaluations();
+    if (!until) return true;
+    js["until"] = spec.until;
+    js["condition_met"] = met;
+    js["t_condition"] = met ? nlohmann::json(t_) : nlohmann::json(nullptr);
+    return met;
   }
 
   void snapshot(const std::string& name, bool picture) {

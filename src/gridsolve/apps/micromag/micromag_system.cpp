@@ -20,6 +20,7 @@ struct FieldKernel {
   const std::uint8_t* region;
   const MaterialParams<T>* mat;
   int nx, ny, nz;
+  bool wrap[3];  // periodic axes: the neighbour across the side is the first cell of the other
   CellIndex ix;  // cell -> element of m; the region array is dense, x fastest
   T inv_d2[3];
   demag::PaddedVector<T> hd;
@@ -53,13 +54,35 @@ struct FieldKernel {
     const T mi[3] = {m[0][q], m[1][q], m[2][q]};
     if ((terms & term_exchange) && p.aex != T(0)) {
       T s[3] = {0, 0, 0};
-      if (i > 0) neighbour(q - 1, rq - 1, r, p.aex, inv_d2[0], mi, s);
-      if (i < nx - 1) neighbour(q + 1, rq + 1, r, p.aex, inv_d2[0], mi, s);
-      if (j > 0) neighbour(q - ix.pitch, rq - nx, r, p.aex, inv_d2[1], mi, s);
-      if (j < ny - 1) neighbour(q + ix.pitch, rq + nx, r, p.aex, inv_d2[1], mi, s);
+      // Along a periodic axis the neighbour across the side wraps round (a single cell
+      // along that axis is its own neighbour: m_j - m_i = 0, nothing to add).
+      if (i > 0)
+        neighbour(q - 1, rq - 1, r, p.aex, inv_d2[0], mi, s);
+      else if (wrap[0] && nx > 1)
+        neighbour(q + (nx - 1), rq + (nx - 1), r, p.aex, inv_d2[0], mi, s);
+      if (i < nx - 1)
+        neighbour(q + 1, rq + 1, r, p.aex, inv_d2[0], mi, s);
+      else if (wrap[0] && nx > 1)
+        neighbour(q - (nx - 1), rq - (nx - 1), r, p.aex, inv_d2[0], mi, s);
+      if (j > 0)
+        neighbour(q - ix.pitch, rq - nx, r, p.aex, inv_d2[1], mi, s);
+      else if (wrap[1] && ny > 1)
+        neighbour(q + (ny - 1) * ix.pitch, rq + std::int64_t(ny - 1) * nx, r, p.aex, inv_d2[1], mi,
+                  s);
+      if (j < ny - 1)
+        neighbour(q + ix.pitch, rq + nx, r, p.aex, inv_d2[1], mi, s);
+      else if (wrap[1] && ny > 1)
+        neighbour(q - (ny - 1) * ix.pitch, rq - std::int64_t(ny - 1) * nx, r, p.aex, inv_d2[1], mi,
+                  s);
       const std::int64_t plane = std::int64_t(nx) * ny;
-      if (k > 0) neighbour(q - ix.plane, rq - plane, r, p.aex, inv_d2[2], mi, s);
-      if (k < nz - 1) neighbour(q + ix.plane, rq + plane, r, p.aex, inv_d2[2], mi, s);
+      if (k > 0)
+        neighbour(q - ix.plane, rq - plane, r, p.aex, inv_d2[2], mi, s);
+      else if (wrap[2] && nz > 1)
+        neighbour(q + (nz - 1) * ix.plane, rq + (nz - 1) * plane, r, p.aex, inv_d2[2], mi, s);
+      if (k < nz - 1)
+        neighbour(q + ix.plane, rq + plane, r, p.aex, inv_d2[2], mi, s);
+      else if (wrap[2] && nz > 1)
+        neighbour(q - (nz - 1) * ix.plane, rq - (nz - 1) * plane, r, p.aex, inv_d2[2], mi, s);
       const T f = T(2) / p.ms;
       for (int c = 0; c < 3; ++c) b[c] += f * s[c];
     }
@@ -113,12 +136,20 @@ static FieldKernel<T> make_kernel(const CellVectors<T>& v, const Buffer<std::uin
   f.nx = mesh.n[0];
   f.ny = mesh.n[1];
   f.nz = mesh.n[2];
+  for (int a = 0; a < 3; ++a) f.wrap[a] = mesh.periodic[a];
   f.ix = v.index();
   for (int a = 0; a < 3; ++a) f.inv_d2[a] = T(1 / (mesh.cell[a] * mesh.cell[a]));
   f.has_demag = conv != nullptr;
   if (conv) f.hd = conv->output();
   for (int c = 0; c < 3; ++c) f.bext[c] = T(b[c]);
   return f;
+}
+
+demag::Periodicity periodicity(const Mesh& mesh) {
+  demag::Periodicity p;
+  p.axis = mesh.periodic;
+  p.images = mesh.images;
+  return p;
 }
 
 MicromagProblem MicromagProblem::box(std::array<int, 3> n, std::array<double, 3> cell,
@@ -182,7 +213,9 @@ MicromagSystem<T>::MicromagSystem(const MicromagProblem& p, Device d, demag::Fft
   params_ = Buffer<MaterialParams<T>>(d, host.size());
   copy_bytes(params_.data(), d, host.data(), Device::cpu, host.size() * sizeof(MaterialParams<T>));
   m_ = CellVectors<T>(d, mesh_.n);
-  if (p.demag) conv_ = std::make_unique<demag::DemagConvolution<T>>(d, mesh_.n, mesh_.cell, mode);
+  if (p.demag)
+    conv_ = std::make_unique<demag::DemagConvolution<T>>(d, mesh_.n, mesh_.cell, mode,
+                                                         periodicity(mesh_));
 }
 
 template <class T>

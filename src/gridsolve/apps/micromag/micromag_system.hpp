@@ -22,6 +22,9 @@ struct MaterialParams {
   T u[3], c1[3], c2[3], c3[3];
 };
 
+// The demag convolution's periodicity of a mesh.
+demag::Periodicity periodicity(const Mesh& mesh);
+
 // Which terms a field evaluation includes.
 enum Term : unsigned {
   term_exchange = 1,
