@@ -162,7 +162,8 @@ TEST(SortGpu, BatchedSortsEachArrayOnChip) {
   SKIP_WITHOUT_GPU();
   for (Network net : {Network::butterfly, Network::bitonic})
     for (Order order : {Order::ascending, Order::descending})
-      for (std::size_t len : {1, 2, 63, 64, 100, 256, 1000, 1024, 2049, 4096, 5000, 8192, 8193}) {
+      for (std::size_t len :
+           {1, 2, 63, 64, 100, 256, 1000, 1024, 2049, 4096, 5000, 8192, 8193, 16384, 16385}) {
         const std::size_t count = len > 2049 ? 20 : 333;
         check_batched<float>(count, len, {net, order}, false);
         check_batched<float>(count, len, {net, order}, true);

@@ -104,8 +104,8 @@ std::vector<SortTiming> sort_bench_cuda(int repeats, int max_log2, int batch_log
 
   const int n = 1 << max_log2;
   // Where the butterfly's time goes at the largest size: each kind of kernel alone.
-  for (const auto& [phase, what] :
-       {std::pair{1u, "tile sort"}, std::pair{2u, "global passes"}, std::pair{4u, "tile merges"}}) {
+  for (const auto& [phase, what] : {std::pair{1u, "tile sort"}, std::pair{2u, "gathered passes"},
+                                    std::pair{4u, "contiguous passes"}}) {
     int launches = 0;
     const double ms = time_ms(
         repeats, [&] { launches = sort::detail::butterfly_phases_cuda(a.data(), n, phase); },

@@ -46,8 +46,8 @@ void sort_pairs(Device device, const K* keys_in, K* keys_out, const V* values_in
                 std::size_t n, Options options = {});
 
 // Sorts `count` arrays of `length` keys each, stored one after another (array a holds
-// [a * length, (a + 1) * length)). Up to 8192 keys an array is sorted on chip, many
-// arrays per launch.
+// [a * length, (a + 1) * length)). Up to 16384 keys an array (8192 with payloads or
+// double keys) is sorted on chip, many arrays per launch.
 template <class K>
 void sort_batched_keys(Device device, const K* in, K* out, std::size_t count, std::size_t length,
                        Options options = {});

@@ -33,8 +33,9 @@ MinMaxCodes min_max_cpu(const void* keys, KeyKind kind, std::size_t n, MinMaxMet
 void sort_cuda(const Job& job);
 MinMaxCodes min_max_cuda(const void* keys, KeyKind kind, std::size_t n, MinMaxMethod method);
 // Runs only some kernels of the butterfly sort of n float keys, in place (bit 1: the tile
-// sort, 2: the global passes, 4: the tile merges) and returns how many it launched: the
-// network's work does not depend on the keys, so each kind can be timed alone.
+// sort, 2: the gathered passes, 4: the contiguous passes) and returns how many it
+// launched: the network's work does not depend on the keys, so each kind can be timed
+// alone.
 int butterfly_phases_cuda(float* keys, std::size_t n, unsigned phases);
 #endif
 
