@@ -31,6 +31,9 @@ MinMaxCodes min_max_cpu(const void* keys, KeyKind kind, std::size_t n, MinMaxMet
 
 #if GRIDSOLVE_HAVE_CUDA
 void sort_cuda(const Job& job);
+// The register kernels for short arrays and batches (sort_cuda_short.cu); sort_cuda
+// picks between them and the pass-planned kernels by length.
+void sort_cuda_short(const Job& job);
 MinMaxCodes min_max_cuda(const void* keys, KeyKind kind, std::size_t n, MinMaxMethod method);
 // Runs only some kernels of the butterfly sort of n float keys, in place (bit 1: the tile
 // sort, 2: the gathered passes, 4: the contiguous passes) and returns how many it
