@@ -425,19 +425,19 @@ Energies MicromagSystem<T>::energies(std::array<double, 3> b) {
                              const MaterialParams<T>& p = f.mat[f.region[f.region_at(i, j, k)]];
                              if (p.ms == T(0)) return 0.0;
                              const double m0 = f.m[0][q], m1 = f.m[1][q], m2 = f.m[2][q];
-                             double e = 0;
+                             double density = 0;
                              if (p.ku1 != T(0)) {
                                const double mu = m0 * p.u[0] + m1 * p.u[1] + m2 * p.u[2];
-                               e -= double(p.ku1) * mu * mu;
+                               density -= double(p.ku1) * mu * mu;
                              }
                              if (p.kc1 != T(0)) {
                                const double a1 = m0 * p.c1[0] + m1 * p.c1[1] + m2 * p.c1[2];
                                const double a2 = m0 * p.c2[0] + m1 * p.c2[1] + m2 * p.c2[2];
                                const double a3 = m0 * p.c3[0] + m1 * p.c3[1] + m2 * p.c3[2];
-                               e += double(p.kc1) *
-                                    (a1 * a1 * a2 * a2 + a2 * a2 * a3 * a3 + a3 * a3 * a1 * a1);
+                               density += double(p.kc1) * (a1 * a1 * a2 * a2 + a2 * a2 * a3 * a3 +
+                                                           a3 * a3 * a1 * a1);
                              }
-                             return e;
+                             return density;
                            },
                            SumOp{}, 0.0);
   return e;
