@@ -15,14 +15,13 @@
 #include "gridsolve/exec/cuda_launch.cuh"
 #include "gridsolve/exec/memory.hpp"
 #include "gridsolve/sort/sort_backend.hpp"
+#include "gridsolve/sort/sort_job.cuh"
 #include "gridsolve/sort/sort_plan.hpp"
 #include "gridsolve/sort/sort_tile.hpp"
 
 namespace gridsolve::sort::detail {
 
 namespace {
-
-using ull = unsigned long long;
 
 // Tile bits: 64 KiB of shared memory per tile of 4-byte keys or 8-byte key-value pairs or
 // keys (96 KiB for double keys with payloads), so that three tiles share an SM.
@@ -139,33 +138,6 @@ __global__ void __launch_bounds__(kPassThreads)
   }
 }
 
-// Bitonic payload repair (see sort_cpu.cpp): before the sort, the payloads of keys equal
-// to the padding code are set aside per segment; afterwards they fill the segment's last
-// places, where those keys end.
-template <class U>
-__global__ void set_aside_kernel(const U* keys, const std::uint32_t* values, KeyKind kind, U flip,
-                                 ull count, ull len, std::uint32_t* aside, unsigned* counters) {
-  for (ull i = ull(blockIdx.x) * blockDim.x + threadIdx.x; i < count * len;
-       i += ull(gridDim.x) * blockDim.x)
-    if ((encode_bits(keys[i], kind) ^ flip) == ~U(0)) {
-      const ull seg = i / len;
-      aside[seg * len + atomicAdd(&counters[seg], 1u)] = values[i];
-    }
-}
-
-__global__ void put_back_kernel(std::uint32_t* values, const std::uint32_t* aside,
-                                const unsigned* counters, ull count, ull len) {
-  for (ull i = ull(blockIdx.x) * blockDim.x + threadIdx.x; i < count * len;
-       i += ull(gridDim.x) * blockDim.x) {
-    const ull seg = i / len, off = i % len, c = counters[seg];
-    if (off >= len - c) values[i] = aside[seg * len + off - (len - c)];
-  }
-}
-
-int grid_stride_blocks(ull n) {
-  return int(std::min<ull>((n + kPassThreads - 1) / kPassThreads, ull(cuda::reduce_blocks()) * 4));
-}
-
 // Every plan the kernels can be asked for (both networks, tiles of 2^11 to 2^14, 1 to
 // 2^31 keys), built once and kept on the device: a pass reads its steps from there (the
 // same address for every thread: cached broadcasts).
@@ -277,78 +249,29 @@ int sort_array(const Job& job, const U* in, U* out, const std::uint32_t* vin, st
 
 template <bool Bitonic, class U, class V>
 void sort_job(const Job& job) {
-  const U* in = static_cast<const U*>(job.keys_in);
-  U* out = static_cast<U*>(job.keys_out);
   const ull len = job.length, count = job.count;
-  const int bits = ceil_log2(std::size_t(len));
-  const ull padded = ull(1) << bits;
-  const U flip = job.descending ? ~U(0) : U(0);
-  // The bitonic network moves padding: payloads of keys equal to the padding code are
-  // set aside first (see set_aside_kernel).
-  const bool repair = Bitonic && has_values<V> && padded > len;
-  Buffer<std::uint32_t> aside;
-  Buffer<unsigned> counters;
-  if (repair) {
-    aside = Buffer<std::uint32_t>(Device::cuda, count * len);
-    counters = Buffer<unsigned>(Device::cuda, count);
-    cuda::check(cudaMemsetAsync(counters.data(), 0, count * sizeof(unsigned)), "sort counters");
-    set_aside_kernel<U><<<grid_stride_blocks(count * len), kPassThreads>>>(
-        in, job.values_in, job.kind, flip, count, len, aside.data(), counters.data());
-    cuda::check_launch("sort set-aside");
-  }
   constexpr int TB = kTileBits<U, V>;
-  if (padded <= (ull(1) << TB)) {
-    // Whole segments on chip, 2^TB / padded of them per block.
-    const PassArgs<U> a{in,  out, job.values_in, job.values_out, job.kind, flip,
-                        len, len, len,           count,          bits};
-    launch_pass<true, U, V>(a, PlanTable::get().device(TB, Bitonic, bits),
-                            (count * padded + (ull(1) << TB) - 1) >> TB, TB);
-  } else {
-    for (ull a = 0; a < count; ++a) {
-      const U* sin = in + a * len;
-      U* sout = out + a * len;
-      const std::uint32_t* vin = job.values_in ? job.values_in + a * len : nullptr;
-      std::uint32_t* vout = job.values_out ? job.values_out + a * len : nullptr;
-      if (Bitonic && padded > len) {
-        // The bitonic network needs every position of the padded length: sort a copy.
-        Buffer<U> kpad(Device::cuda, padded);
-        Buffer<std::uint32_t> vpad(Device::cuda, has_values<V> ? padded : 0);
-        sort_array<Bitonic, U, V>(job, sin, kpad.data(), vin, vpad.data(), len, padded);
-        cuda::check(cudaMemcpyAsync(sout, kpad.data(), len * sizeof(U), cudaMemcpyDeviceToDevice),
-                    "sort copy back");
-        if constexpr (has_values<V>)
-          cuda::check(cudaMemcpyAsync(vout, vpad.data(), len * sizeof(std::uint32_t),
-                                      cudaMemcpyDeviceToDevice),
-                      "sort copy back");
-        synchronize(Device::cuda);  // before the padded copy is freed
-      } else {
-        sort_array<Bitonic, U, V>(job, sin, sout, vin, vout, len, len);
-      }
-    }
-  }
-  if (repair) {
-    put_back_kernel<<<grid_stride_blocks(count * len), kPassThreads>>>(job.values_out, aside.data(),
-                                                                       counters.data(), count, len);
-    cuda::check_launch("sort put-back");
-    synchronize(Device::cuda);  // before the set-aside buffers are freed
-  }
+  run_sort_job<Bitonic, U, V>(
+      job, (ull(1) << TB),
+      [&](const U* in, U* out, U flip, int bits) {
+        // Whole segments on chip, 2^TB / padded of them per block.
+        const PassArgs<U> a{in,  out, job.values_in, job.values_out, job.kind, flip,
+                            len, len, len,           count,          bits};
+        launch_pass<true, U, V>(a, PlanTable::get().device(TB, Bitonic, bits),
+                                (count * (ull(1) << bits) + (ull(1) << TB) - 1) >> TB, TB);
+      },
+      [&](const U* in, U* out, const std::uint32_t* vin, std::uint32_t* vout, ull n, ull stored) {
+        sort_array<Bitonic, U, V>(job, in, out, vin, vout, n, stored);
+      });
 }
 
-template <class U, class V>
-void sort_typed(const Job& job) {
-  if (job.network == Network::bitonic)
-    sort_job<true, U, V>(job);
-  else
-    sort_job<false, U, V>(job);
-}
-
-template <class U>
-void sort_keys_or_pairs(const Job& job) {
-  if (job.values_in)
-    sort_typed<U, std::uint32_t>(job);
-  else
-    sort_typed<U, NoValue>(job);
-}
+// sort_job with the job's network, key width and payload.
+struct SortJob {
+  template <bool Bitonic, class U, class V>
+  void operator()(const Job& job) const {
+    sort_job<Bitonic, U, V>(job);
+  }
+};
 
 template <class U>
 __device__ __forceinline__ U lesser(U a, U b) {
@@ -439,6 +362,7 @@ MinMaxCodes min_max_typed(const U* keys, KeyKind kind, ull n, MinMaxMethod metho
   static U* result = static_cast<U*>(allocate_bytes(Device::cuda, 2 * sizeof(ull)));
   cuda::check(cudaMemsetAsync(result, 0xFF, sizeof(U)), "min-max init");
   cuda::check(cudaMemsetAsync(result + 1, 0, sizeof(U)), "min-max init");
+  static_assert(kJobThreads == kPassThreads, "grid_stride_blocks counts blocks of this size");
   const int blocks = grid_stride_blocks(method == MinMaxMethod::butterfly ? n / 2 + 1 : n);
   if (method == MinMaxMethod::butterfly)
     min_max_kernel<true><<<blocks, kPassThreads>>>(keys, n, kind, result);
@@ -468,10 +392,7 @@ void sort_cuda(const Job& job) {
   // of arrays that fit its 8192-key tile stay there too.
   const bool longer = job.count == 1 ? job.length >= (std::size_t(1) << 23) : job.length > 8192;
   if (!longer) return sort_cuda_short(job);
-  if (job.kind == KeyKind::f64)
-    sort_keys_or_pairs<std::uint64_t>(job);
-  else
-    sort_keys_or_pairs<std::uint32_t>(job);
+  dispatch_sort_job<NoValue>(job, SortJob{});
 }
 
 MinMaxCodes min_max_cuda(const void* keys, KeyKind kind, std::size_t n, MinMaxMethod method) {

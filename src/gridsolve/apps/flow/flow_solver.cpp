@@ -986,15 +986,20 @@ StepReport FlowSolver<T>::piso_step(double dt, bool measure) {
   project(case_.correctors, false, r, measure);
   time_ = t_new;
   ++steps_;
-  if (measure) {
-    for (int c = 0; c < dims; ++c) {
-      const auto ext = face_extent(grid_.cells(), c);
-      r.change = std::max(r.change,
-                          max_change(device_, Box{{0, 0, 0}, {ext[0] - 1, ext[1] - 1, ext[2] - 1}},
-                                     u_[std::size_t(c)].cview(), u_n_[std::size_t(c)].cview()));
-    }
-  }
+  if (measure) r.change = std::max(r.change, velocity_change());
   return r;
+}
+
+template <class T>
+double FlowSolver<T>::velocity_change() const {
+  double change = 0;
+  for (int c = 0; c < case_.dims; ++c) {
+    const auto ext = face_extent(grid_.cells(), c);
+    change =
+        std::max(change, max_change(device_, Box{{0, 0, 0}, {ext[0] - 1, ext[1] - 1, ext[2] - 1}},
+                                    u_[std::size_t(c)].cview(), u_n_[std::size_t(c)].cview()));
+  }
+  return change;
 }
 
 template <class T>
@@ -1009,14 +1014,7 @@ StepReport FlowSolver<T>::simple_iteration(bool measure) {
   for (int c = 0; c < dims; ++c) sweep_momentum(c, case_.momentum_sweeps);
   project(1, case_.relax_p < 1.0, r, measure);
   ++steps_;
-  if (measure) {
-    for (int c = 0; c < dims; ++c) {
-      const auto ext = face_extent(grid_.cells(), c);
-      r.change = std::max(r.change,
-                          max_change(device_, Box{{0, 0, 0}, {ext[0] - 1, ext[1] - 1, ext[2] - 1}},
-                                     u_[std::size_t(c)].cview(), u_n_[std::size_t(c)].cview()));
-    }
-  }
+  if (measure) r.change = std::max(r.change, velocity_change());
   return r;
 }
 

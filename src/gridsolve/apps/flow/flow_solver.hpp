@@ -103,6 +103,8 @@ class FlowSolver {
   std::vector<Field<T>*> pressure_arrays();
 
  private:
+  // The largest change of any velocity face since u_n_ was saved.
+  double velocity_change() const;
   FlowCase case_;
   Device device_;
   MacGrid grid_;
