@@ -2,6 +2,7 @@
 // direct sum, demagnetizing factors of cubes, films, rods and prisms (Aharoni).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <numbers>
 #include <random>
@@ -191,27 +192,38 @@ TEST(DemagFactors, PeriodicFilmIsOneAlongTheNormal) {
   }
 }
 
-TEST(StockhamFft, MatchesTheDirectDft) {
-  // The butterflies the GPU column pass runs, driven pass by pass on the CPU, against the
-  // O(n^2) DFT, forward and inverse, for lengths of every radix mix the padding makes.
-  for (int n : {2, 4, 6, 8, 10, 12, 16, 30, 40, 60, 96, 100, 250, 360, 1024, 1536, 4096}) {
-    const StockhamPlan plan = StockhamPlan::make(n);
-    ASSERT_TRUE(plan.valid()) << n;
-    std::vector<Cx<double>> tw(n), x(n), a(n), b(n);
-    for (int m = 0; m < n; ++m)
-      tw[m] = {std::cos(2 * std::numbers::pi * m / n), -std::sin(2 * std::numbers::pi * m / n)};
+TEST(RegisterFft, MatchesTheDirectDft) {
+  // The GPU column pass's per-thread passes, driven thread by thread on the CPU with the
+  // exchanges between passes done through a plain array, against the O(n^2) DFT, forward
+  // and inverse, for every power of two the pass takes (radix-16 passes alone and with a
+  // last pass of radix 2, 4 and 8).
+  for (int n : {16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192}) {
+    const RegisterFftShape shape = RegisterFftShape::make(n);
+    ASSERT_TRUE(shape.valid()) << n;
+    const int threads = shape.threads();
+    std::vector<Cx<double>> tw(register_fft_twiddle_count(n)), x(n), exchange(n);
+    fill_register_fft_twiddles(n, tw.data());
     std::mt19937 rng(n);
     std::uniform_real_distribution<double> u(-1, 1);
     for (auto& v : x) v = {u(rng), u(rng)};
     for (int sign : {-1, 1}) {
-      a = x;
+      std::vector<std::array<Cx<double>, 16>> v(threads);
+      for (int j = 0; j < threads; ++j)
+        for (int t = 0; t < 16; ++t) v[j][t] = x[j + t * threads];
       int ns = 1;
-      for (int s = 0; s < plan.count; ++s) {
-        const int r = plan.radix[s];
-        for (int j = 0; j < n / r; ++j)
-          stockham_butterfly(r, j, n, ns, a.data(), b.data(), tw.data(), sign);
-        std::swap(a, b);
-        ns *= r;
+      for (int s = 0; s < shape.passes16; ++s) {
+        for (int j = 0; j < threads; ++j) radix16_pass(v[j].data(), j, n, s, ns, tw.data(), sign);
+        if (s == shape.passes16 - 1 && shape.last_radix == 1) break;
+        for (int j = 0; j < threads; ++j)
+          for (int t = 0; t < 16; ++t) exchange[radix16_destination(j, t, ns)] = v[j][t];
+        for (int j = 0; j < threads; ++j)
+          for (int t = 0; t < 16; ++t) v[j][t] = exchange[j + t * threads];
+        ns *= 16;
+      }
+      for (int j = 0; j < threads; ++j) {
+        if (shape.last_radix == 2) last_pass<2>(v[j].data(), j, n, tw.data(), sign);
+        if (shape.last_radix == 4) last_pass<4>(v[j].data(), j, n, tw.data(), sign);
+        if (shape.last_radix == 8) last_pass<8>(v[j].data(), j, n, tw.data(), sign);
       }
       double worst = 0;
       for (int k = 0; k < n; ++k) {
@@ -221,10 +233,11 @@ TEST(StockhamFft, MatchesTheDirectDft) {
           re += x[t].re * std::cos(ang) - x[t].im * std::sin(ang);
           im += x[t].re * std::sin(ang) + x[t].im * std::cos(ang);
         }
-        worst = std::max(worst, std::hypot(a[k].re - re, a[k].im - im));
+        const Cx<double> got = v[k % threads][k / threads];
+        worst = std::max(worst, std::hypot(got.re - re, got.im - im));
       }
       EXPECT_LT(worst, 1e-12 * n) << n << " sign " << sign;
     }
   }
-  EXPECT_FALSE(StockhamPlan::make(14).valid());
+  for (int n : {0, 8, 24, 48, 100, 4095}) EXPECT_FALSE(RegisterFftShape::make(n).valid()) << n;
 }

@@ -87,7 +87,8 @@ TEST(MicromagGpu, DemagMatchesDirectSum) {
   for (demag::FftMode mode :
        {demag::FftMode::skip_zeros, demag::FftMode::plain, demag::FftMode::fused})
     for (auto n : std::vector<std::array<int, 3>>{
-             {7, 5, 3}, {9, 6, 1}, {5, 4, 2}, {1, 6, 5}, {8, 1, 3}, {13, 11, 1}}) {
+             {7, 5, 3}, {9, 6, 1}, {5, 4, 2}, {1, 6, 5}, {8, 1, 3}, {13, 11, 1}, {12, 8, 1},
+             {5, 16, 1}}) {
       const std::array<double, 3> cell{3e-9, 2.5e-9, 2e-9};
       EXPECT_LT(
           demag::DemagConvolution<double>::check_against_direct_sum(Device::cuda, n, cell, mode),
@@ -110,9 +111,13 @@ TEST(MicromagGpu, CpuAndGpuAgree) {
 
 TEST(MicromagGpu, FusedColumnPassAgreesWithCpu) {
   SKIP_WITHOUT_GPU();
-  // Column lengths of several radix mixes (2048 = 4^5 2, 400 = 4^2 5^2, 216 = 4 2 3^3),
-  // large enough for many threads per column.
-  for (auto n : std::vector<std::array<int, 3>>{{64, 1024, 1}, {40, 200, 1}, {30, 108, 1}}) {
+  // Padded column lengths 16 (one thread a column), 32, 128, 1024 (radix-16 passes with a
+  // last pass of radix 2, 8 and 4), 4096 and 8192 (512 threads a column; double falls back
+  // to the cuFFT passes there, its buffers exceeding shared memory), and 200, which is not
+  // a power of two and falls back as well.
+  for (auto n : std::vector<std::array<int, 3>>{
+           {40, 8, 1}, {24, 16, 1}, {20, 64, 1}, {12, 512, 1}, {16, 2048, 1}, {4, 4096, 1},
+           {10, 100, 1}}) {
     expect_cpu_gpu_agree<double>(n, demag::FftMode::fused, 1e-11);
     expect_cpu_gpu_agree<float>(n, demag::FftMode::fused, 2e-5);
   }
@@ -181,7 +186,9 @@ TEST(MicromagGpu, PeriodicDemagMatchesDirectSum) {
                                            {{9, 7, 1}, {true, true, false}, 1},
                                            {{5, 6, 2}, {false, true, false}, 2},
                                            {{5, 4, 3}, {true, true, false}, 1},
-                                           {{4, 3, 5}, {false, false, true}, 1}}) {
+                                           {{4, 3, 5}, {false, false, true}, 1},
+                                           {{6, 16, 1}, {false, true, false}, 2},
+                                           {{5, 32, 1}, {true, true, false}, 1}}) {
       const std::array<double, 3> cell{3e-9, 2.5e-9, 2e-9};
       const demag::Periodicity pbc{c.axis, c.images};
       EXPECT_LT(demag::DemagConvolution<double>::check_against_direct_sum(Device::cuda, c.n, cell,
@@ -202,5 +209,6 @@ TEST(MicromagGpu, PeriodicCpuAndGpuAgree) {
     expect_cpu_gpu_agree<double>({24, 9, 3}, mode, 1e-11, {true, true, false}, 3);
     expect_cpu_gpu_agree<double>({33, 16, 1}, mode, 1e-11, {true, false, false}, 5);
     expect_cpu_gpu_agree<float>({32, 17, 1}, mode, 2e-5, {false, true, false}, 5);
+    expect_cpu_gpu_agree<double>({20, 64, 1}, mode, 1e-11, {false, true, false}, 3);
   }
 }

@@ -1,14 +1,18 @@
-// The fused column pass (demag_column_pass.hpp): one block per x frequency loads the
-// columns of M_x, M_y (then M_z) from the rows that hold cells, transforms them along y
-// with the Stockham butterflies in shared memory, multiplies by the tensor, transforms
-// back and stores only the rows the inverse x transform keeps. Compared with the y passes
-// of cuFFT, the padded half of each column is neither read nor written, and the spectrum
-// never goes to memory between the transforms and the product.
+// The fused column pass (demag_column_pass.hpp): one block of py / 16 threads per x
+// frequency. Each thread loads 16 values of a column (the padded rows are zeros, never
+// read), transforms them with the register Stockham passes of stockham_fft.hpp (shared
+// memory only for the exchanges between passes), multiplies by the tensor in registers,
+// transforms back and stores the rows the inverse x transform keeps. M_x's spectrum waits
+// in shared memory while M_y's is computed, and H_y while H_x is transformed back, so a
+// thread holds one column's 16 values at a time. Compared with cuFFT's y passes, the padded
+// half of each column is neither read nor written, and the spectrum never goes to memory
+// between the transforms and the product.
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 
+#include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/cuda_check.hpp"
 #include "gridsolve/transform/demag_column_pass.hpp"
 #include "gridsolve/transform/stockham_fft.hpp"
@@ -17,95 +21,129 @@ namespace gridsolve::demag {
 
 namespace {
 
-constexpr int max_threads = 512;
+// One complex value of padding every 16 keeps the exchanges' strided writes off a single
+// shared-memory bank.
+__device__ __forceinline__ int padded(int i) { return i + (i >> 4); }
 
-struct PassPlan {
-  int count;
-  int radix[32];
-};
+constexpr int pow16(int m) { return m == 0 ? 1 : 16 * pow16(m - 1); }
 
-// The column in `data` transformed; the result is in the returned buffer, the other of
-// (data, scratch) is free afterwards.
 template <class T>
-__device__ Cx<T>* column_fft(Cx<T>* data, Cx<T>* scratch, int n, const PassPlan& p, const Cx<T>* tw,
-                             int sign) {
-  Cx<T>* src = data;
-  Cx<T>* dst = scratch;
-  int ns = 1;
-  for (int s = 0; s < p.count; ++s) {
-    const int r = p.radix[s];
-    for (int j = threadIdx.x; j < n / r; j += blockDim.x)
-      stockham_butterfly(r, j, n, ns, src, dst, tw, sign);
+std::int64_t shared_bytes(int py) {
+  return (std::int64_t(py) + py / 16 + py) * std::int64_t(sizeof(Cx<T>));
+}
+
+// The transform of the column this block holds: v[t] = x[j + t py/16] in, X[...] out. The
+// shape is a template argument so that every pass unrolls with its stride a constant
+// (divisions become shifts; a runtime shape made the pass 2.4 times slower).
+template <int Passes16, int LastRadix, class T>
+__device__ __forceinline__ void column_fft(Cx<T> v[16], Cx<T>* exchange,
+                                           const Cx<T>* __restrict__ tw, int sign) {
+  constexpr int py = pow16(Passes16) * LastRadix, spread = py / 16;
+  const int j = threadIdx.x;
+#pragma unroll
+  for (int s = 0, ns = 1; s < Passes16; ++s, ns *= 16) {
+    radix16_pass(v, j, py, s, ns, tw, sign);
+    if (s == Passes16 - 1 && LastRadix == 1) break;
+    __syncthreads();  // the previous exchange's reads are done
+#pragma unroll
+    for (int t = 0; t < 16; ++t) exchange[padded(radix16_destination(j, t, ns))] = v[t];
     __syncthreads();
-    Cx<T>* t = src;
-    src = dst;
-    dst = t;
-    ns *= r;
+#pragma unroll
+    for (int t = 0; t < 16; ++t) v[t] = exchange[padded(j + t * spread)];
   }
-  return src;
+  if constexpr (LastRadix > 1) last_pass<LastRadix>(v, j, py, tw, sign);
 }
 
 template <class T>
-__device__ void load_column(Cx<T>* col, const T* rows, std::int64_t pitch, int kx, int ny, int py) {
-  const Cx<T>* src = reinterpret_cast<const Cx<T>*>(rows);
-  for (int j = threadIdx.x; j < py; j += blockDim.x)
-    col[j] = j < ny ? src[std::int64_t(j) * pitch + kx] : Cx<T>{T(0), T(0)};
+__device__ __forceinline__ void load_column(Cx<T> v[16], const Cx<T>* col, int ny, int spread) {
+#pragma unroll
+  for (int t = 0; t < 16; ++t) {
+    const int y = threadIdx.x + t * spread;
+    v[t] = y < ny ? col[y] : Cx<T>{T(0), T(0)};
+  }
 }
 
 template <class T>
-__device__ void store_column(T* rows, const Cx<T>* col, std::int64_t pitch, int kx, int ny) {
-  Cx<T>* dst = reinterpret_cast<Cx<T>*>(rows);
-  for (int j = threadIdx.x; j < ny; j += blockDim.x) dst[std::int64_t(j) * pitch + kx] = col[j];
+__device__ __forceinline__ void store_column(Cx<T>* col, const Cx<T> v[16], int ny, int spread) {
+#pragma unroll
+  for (int t = 0; t < 16; ++t) {
+    const int y = threadIdx.x + t * spread;
+    if (y < ny) col[y] = v[t];
+  }
 }
 
-template <class T>
-__global__ void __launch_bounds__(max_threads)
-    column_pass_kernel(ColumnPassArgs<T> a, PassPlan plan) {
-  extern __shared__ unsigned char shared_bytes[];
-  Cx<T>* buf = reinterpret_cast<Cx<T>*>(shared_bytes);
-  const int kx = blockIdx.x, py = a.py, hx = a.hx;
-  const Cx<T>* tw = reinterpret_cast<const Cx<T>*>(a.twiddle);
-  const std::int64_t comp = std::int64_t(py / 2 + 1) * hx;  // one tensor component
-  const T* K = a.kernel;
-  // x and y together (the product couples them), z alone; three columns of shared memory.
-  Cx<T>* cx = buf;
-  Cx<T>* cy = buf + py;
-  Cx<T>* spare = buf + 2 * py;
-  load_column(cx, a.rows[0], a.pitch, kx, a.ny, py);
-  load_column(cy, a.rows[1], a.pitch, kx, a.ny, py);
-  __syncthreads();
-  Cx<T>* fx = column_fft(cx, spare, py, plan, tw, -1);
-  spare = fx == cx ? spare : cx;
-  Cx<T>* fy = column_fft(cy, spare, py, plan, tw, -1);
-  spare = fy == cy ? spare : cy;
-  for (int ky = threadIdx.x; ky < py; ky += blockDim.x) {
+template <class T, int Passes16, int LastRadix>
+__global__ void __launch_bounds__(pow16(Passes16) * LastRadix / 16)
+    column_pass_kernel(ColumnPassArgs<T> a) {
+  extern __shared__ unsigned char shared_raw[];
+  Cx<T>* exchange = reinterpret_cast<Cx<T>*>(shared_raw);
+  constexpr int py = pow16(Passes16) * LastRadix, spread = py / 16;
+  Cx<T>* parked = exchange + py + py / 16;  // a spectrum waiting its turn, own slots
+  const int kx = blockIdx.x, j = threadIdx.x;
+  const Cx<T>* __restrict__ tw = reinterpret_cast<const Cx<T>*>(a.twiddle);
+  Cx<T>* col[3];
+  for (int c = 0; c < 3; ++c) col[c] = reinterpret_cast<Cx<T>*>(a.cols[c]) + kx * a.col_pitch;
+  const T* __restrict__ K = a.kernel + std::int64_t(kx) * (py / 2 + 1);
+  const std::int64_t q = a.kernel_comp;
+  Cx<T> v[16];
+
+  // x and y together (the product couples them), z alone.
+  load_column(v, col[0], a.ny, spread);
+  column_fft<Passes16, LastRadix>(v, exchange, tw, -1);
+#pragma unroll
+  for (int t = 0; t < 16; ++t) parked[j + t * spread] = v[t];
+  load_column(v, col[1], a.ny, spread);
+  column_fft<Passes16, LastRadix>(v, exchange, tw, -1);
+#pragma unroll
+  for (int t = 0; t < 16; ++t) {
+    // The tensor is stored for ky <= py/2; K_xy is odd in ky, the rest even.
+    const int ky = j + t * spread;
     const bool flip = 2 * ky > py;
-    const std::int64_t r = std::int64_t(flip ? py - ky : ky) * hx + kx;
-    const T kxx = K[r], kyy = K[comp + r], kxy = flip ? -K[3 * comp + r] : K[3 * comp + r];
-    const Cx<T> mx = fx[ky], my = fy[ky];
-    fx[ky] = scale(mx, kxx) + scale(my, kxy);
-    fy[ky] = scale(mx, kxy) + scale(my, kyy);
+    const int r = flip ? py - ky : ky;
+    const T kxx = __ldg(K + r), kyy = __ldg(K + q + r), kxy_ = __ldg(K + 3 * q + r);
+    const T kxy = flip ? -kxy_ : kxy_;
+    const Cx<T> mx = parked[ky], my = v[t];
+    parked[ky] = scale(mx, kxy) + scale(my, kyy);
+    v[t] = scale(mx, kxx) + scale(my, kxy);
   }
-  __syncthreads();
-  Cx<T>* hxc = column_fft(fx, spare, py, plan, tw, 1);
-  spare = hxc == fx ? spare : fx;
-  Cx<T>* hyc = column_fft(fy, spare, py, plan, tw, 1);
-  store_column(a.rows[0], hxc, a.pitch, kx, a.ny);
-  store_column(a.rows[1], hyc, a.pitch, kx, a.ny);
-  __syncthreads();
+  column_fft<Passes16, LastRadix>(v, exchange, tw, 1);
+  store_column(col[0], v, a.ny, spread);
+#pragma unroll
+  for (int t = 0; t < 16; ++t) v[t] = parked[j + t * spread];
+  column_fft<Passes16, LastRadix>(v, exchange, tw, 1);
+  store_column(col[1], v, a.ny, spread);
+
   // z: H_z = K_zz M_z in a single layer.
-  Cx<T>* cz = buf;
-  load_column(cz, a.rows[2], a.pitch, kx, a.ny, py);
-  __syncthreads();
-  Cx<T>* fz = column_fft(cz, buf + py, py, plan, tw, -1);
-  for (int ky = threadIdx.x; ky < py; ky += blockDim.x) {
-    const bool flip = 2 * ky > py;
-    const std::int64_t r = std::int64_t(flip ? py - ky : ky) * hx + kx;
-    fz[ky] = scale(fz[ky], K[2 * comp + r]);
+  load_column(v, col[2], a.ny, spread);
+  column_fft<Passes16, LastRadix>(v, exchange, tw, -1);
+#pragma unroll
+  for (int t = 0; t < 16; ++t) {
+    const int ky = j + t * spread;
+    v[t] = scale(v[t], __ldg(K + 2 * q + (2 * ky > py ? py - ky : ky)));
+  }
+  column_fft<Passes16, LastRadix>(v, exchange, tw, 1);
+  store_column(col[2], v, a.ny, spread);
+}
+
+constexpr int tile = 32, tile_rows = 8;
+
+template <class E>
+__global__ void transpose_kernel(const E* src, std::int64_t src_pitch, std::int64_t src_batch,
+                                 E* dst, std::int64_t dst_pitch, std::int64_t dst_batch, int rows,
+                                 int cols) {
+  __shared__ E t[tile][tile + 1];  // one column of padding: the transposed reads hit all banks
+  const E* s = src + blockIdx.z * src_batch;
+  E* d = dst + blockIdx.z * dst_batch;
+  const int c0 = blockIdx.x * tile, r0 = blockIdx.y * tile;
+  for (int i = threadIdx.y; i < tile; i += tile_rows) {
+    const int r = r0 + i, c = c0 + threadIdx.x;
+    if (r < rows && c < cols) t[i][threadIdx.x] = s[std::int64_t(r) * src_pitch + c];
   }
   __syncthreads();
-  Cx<T>* hz = column_fft(fz, fz == buf ? buf + py : buf, py, plan, tw, 1);
-  store_column(a.rows[2], hz, a.pitch, kx, a.ny);
+  for (int i = threadIdx.y; i < tile; i += tile_rows) {
+    const int c = c0 + i, r = r0 + threadIdx.x;
+    if (r < rows && c < cols) d[std::int64_t(c) * dst_pitch + r] = t[threadIdx.x][i];
+  }
 }
 
 int shared_limit() {
@@ -116,38 +154,72 @@ int shared_limit() {
   return bytes;
 }
 
+template <class T, int Passes16, int LastRadix>
+void launch(const ColumnPassArgs<T>& a) {
+  constexpr int py = pow16(Passes16) * LastRadix;
+  const auto bytes = shared_bytes<T>(py);
+  static bool configured = false;
+  if (bytes > 48 * 1024 && !configured) {
+    cuda::check(cudaFuncSetAttribute(column_pass_kernel<T, Passes16, LastRadix>,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
+                "column pass shared memory");
+    configured = true;
+  }
+  column_pass_kernel<T, Passes16, LastRadix><<<a.hx, py / 16, bytes>>>(a);
+  cuda::check(cudaGetLastError(), "column pass launch");
+}
+
 }  // namespace
 
 template <class T>
 bool column_pass_fits(const Layout& l) {
-  if (!l.thin() || l.p[1] < 2) return false;
-  if (!StockhamPlan::make(l.p[1]).valid()) return false;
-  return 3 * std::int64_t(l.p[1]) * std::int64_t(sizeof(Cx<T>)) <= shared_limit();
+  if (!l.thin()) return false;
+  const RegisterFftShape shape = RegisterFftShape::make(l.p[1]);
+  return shape.valid() && shape.threads() <= 512 && shared_bytes<T>(l.p[1]) <= shared_limit();
 }
 
 template <class T>
 void run_column_pass(const ColumnPassArgs<T>& a) {
-  const StockhamPlan sp = StockhamPlan::make(a.py);
-  PassPlan plan{};
-  plan.count = sp.count;
-  for (int s = 0; s < sp.count; ++s) plan.radix[s] = sp.radix[s];
-  const int bytes = int(3 * std::int64_t(a.py) * sizeof(Cx<T>));
-  static int configured = 0;  // the largest shared size requested so far
-  if (bytes > 48 * 1024 && bytes > configured) {
-    cuda::check(cudaFuncSetAttribute(column_pass_kernel<T>,
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize, bytes),
-                "column pass shared memory");
-    configured = bytes;
+  switch (a.py) {
+    case 16: return launch<T, 1, 1>(a);
+    case 32: return launch<T, 1, 2>(a);
+    case 64: return launch<T, 1, 4>(a);
+    case 128: return launch<T, 1, 8>(a);
+    case 256: return launch<T, 2, 1>(a);
+    case 512: return launch<T, 2, 2>(a);
+    case 1024: return launch<T, 2, 4>(a);
+    case 2048: return launch<T, 2, 8>(a);
+    case 4096: return launch<T, 3, 1>(a);
+    case 8192: return launch<T, 3, 2>(a);
+    default:
+      throw Error(fmt::format("demag column pass: column length {} is not a power of two in "
+                              "16 .. 8192",
+                              a.py),
+                  Error::Kind::invalid_input);
   }
-  // One butterfly per thread in a radix-8 pass, in whole warps.
-  const int threads = std::min(max_threads, std::max(32, (a.py / 8 + 31) / 32 * 32));
-  column_pass_kernel<T><<<a.hx, threads, bytes>>>(a, plan);
-  cuda::check(cudaGetLastError(), "column pass launch");
+}
+
+template <class E>
+void transpose(const E* src, std::int64_t src_pitch, std::int64_t src_batch, E* dst,
+               std::int64_t dst_pitch, std::int64_t dst_batch, int rows, int cols, int batch) {
+  if (rows <= 0 || cols <= 0 || batch <= 0) return;
+  const dim3 grid((cols + tile - 1) / tile, (rows + tile - 1) / tile, batch);
+  transpose_kernel<E><<<grid, dim3(tile, tile_rows)>>>(src, src_pitch, src_batch, dst, dst_pitch,
+                                                      dst_batch, rows, cols);
+  cuda::check(cudaGetLastError(), "transpose launch");
 }
 
 template bool column_pass_fits<float>(const Layout&);
 template bool column_pass_fits<double>(const Layout&);
 template void run_column_pass<float>(const ColumnPassArgs<float>&);
 template void run_column_pass<double>(const ColumnPassArgs<double>&);
+template void transpose<float>(const float*, std::int64_t, std::int64_t, float*, std::int64_t,
+                               std::int64_t, int, int, int);
+template void transpose<double>(const double*, std::int64_t, std::int64_t, double*, std::int64_t,
+                                std::int64_t, int, int, int);
+template void transpose<Cx<float>>(const Cx<float>*, std::int64_t, std::int64_t, Cx<float>*,
+                                   std::int64_t, std::int64_t, int, int, int);
+template void transpose<Cx<double>>(const Cx<double>*, std::int64_t, std::int64_t, Cx<double>*,
+                                    std::int64_t, std::int64_t, int, int, int);
 
 }  // namespace gridsolve::demag

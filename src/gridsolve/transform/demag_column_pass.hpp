@@ -1,6 +1,7 @@
 // The fused column pass of the GPU demag convolution of a single layer: for every x
 // frequency, the y transform of the rows that hold cells, the product with the tensor and
-// the inverse y transform of the rows that are kept, in one kernel, in shared memory.
+// the inverse y transform of the rows that are kept, in one kernel, in registers and shared
+// memory; and the transposes that give it whole columns to read.
 #pragma once
 #include <cstdint>
 
@@ -8,25 +9,35 @@
 
 namespace gridsolve::demag {
 
-// What the pass reads and writes: three spectra of rows (row pitch `pitch` complex values,
-// n[1] rows holding data after the x transform, p[1] rows per column), transformed along y
-// in place; `kernel` is the tensor's reduced spectrum, `twiddle` exp(-2 pi i m / p[1]) for
-// m = 0 .. p[1] - 1 as interleaved complex values.
+// What the pass reads and writes: three spectra stored by column (column kx of component c
+// at cols[c] + kx * col_pitch complex values, its first ny entries the rows that hold
+// cells, transformed along y in place), `kernel` the tensor's reduced spectrum stored by
+// column too (component q's column kx at kernel + q * kernel_comp + kx * (py/2 + 1); q =
+// xx, yy, zz, xy), `twiddle` the table of fill_register_fft_twiddles(py) (stockham_fft.hpp)
+// as interleaved complex values.
 template <class T>
 struct ColumnPassArgs {
-  T* rows[3];
-  std::int64_t pitch = 0;
+  T* cols[3] = {nullptr, nullptr, nullptr};
+  std::int64_t col_pitch = 0;
   const T* kernel = nullptr;
+  std::int64_t kernel_comp = 0;
   const T* twiddle = nullptr;
   int hx = 0, ny = 0, py = 0;
 };
 
-// Whether the pass can run for this layout on the current GPU (a single layer, p[1] a
-// product of 2, 3 and 5, three columns fitting in shared memory).
+// Whether the pass runs for this layout on the current GPU: a single layer, p[1] a power of
+// two from 16 up, and its buffers fitting in one multiprocessor's shared memory.
 template <class T>
 bool column_pass_fits(const Layout& l);
 
 template <class T>
 void run_column_pass(const ColumnPassArgs<T>& a);
+
+// dst[b][c * dst_pitch + r] = src[b][r * src_pitch + c] for r < rows, c < cols, b < batch
+// (batch b at src + b * src_batch, dst + b * dst_batch): E is T (the tensor) or a complex
+// value (the spectra).
+template <class E>
+void transpose(const E* src, std::int64_t src_pitch, std::int64_t src_batch, E* dst,
+               std::int64_t dst_pitch, std::int64_t dst_batch, int rows, int cols, int batch);
 
 }  // namespace gridsolve::demag

@@ -13,6 +13,7 @@
 #include "gridsolve/exec/memory.hpp"
 #include "gridsolve/transform/demag_column_pass.hpp"
 #include "gridsolve/transform/demag_fft.hpp"
+#include "gridsolve/transform/stockham_fft.hpp"
 
 namespace gridsolve::demag {
 
@@ -76,16 +77,17 @@ class CufftDemagFft final : public DemagFft<T> {
       plan_skip();
       fused_ = l.mode == FftMode::fused && column_pass_fits<T>(l);
       if (fused_) {
-        // exp(-2 pi i m / p1), computed in double.
+        // Columns padded to whole memory sectors; the tensor by column as well.
+        col_pitch_ = (std::int64_t(l.n[1]) + 31) / 32 * 32;
+        cols_ = Buffer<T>(Device::cuda, 3 * 2 * col_pitch_ * l.hx);
+        kernel_cols_ = Buffer<T>(Device::cuda, 4 * kernel_column() * l.hx);
         const int py = l.p[1];
-        std::vector<T> tw(2 * std::size_t(py));
-        for (int m = 0; m < py; ++m) {
-          const double a = 2 * 3.14159265358979323846 * m / py;
-          tw[2 * m] = T(std::cos(a));
-          tw[2 * m + 1] = T(-std::sin(a));
-        }
+        std::vector<T> tw(2 * std::size_t(register_fft_twiddle_count(py)));
+        fill_register_fft_twiddles(py, reinterpret_cast<Cx<T>*>(tw.data()));
         twiddle_ = Buffer<T>(Device::cuda, tw.size());
         copy_bytes(twiddle_.data(), Device::cuda, tw.data(), Device::cpu, tw.size() * sizeof(T));
+        int px = l.p[0], hx = l.hx, rx = l.rx;
+        inv_x_cols_ = plan_many(1, &px, &hx, int(col_pitch_), 1, &rx, 1, rx, F::c2r, l.n[1]);
       }
     } else {
       plan_plain();
@@ -123,24 +125,36 @@ class CufftDemagFft final : public DemagFft<T> {
     }
   }
 
-  // A single layer: the x transforms by cuFFT, the rest in the fused column pass.
+  // A single layer: the x transforms by cuFFT into rows, a transpose into columns, the
+  // fused column pass, and the inverse x transforms by cuFFT reading the columns (cuFFT's
+  // strided reads cost about what a transpose back would).
   bool convolve_fused(const T* kernel) override {
     if (!fused_) return false;
-    ColumnPassArgs<T> a;
-    const std::int64_t rows = 2 * std::int64_t(l_.sx) * l_.p[1];  // one component, in T
-    for (int c = 0; c < 3; ++c) {
-      a.rows[c] = rows_.data() + c * rows;
-      check_fft(F::exec_r2c(fwd_x_, input(c), cx(a.rows[c])), "x transform");
+    const std::int64_t hx = l_.hx, ny = l_.n[1], kc = kernel_column();
+    if (kernel != kernel_source_) {
+      // The tensor's components xx, yy, zz, xy, from rows of ky to columns of kx.
+      transpose<T>(kernel, hx, kc * hx, kernel_cols_.data(), kc, kc * hx, int(kc), int(hx), 4);
+      kernel_source_ = kernel;
     }
-    a.pitch = l_.sx;
-    a.kernel = kernel;
+    const std::int64_t rows = std::int64_t(l_.sx) * l_.p[1];  // one component, complex
+    for (int c = 0; c < 3; ++c)
+      check_fft(F::exec_r2c(fwd_x_, input(c), cx(rows_.data()) + c * rows), "x transform");
+    using V = Cx<T>;
+    transpose<V>(reinterpret_cast<const V*>(rows_.data()), l_.sx, rows,
+                 reinterpret_cast<V*>(cols_.data()), col_pitch_, col_pitch_ * hx, int(ny),
+                 int(hx), 3);
+    ColumnPassArgs<T> a;
+    for (int c = 0; c < 3; ++c) a.cols[c] = cols_.data() + c * 2 * col_pitch_ * hx;
+    a.col_pitch = col_pitch_;
+    a.kernel = kernel_cols_.data();
+    a.kernel_comp = kc * hx;
     a.twiddle = twiddle_.data();
     a.hx = l_.hx;
     a.ny = l_.n[1];
     a.py = l_.p[1];
     run_column_pass(a);
     for (int c = 0; c < 3; ++c)
-      check_fft(F::exec_c2r(inv_x_, cx(a.rows[c]), output(c)), "inverse x transform");
+      check_fft(F::exec_c2r(inv_x_cols_, cx(a.cols[c]), output(c)), "inverse x transform");
     return true;
   }
 
@@ -213,11 +227,19 @@ class CufftDemagFft final : public DemagFft<T> {
     }
   }
 
+  // Entries of one column of the tensor's reduced spectrum (ky = 0 .. p[1] / 2).
+  std::int64_t kernel_column() const { return l_.p[1] / 2 + 1; }
+
   Layout l_;
-  Buffer<T> in_, out_, spec_, rows_, slabs_, twiddle_;
+  Buffer<T> in_, out_, spec_, rows_, slabs_;
+  // The fused column pass: spectra and tensor by column, twiddles, and the tensor they were
+  // made from (a convolution's tensor never changes, so its address identifies it).
+  Buffer<T> cols_, kernel_cols_, twiddle_;
+  std::int64_t col_pitch_ = 0;
+  const T* kernel_source_ = nullptr;
   bool fused_ = false;
   std::vector<cufftHandle> plans_;
-  cufftHandle fwd_x_{}, inv_x_{}, fwd_y_{}, fwd_z_{};
+  cufftHandle fwd_x_{}, inv_x_{}, fwd_y_{}, fwd_z_{}, inv_x_cols_{};
 };
 
 }  // namespace

@@ -12,9 +12,10 @@ namespace gridsolve::demag {
 //    pass only on the rows that hold cells, the y pass only on the slabs that hold cells,
 //    and the inverse passes only where the result is kept.
 //  plain: whole padded 2D / 3D real-to-complex transforms (the reference for timing).
-//  fused: as skip_zeros, and on the GPU for single layers the y transform, the product
-//    with the tensor and the inverse y transform are one kernel per column, in shared
-//    memory (demag_column_pass.cuh); elsewhere the same as skip_zeros.
+//  fused: as skip_zeros, and on the GPU for single layers whose padded y length is a power
+//    of two (16 .. 8192, fitting in shared memory) the y transform, the product with the
+//    tensor and the inverse y transform are one kernel per column, in registers
+//    (demag_column_pass.hpp); elsewhere the same as skip_zeros.
 enum class FftMode { skip_zeros, plain, fused };
 
 // Periodic boundaries: along a periodic axis the box repeats without padding (the

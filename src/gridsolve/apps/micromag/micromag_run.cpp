@@ -28,9 +28,13 @@ demag::FftMode choose_fft_mode(const std::string& name, Device d, const Mesh& me
   if (name == "fused") return demag::FftMode::fused;
   require(name == "auto", fmt::format("fft must be auto, skip, plain or fused, got '{}'", name));
   if (d == Device::cpu) return demag::FftMode::skip_zeros;
+  // On the GPU: the fused column pass for films (it falls back to skip_zeros where it does
+  // not apply); the plain transforms for boxes, whose pruned y and z passes gain nothing
+  // over cuFFT's own 3D transforms, and for small films, where the pass count matters more
+  // than the bytes.
   const demag::Layout l = demag::Layout::make(mesh.n, demag::FftMode::plain, mesh.periodic);
   const double padded = double(l.p[0]) * l.p[1] * l.p[2];
-  return mesh.n[2] == 1 && padded >= double(1 << 20) ? demag::FftMode::skip_zeros
+  return mesh.n[2] == 1 && padded >= double(1 << 20) ? demag::FftMode::fused
                                                      : demag::FftMode::plain;
 }
 
