@@ -214,7 +214,7 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d) : case_(c), device_(d) {
 
   for (int comp = 0; comp < dims; ++comp) {
     const auto ext = face_extent(n, comp);
-    for (auto* f : {&u_, &u_n_, &u_nm1_, &hbya_, &b0_, &d_, &wall_, &body_, &open_})
+    for (auto* f : {&u_, &u_n_, &u_nm1_, &u_conv_, &hbya_, &b0_, &d_, &wall_, &body_, &open_})
       (*f)[std::size_t(comp)] = make_staggered<T>(n, dims, comp, d);
     StencilOperator<T>& m = mom_[std::size_t(comp)];
     m.grid.dims = dims;
@@ -522,7 +522,8 @@ void FlowSolver<T>::fill_pressure_ghosts() {
 }
 
 template <class T>
-void FlowSolver<T>::assemble_momentum(int comp, double tcoef, double dt, double relax) {
+void FlowSolver<T>::assemble_momentum(int comp, double tcoef, double dt, double relax,
+                                      bool extrapolated) {
   MomentumAssembly<T> m;
   m.g = grid_.geometry();
   m.c = comp;
@@ -539,8 +540,9 @@ void FlowSolver<T>::assemble_momentum(int comp, double tcoef, double dt, double 
   m.relax = T(relax);
   m.factor = T(inflow_factor_);
   m.simplec = case_.coupling == Coupling::simplec;
+  const auto& convecting = extrapolated ? u_conv_ : u_;
   for (int q = 0; q < case_.dims; ++q)
-    m.u[q] = u_[std::size_t(q)].cview(), m.open[q] = open_[std::size_t(q)].cview();
+    m.u[q] = convecting[std::size_t(q)].cview(), m.open[q] = open_[std::size_t(q)].cview();
   const std::size_t c = std::size_t(comp);
   m.un = u_n_[c].cview();
   m.unm1 = u_nm1_[c].cview();
@@ -556,6 +558,24 @@ void FlowSolver<T>::assemble_momentum(int comp, double tcoef, double dt, double 
   m.b0 = b0_[c].view();
   m.d = d_[c].view();
   for_each(device_, op.active, m);
+}
+
+// The velocity a BDF2 step linearizes its momentum equation about: 2 u^n - u^{n-1}, ghosts
+// and boundary faces included (their time levels extrapolate the same way). Linearized
+// about u^n, the convecting fluxes and the limited correction lag by a step and the scheme
+// is first order in time: DFG 2D-2's lift amplitude then moved by 6% when the step was
+// halved at 16 cells per diameter, and by 3% at 32.
+template <class T>
+void FlowSolver<T>::extrapolate_convecting_velocity() {
+  for (int c = 0; c < case_.dims; ++c) {
+    const std::size_t s = std::size_t(c);
+    const T* un = u_n_[s].storage();
+    const T* unm1 = u_nm1_[s].storage();
+    T* out = u_conv_[s].storage();
+    const int count = int(u_conv_[s].storage_size());
+    for_each(device_, Box{{0, 0, 0}, {count - 1, 0, 0}},
+             [=] GRIDSOLVE_HD(int i, int, int) { out[i] = T(2) * un[i] - unm1[i]; });
+  }
 }
 
 // Predictor: the pressure force joins b0, then red-black SOR sweeps.
@@ -981,7 +1001,9 @@ StepReport FlowSolver<T>::piso_step(double dt, bool measure) {
       case_.inflow_period > 0 ? std::sin(std::numbers::pi * t_new / case_.inflow_period) : 1.0;
   apply_boundaries(inflow_factor_);
   const double tcoef = (bdf2 && have_previous_ ? 1.5 : 1.0) / dt;
-  for (int c = 0; c < dims; ++c) assemble_momentum(c, tcoef, dt, 1.0);
+  const bool extrapolate = bdf2 && have_previous_;
+  if (extrapolate) extrapolate_convecting_velocity();
+  for (int c = 0; c < dims; ++c) assemble_momentum(c, tcoef, dt, 1.0, extrapolate);
   for (int c = 0; c < dims; ++c) sweep_momentum(c, case_.momentum_sweeps);
   project(case_.correctors, false, r, measure);
   time_ = t_new;

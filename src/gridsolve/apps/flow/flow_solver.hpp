@@ -86,7 +86,10 @@ class FlowSolver {
 
   // The pieces of an iteration (public only because CUDA's device lambdas may not live in
   // private member functions; callers use the two methods above).
-  void assemble_momentum(int c, double tcoef, double dt, double relax);
+  // extrapolated: linearize about u_conv_ (set by extrapolate_convecting_velocity) rather
+  // than the current velocity.
+  void assemble_momentum(int c, double tcoef, double dt, double relax, bool extrapolated = false);
+  void extrapolate_convecting_velocity();
   void sweep_momentum(int c, int sweeps);
   void project(int correctors, bool relax_pressure, StepReport& r, bool measure);
   // Boundary faces (with `set_faces`) and ghost layers for the inflow scaled by `factor`.
@@ -109,6 +112,8 @@ class FlowSolver {
   Device device_;
   MacGrid grid_;
   std::array<StaggeredField<T>, 3> u_, u_n_, u_nm1_, hbya_, b0_, d_, wall_;
+  // The convecting velocity of a BDF2 step (2 u^n - u^{n-1}); scratch, rebuilt every step.
+  std::array<StaggeredField<T>, 3> u_conv_;
   // Per face: area / distance to a body's wall, summed over the links to fixed faces.
   std::array<StaggeredField<T>, 3> body_;
   // Per face: the fraction open to the fluid (continuity counts only that part).
