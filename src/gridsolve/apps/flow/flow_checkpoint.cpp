@@ -17,7 +17,7 @@ namespace {
 
 constexpr char k_magic[8] = {'G', 'S', 'F', 'L', 'O', 'W', 'C', 'K'};
 constexpr char k_end[8] = {'G', 'S', 'F', 'L', 'O', 'W', 'N', 'D'};
-constexpr std::uint32_t k_version = 1;
+constexpr std::uint32_t k_version = 2;  // 2: the previous step length (variable-step BDF2)
 
 // FNV-1a, 64 bits: enough to tell a damaged file from a whole one (not a defence against
 // someone forging a file).

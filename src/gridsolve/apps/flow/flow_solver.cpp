@@ -66,8 +66,9 @@ struct MomentumAssembly {
   int c = 0, scheme = 0;
   int side_type[6] = {};
   bool periodic[3] = {false, false, false};
-  T nu = 0, tcoef = 0, relax = 1, factor = 1, inv_dt = 0;
-  bool bdf2 = false, transient = false, simplec = false;
+  // Transient: tcoef u^{n+1} - (c_n u^n - c_nm1 u^{n-1}) is the time derivative.
+  T nu = 0, tcoef = 0, relax = 1, factor = 1, c_n = 0, c_nm1 = 0;
+  bool transient = false, simplec = false;
   FieldView<const T> u[3], open[3], un, unm1, wall, body;
   FieldView<const std::uint8_t> fmask;
   Box ext;  // indices of component c that exist, ghosts included
@@ -172,8 +173,7 @@ struct MomentumAssembly {
     double aP = sum_a + netF + extra;
     if (transient) {
       aP += double(tcoef) * vol;
-      b += double(inv_dt) * vol *
-           (bdf2 ? 2.0 * double(un(i, j, k)) - 0.5 * double(unm1(i, j, k)) : double(un(i, j, k)));
+      b += vol * (double(c_n) * double(un(i, j, k)) - double(c_nm1) * double(unm1(i, j, k)));
     }
     const double aPr = aP / double(relax);
     b += (aPr - aP) * uP;
@@ -523,7 +523,7 @@ void FlowSolver<T>::fill_pressure_ghosts() {
 
 template <class T>
 void FlowSolver<T>::assemble_momentum(int comp, double tcoef, double dt, double relax,
-                                      bool extrapolated) {
+                                      bool extrapolated, double omega) {
   MomentumAssembly<T> m;
   m.g = grid_.geometry();
   m.c = comp;
@@ -535,8 +535,12 @@ void FlowSolver<T>::assemble_momentum(int comp, double tcoef, double dt, double 
   m.nu = T(case_.nu);
   m.tcoef = T(tcoef);
   m.transient = tcoef > 0;
-  m.inv_dt = T(dt > 0 ? 1.0 / dt : 0.0);
-  m.bdf2 = case_.time_scheme == TimeScheme::bdf2 && have_previous_ && m.transient;
+  // BDF2 over steps of unequal length (omega = dt / previous dt): with the constant-step
+  // weights the time derivative would be off by 1.5 - 0.5 / omega, which a shortened last
+  // step (to land on t_end) turns into a wrong pressure at the final time.
+  const bool bdf2 = case_.time_scheme == TimeScheme::bdf2 && have_previous_ && m.transient;
+  m.c_n = T(!m.transient ? 0.0 : bdf2 ? (1 + omega) / dt : 1.0 / dt);
+  m.c_nm1 = T(bdf2 ? omega * omega / ((1 + omega) * dt) : 0.0);
   m.relax = T(relax);
   m.factor = T(inflow_factor_);
   m.simplec = case_.coupling == Coupling::simplec;
@@ -560,13 +564,15 @@ void FlowSolver<T>::assemble_momentum(int comp, double tcoef, double dt, double 
   for_each(device_, op.active, m);
 }
 
-// The velocity a BDF2 step linearizes its momentum equation about: 2 u^n - u^{n-1}, ghosts
-// and boundary faces included (their time levels extrapolate the same way). Linearized
+// The velocity a BDF2 step linearizes its momentum equation about: (1 + omega) u^n -
+// omega u^{n-1} (omega = dt / previous dt; 2 u^n - u^{n-1} for equal steps), ghosts and
+// boundary faces included (their time levels extrapolate the same way). Linearized
 // about u^n, the convecting fluxes and the limited correction lag by a step and the scheme
 // is first order in time: DFG 2D-2's lift amplitude then moved by 6% when the step was
 // halved at 16 cells per diameter, and by 3% at 32.
 template <class T>
-void FlowSolver<T>::extrapolate_convecting_velocity() {
+void FlowSolver<T>::extrapolate_convecting_velocity(double omega) {
+  const T a = T(1 + omega), b = T(omega);
   for (int c = 0; c < case_.dims; ++c) {
     const std::size_t s = std::size_t(c);
     const T* un = u_n_[s].storage();
@@ -574,7 +580,7 @@ void FlowSolver<T>::extrapolate_convecting_velocity() {
     T* out = u_conv_[s].storage();
     const int count = int(u_conv_[s].storage_size());
     for_each(device_, Box{{0, 0, 0}, {count - 1, 0, 0}},
-             [=] GRIDSOLVE_HD(int i, int, int) { out[i] = T(2) * un[i] - unm1[i]; });
+             [=] GRIDSOLVE_HD(int i, int, int) { out[i] = a * un[i] - b * unm1[i]; });
   }
 }
 
@@ -902,8 +908,8 @@ void FlowSolver<T>::save_state(Checkpoint& c) const {
         Error::Kind::runtime);
   for (std::size_t a = 0; kept && a < setup_coefficients_.size(); ++a)
     put_field(c, fmt::format("pressure_setup_{}", a), setup_coefficients_[a]);
-  const double reals[] = {time_, inflow_factor_, pressure_seconds_};
-  c.put("solver_reals", reals, 3);
+  const double reals[] = {time_, inflow_factor_, pressure_seconds_, dt_previous_};
+  c.put("solver_reals", reals, 4);
   const long long ints[] = {steps_,        have_previous_ ? 1 : 0, pressure_ready_ ? 1 : 0,
                             pressure_age_, pressure_solves_,       pressure_iterations_};
   c.put("solver_integers", ints, 6);
@@ -913,7 +919,7 @@ template <class T>
 void FlowSolver<T>::restore_state(const Checkpoint& c) {
   const std::vector<double> reals = c.get<double>("solver_reals");
   const std::vector<long long> ints = c.get<long long>("solver_integers");
-  if (reals.size() != 3 || ints.size() != 6)
+  if (reals.size() != 4 || ints.size() != 6)
     throw Error(fmt::format("checkpoint '{}': the solver's scalars are malformed", c.source));
   for (int q = 0; q < case_.dims; ++q) {
     const std::size_t s = std::size_t(q);
@@ -925,6 +931,7 @@ void FlowSolver<T>::restore_state(const Checkpoint& c) {
   time_ = reals[0];
   inflow_factor_ = reals[1];
   pressure_seconds_ = reals[2];
+  dt_previous_ = reals[3];
   steps_ = ints[0];
   have_previous_ = ints[1] != 0;
   pressure_ready_ = ints[2] != 0;
@@ -1000,13 +1007,15 @@ StepReport FlowSolver<T>::piso_step(double dt, bool measure) {
   inflow_factor_ =
       case_.inflow_period > 0 ? std::sin(std::numbers::pi * t_new / case_.inflow_period) : 1.0;
   apply_boundaries(inflow_factor_);
-  const double tcoef = (bdf2 && have_previous_ ? 1.5 : 1.0) / dt;
-  const bool extrapolate = bdf2 && have_previous_;
-  if (extrapolate) extrapolate_convecting_velocity();
-  for (int c = 0; c < dims; ++c) assemble_momentum(c, tcoef, dt, 1.0, extrapolate);
+  const bool second_order = bdf2 && have_previous_;
+  const double omega = second_order ? dt / dt_previous_ : 1.0;
+  const double tcoef = second_order ? (1 + 2 * omega) / ((1 + omega) * dt) : 1.0 / dt;
+  if (second_order) extrapolate_convecting_velocity(omega);
+  for (int c = 0; c < dims; ++c) assemble_momentum(c, tcoef, dt, 1.0, second_order, omega);
   for (int c = 0; c < dims; ++c) sweep_momentum(c, case_.momentum_sweeps);
   project(case_.correctors, false, r, measure);
   time_ = t_new;
+  dt_previous_ = dt;
   ++steps_;
   if (measure) r.change = std::max(r.change, velocity_change());
   return r;

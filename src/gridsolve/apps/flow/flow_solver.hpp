@@ -88,8 +88,10 @@ class FlowSolver {
   // private member functions; callers use the two methods above).
   // extrapolated: linearize about u_conv_ (set by extrapolate_convecting_velocity) rather
   // than the current velocity.
-  void assemble_momentum(int c, double tcoef, double dt, double relax, bool extrapolated = false);
-  void extrapolate_convecting_velocity();
+  // omega: this step's length over the previous one's (BDF2 over unequal steps).
+  void assemble_momentum(int c, double tcoef, double dt, double relax, bool extrapolated = false,
+                         double omega = 1.0);
+  void extrapolate_convecting_velocity(double omega);
   void sweep_momentum(int c, int sweeps);
   void project(int correctors, bool relax_pressure, StepReport& r, bool measure);
   // Boundary faces (with `set_faces`) and ghost layers for the inflow scaled by `factor`.
@@ -132,6 +134,7 @@ class FlowSolver {
   double time_ = 0;
   std::int64_t steps_ = 0;
   bool have_previous_ = false;  // u^{n-1} holds a step (BDF2 may start)
+  double dt_previous_ = 0;      // the step that took u^{n-1} to u^n
   double inflow_factor_ = 1;
   bool profiling_ = false;
   double pressure_seconds_ = 0;
