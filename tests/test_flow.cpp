@@ -121,8 +121,10 @@ namespace {
 // Taylor-Green vortex on the periodic box [0, 2 pi]^2 (every side periodic, the pressure
 // solved on the wrapped operator): u = sin x cos y F, v = -cos x sin y F,
 // p = (cos 2x + cos 2y) F^2 / 4, F = exp(-2 nu t).
-double taylor_green_error(int n, TimeScheme scheme, double* max_div, double courant = 0.5,
-                          double T = 1.0) {
+// The periodic box [0, 2 pi]^2 of n^2 cells, nu 0.05, PISO with the given time scheme and
+// solver tolerances.
+FlowCase periodic_box(int n, TimeScheme scheme, double momentum_tolerance,
+                      double pressure_tolerance) {
   FlowCase c;
   c.cells = {n, n, 1};
   c.hi = {2 * std::numbers::pi, 2 * std::numbers::pi, 1};
@@ -131,8 +133,14 @@ double taylor_green_error(int n, TimeScheme scheme, double* max_div, double cour
   c.coupling = Coupling::piso;
   c.time_scheme = scheme;
   c.momentum_sweeps = 4;
-  c.momentum_tolerance = 1e-8;
-  c.pressure_tolerance = 1e-10;
+  c.momentum_tolerance = momentum_tolerance;
+  c.pressure_tolerance = pressure_tolerance;
+  return c;
+}
+
+double taylor_green_error(int n, TimeScheme scheme, double* max_div, double courant = 0.5,
+                          double T = 1.0) {
+  const FlowCase c = periodic_box(n, scheme, 1e-8, 1e-10);
   FlowSolver<double> s(c, Device::cpu);
   s.set_velocity(0, [](double x, double y, double) { return std::sin(x) * std::cos(y); });
   s.set_velocity(1, [](double x, double y, double) { return -std::cos(x) * std::sin(y); });
@@ -211,18 +219,8 @@ namespace {
 // `steps` equal steps, or with `refine` > 0 a pattern of unequal steps (lengths 1, 0.5,
 // 1.5, 0.8, 1.2, repeated) each cut into `refine` equal parts.
 std::vector<double> carried_taylor_green(int steps, TimeScheme scheme, int refine = 0) {
-  FlowCase c;
-  c.cells = {32, 32, 1};
-  c.hi = {2 * std::numbers::pi, 2 * std::numbers::pi, 1};
-  for (int s = 0; s < 4; ++s) c.sides[std::size_t(s)].type = SideType::periodic;
-  c.nu = 0.05;
-  c.coupling = Coupling::piso;
-  c.time_scheme = scheme;
-  c.momentum_sweeps = 4;
-  c.momentum_tolerance = 1e-10;
-  c.pressure_tolerance = 1e-11;
   const double U = 1.0, V = 0.5, T = 0.4;
-  FlowSolver<double> s(c, Device::cpu);
+  FlowSolver<double> s(periodic_box(32, scheme, 1e-10, 1e-11), Device::cpu);
   s.set_velocity(0, [=](double x, double y, double) { return U + std::sin(x) * std::cos(y); });
   s.set_velocity(1, [=](double x, double y, double) { return V - std::cos(x) * std::sin(y); });
   s.set_pressure(

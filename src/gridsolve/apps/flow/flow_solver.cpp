@@ -522,8 +522,8 @@ void FlowSolver<T>::fill_pressure_ghosts() {
 }
 
 template <class T>
-void FlowSolver<T>::assemble_momentum(int comp, double tcoef, double dt, double relax,
-                                      bool extrapolated, double omega) {
+void FlowSolver<T>::assemble_momentum(int comp, const TimeWeights& w, double relax,
+                                      bool extrapolated) {
   MomentumAssembly<T> m;
   m.g = grid_.geometry();
   m.c = comp;
@@ -533,14 +533,10 @@ void FlowSolver<T>::assemble_momentum(int comp, double tcoef, double dt, double 
   for (int s = 0; s < 6; ++s) m.side_type[s] = side_code(case_.sides[std::size_t(s)].type);
   for (int q = 0; q < 3; ++q) m.periodic[q] = periodic_[std::size_t(q)];
   m.nu = T(case_.nu);
-  m.tcoef = T(tcoef);
-  m.transient = tcoef > 0;
-  // BDF2 over steps of unequal length (omega = dt / previous dt): with the constant-step
-  // weights the time derivative would be off by 1.5 - 0.5 / omega, which a shortened last
-  // step (to land on t_end) turns into a wrong pressure at the final time.
-  const bool bdf2 = case_.time_scheme == TimeScheme::bdf2 && have_previous_ && m.transient;
-  m.c_n = T(!m.transient ? 0.0 : bdf2 ? (1 + omega) / dt : 1.0 / dt);
-  m.c_nm1 = T(bdf2 ? omega * omega / ((1 + omega) * dt) : 0.0);
+  m.tcoef = T(w.now);
+  m.c_n = T(w.previous);
+  m.c_nm1 = T(w.before);
+  m.transient = w.now > 0;
   m.relax = T(relax);
   m.factor = T(inflow_factor_);
   m.simplec = case_.coupling == Coupling::simplec;
@@ -1007,11 +1003,17 @@ StepReport FlowSolver<T>::piso_step(double dt, bool measure) {
   inflow_factor_ =
       case_.inflow_period > 0 ? std::sin(std::numbers::pi * t_new / case_.inflow_period) : 1.0;
   apply_boundaries(inflow_factor_);
+  // BDF2 over steps of unequal length (omega = dt / previous dt): with the constant-step
+  // weights the time derivative would be off by 1.5 - 0.5 / omega, which a shortened last
+  // step (to land on t_end) turns into a wrong pressure at the final time.
   const bool second_order = bdf2 && have_previous_;
   const double omega = second_order ? dt / dt_previous_ : 1.0;
-  const double tcoef = second_order ? (1 + 2 * omega) / ((1 + omega) * dt) : 1.0 / dt;
+  const TimeWeights w = second_order ? TimeWeights{(1 + 2 * omega) / ((1 + omega) * dt),
+                                                   (1 + omega) / dt,
+                                                   omega * omega / ((1 + omega) * dt)}
+                                     : TimeWeights{1.0 / dt, 1.0 / dt, 0.0};
   if (second_order) extrapolate_convecting_velocity(omega);
-  for (int c = 0; c < dims; ++c) assemble_momentum(c, tcoef, dt, 1.0, second_order, omega);
+  for (int c = 0; c < dims; ++c) assemble_momentum(c, w, 1.0, second_order);
   for (int c = 0; c < dims; ++c) sweep_momentum(c, case_.momentum_sweeps);
   project(case_.correctors, false, r, measure);
   time_ = t_new;
@@ -1041,7 +1043,7 @@ StepReport FlowSolver<T>::simple_iteration(bool measure) {
   if (measure)
     for (int c = 0; c < dims; ++c) u_n_[std::size_t(c)].copy_from(u_[std::size_t(c)]);
   apply_boundaries(1.0);
-  for (int c = 0; c < dims; ++c) assemble_momentum(c, 0.0, 0.0, case_.relax_u);
+  for (int c = 0; c < dims; ++c) assemble_momentum(c, TimeWeights{}, case_.relax_u);
   for (int c = 0; c < dims; ++c) sweep_momentum(c, case_.momentum_sweeps);
   project(1, case_.relax_p < 1.0, r, measure);
   ++steps_;

@@ -86,11 +86,14 @@ class FlowSolver {
 
   // The pieces of an iteration (public only because CUDA's device lambdas may not live in
   // private member functions; callers use the two methods above).
+  // The time derivative of a step as now u^{n+1} - previous u^n + before u^{n-1} (all zero:
+  // steady).
+  struct TimeWeights {
+    double now = 0, previous = 0, before = 0;
+  };
   // extrapolated: linearize about u_conv_ (set by extrapolate_convecting_velocity) rather
   // than the current velocity.
-  // omega: this step's length over the previous one's (BDF2 over unequal steps).
-  void assemble_momentum(int c, double tcoef, double dt, double relax, bool extrapolated = false,
-                         double omega = 1.0);
+  void assemble_momentum(int c, const TimeWeights& w, double relax, bool extrapolated = false);
   void extrapolate_convecting_velocity(double omega);
   void sweep_momentum(int c, int sweeps);
   void project(int correctors, bool relax_pressure, StepReport& r, bool measure);
