@@ -249,6 +249,11 @@ void FlowCase::validate() const {
           fmt::format("momentum_sweeps is {}; valid: 1 to 1000", momentum_sweeps));
   require(momentum_omega > 0 && momentum_omega < 2,
           fmt::format("momentum_omega is {}; valid: (0, 2)", momentum_omega));
+  // -1 is the unset default (predictor_tolerance() chooses); a user's value is in [0, 1).
+  require(momentum_tolerance == -1 || (momentum_tolerance >= 0 && momentum_tolerance < 1),
+          fmt::format("momentum_tolerance is {}; valid: 0 (a fixed count of sweeps) up to "
+                      "below 1",
+                      momentum_tolerance));
   require(pressure_tolerance > 0 && pressure_tolerance < 1,
           fmt::format("pressure tolerance {}; valid: (0, 1)", pressure_tolerance));
   require(check_every >= 1, "check_every must be at least 1");

@@ -624,7 +624,8 @@ void FlowSolver<T>::sweep_momentum(int comp, int sweeps) {
     bicgstab_[c].solve(nullptr, u_[c], so);
     return;
   }
-  if (case_.momentum_tolerance <= 0) {
+  const double tolerance = case_.predictor_tolerance();
+  if (tolerance <= 0) {
     sweep(sweeps);
     return;
   }
@@ -632,7 +633,7 @@ void FlowSolver<T>::sweep_momentum(int comp, int sweeps) {
   const double start = op.residual_norm(nullptr, u_[c]);
   for (int block = 0; block < 100; ++block) {
     sweep(sweeps);
-    if (op.residual_norm(nullptr, u_[c]) <= case_.momentum_tolerance * start) break;
+    if (op.residual_norm(nullptr, u_[c]) <= tolerance * start) break;
   }
 }
 
