@@ -13,8 +13,10 @@ struct CliOutcome {
   std::string output;
 };
 
-inline CliOutcome run_cli(const std::string& args) {
-  const std::string cmd = std::string(GRIDSOLVE_CLI) + " " + args + " 2>&1";
+// `shell_prefix` goes before the program on the shell's command line (a `cd DIR && `, an
+// environment assignment).
+inline CliOutcome run_cli(const std::string& args, const std::string& shell_prefix = "") {
+  const std::string cmd = shell_prefix + std::string(GRIDSOLVE_CLI) + " " + args + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return {-1, "popen failed"};
   std::string out;

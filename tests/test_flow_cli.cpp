@@ -60,6 +60,34 @@ TEST(FlowCli, CavityWritesItsResults) {
     EXPECT_TRUE(std::filesystem::exists(dir / file)) << file;
 }
 
+// Ghia's table is found from anywhere (upward from the program's folder too), and a run
+// that cannot find it still writes its results, saying what was left out.
+TEST(FlowCli, CavityFindsGhiasTableFromAnotherFolderAndRunsWithoutIt) {
+  const auto elsewhere = scratch("elsewhere");
+  std::filesystem::create_directories(elsewhere);
+  const auto found = elsewhere / "found";
+  const Outcome a = cli_testing::run_cli(
+      "cavity --re 100 --n 16 --max-iter 100 --device cpu --no-plots --out " + found.string(),
+      "cd " + elsewhere.string() + " && env -u GRIDSOLVE_REFERENCE_DIR ");
+  ASSERT_TRUE(a.code == 0 || a.code == 3) << a.output;
+  std::ifstream fa(found / "summary.json");
+  ASSERT_TRUE(fa.good()) << a.output;
+  EXPECT_TRUE(nlohmann::json::parse(fa).contains("ghia_max_deviation")) << a.output;
+
+  const auto missing = elsewhere / "missing";
+  const Outcome b = cli_testing::run_cli(
+      "cavity --re 100 --n 16 --max-iter 100 --device cpu --no-plots --out " + missing.string(),
+      "cd " + elsewhere.string() + " && GRIDSOLVE_REFERENCE_DIR=" + elsewhere.string() + " ");
+  ASSERT_TRUE(b.code == 0 || b.code == 3) << b.output;
+  EXPECT_NE(b.output.find("not found"), std::string::npos) << b.output;
+  std::ifstream fb(missing / "summary.json");
+  ASSERT_TRUE(fb.good()) << b.output;
+  const nlohmann::json j = nlohmann::json::parse(fb);
+  EXPECT_FALSE(j.contains("ghia_max_deviation"));
+  EXPECT_TRUE(j.contains("psi_min"));
+  EXPECT_TRUE(std::filesystem::exists(missing / "centreline_u.csv"));
+}
+
 TEST(FlowCli, TransientChannelFromTomlWritesASeries) {
   const auto dir = scratch("channel");
   const std::string path = write_case("channel", std::string(channel_head) + R"TOML(

@@ -196,18 +196,28 @@ std::string ghia_table_path() {
   const std::string name = "ghia1982_re100_re1000.csv";
   if (env && *env) return std::string(env) + "/" + name;
   namespace fs = std::filesystem;
-  for (fs::path dir = fs::current_path(); !dir.empty(); dir = dir.parent_path()) {
-    for (const fs::path& p : {dir / "examples/flow" / name, dir / "shared/reference" / name})
-      if (fs::exists(p)) return p.string();
-    if (dir == dir.parent_path()) break;
-  }
-  return name;
+  // Upward from the working directory, then from the program's own folder, so that a
+  // build-tree binary finds the repository's copy wherever it is run from.
+  std::vector<fs::path> starts{fs::current_path()};
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) starts.push_back(self.parent_path());
+  for (const fs::path& start : starts)
+    for (fs::path dir = start; !dir.empty(); dir = dir.parent_path()) {
+      for (const fs::path& p : {dir / "examples/flow" / name, dir / "shared/reference" / name})
+        if (fs::exists(p)) return p.string();
+      if (dir == dir.parent_path()) break;
+    }
+  return "";
 }
 
 std::vector<CentrelinePoint> compare_with_ghia(const FlowSnapshot& s, const std::string& path,
                                                double re) {
   require(re == 100 || re == 1000,
           fmt::format("Ghia's tables are for Re 100 and 1000, not {}", re));
+  require(!path.empty(),
+          "Ghia's table ghia1982_re100_re1000.csv was not found; set GRIDSOLVE_REFERENCE_DIR "
+          "to the folder that holds it (examples/flow in the source tree)");
   std::ifstream in(path);
   require(bool(in), fmt::format("cannot read Ghia's table '{}'", path));
   std::vector<CentrelinePoint> out;

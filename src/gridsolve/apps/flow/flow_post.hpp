@@ -60,8 +60,9 @@ struct CentrelinePoint {
 // from the CSV at `path`, each point with the computed value beside it.
 std::vector<CentrelinePoint> compare_with_ghia(const FlowSnapshot& s, const std::string& path,
                                                double re);
-// Ghia's table path: $GRIDSOLVE_REFERENCE_DIR, else the shared reference folder found
-// upward from the working directory, else the copy in examples/flow/.
+// Ghia's table path: in $GRIDSOLVE_REFERENCE_DIR when set, else examples/flow/ or
+// shared/reference/ found upward from the working directory or from the program's own
+// folder; empty when none is found.
 std::string ghia_table_path();
 double max_deviation(const std::vector<CentrelinePoint>& points);
 double mean_deviation(const std::vector<CentrelinePoint>& points);
