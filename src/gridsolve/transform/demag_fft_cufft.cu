@@ -65,7 +65,6 @@ class CufftDemagFft final : public DemagFft<T> {
     const std::int64_t real = l.real_size(), spec = l.spectrum_size();
     in_ = Buffer<T>(Device::cuda, 3 * real);
     out_ = Buffer<T>(Device::cuda, 3 * real);
-    spec_ = Buffer<T>(Device::cuda, 3 * 2 * spec);
     zero_bytes(Device::cuda, in_.data(), 3 * real * sizeof(T));
     if (l.pruned()) {
       rows_ = Buffer<T>(Device::cuda, 3 * 2 * std::int64_t(l.sx) * l.p[1] * l.n[2]);
@@ -92,6 +91,9 @@ class CufftDemagFft final : public DemagFft<T> {
     } else {
       plan_plain();
     }
+    // The fused convolution never forms the padded spectrum (about a third of the
+    // memory at these sizes): it is allocated only if forward() is used after all.
+    if (!fused_) spec_ = Buffer<T>(Device::cuda, 3 * 2 * spec);
   }
   ~CufftDemagFft() override {
     for (cufftHandle p : plans_) cufftDestroy(p);
@@ -99,11 +101,14 @@ class CufftDemagFft final : public DemagFft<T> {
 
   T* input(int c) const override { return in_.data() + c * l_.real_size(); }
   T* output(int c) const override { return out_.data() + c * l_.real_size(); }
-  T* spectrum(int c) const override { return spec_.data() + c * 2 * l_.spectrum_size(); }
+  T* spectrum(int c) const override {
+    if (spec_.size() == 0) spec_ = Buffer<T>(Device::cuda, 3 * 2 * l_.spectrum_size());
+    return spec_.data() + c * 2 * l_.spectrum_size();
+  }
 
   void forward() override {
     if (l_.mode == FftMode::plain) {
-      check_fft(F::exec_r2c(fwd_x_, in_.data(), cx(spec_.data())), "forward transform");
+      check_fft(F::exec_r2c(fwd_x_, in_.data(), cx(spectrum(0))), "forward transform");
       return;
     }
     const std::int64_t py = l_.p[1], hx = l_.sx, ny = l_.n[1], px = l_.rx;
@@ -160,7 +165,7 @@ class CufftDemagFft final : public DemagFft<T> {
 
   void inverse() override {
     if (l_.mode == FftMode::plain) {
-      check_fft(F::exec_c2r(inv_x_, cx(spec_.data()), out_.data()), "inverse transform");
+      check_fft(F::exec_c2r(inv_x_, cx(spectrum(0)), out_.data()), "inverse transform");
       return;
     }
     const std::int64_t py = l_.p[1], hx = l_.sx, ny = l_.n[1], px = l_.rx;
@@ -231,7 +236,8 @@ class CufftDemagFft final : public DemagFft<T> {
   std::int64_t kernel_column() const { return l_.p[1] / 2 + 1; }
 
   Layout l_;
-  Buffer<T> in_, out_, spec_, rows_, slabs_;
+  Buffer<T> in_, out_, rows_, slabs_;
+  mutable Buffer<T> spec_;  // allocated on first use where the fused pass runs
   // The fused column pass: spectra and tensor by column, twiddles, and the tensor they were
   // made from (a convolution's tensor never changes, so its address identifies it).
   Buffer<T> cols_, kernel_cols_, twiddle_;
