@@ -160,6 +160,14 @@ centre = [3.9, 0.5]
 radius = 0.3
 )TOML") + " --device cpu",
        "not inside the domain"},
+      {"flow " + write_case("negmomtol", R"TOML(
+[flow]
+cells = [8, 8]
+nu = 0.01
+[method]
+momentum_tolerance = -0.5
+)TOML") + " --device cpu",
+       "momentum_tolerance"},
       {"flow " + write_case("negnu", R"TOML(
 [flow]
 cells = [8, 8]
