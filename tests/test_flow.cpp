@@ -138,14 +138,26 @@ FlowCase periodic_box(int n, TimeScheme scheme, double momentum_tolerance,
   return c;
 }
 
+// The vortex at t = 0 (velocity and pressure), carried by a uniform flow (U, V).
+void start_taylor_green(FlowSolver<double>& s, double U = 0, double V = 0) {
+  s.set_velocity(0, [=](double x, double y, double) { return U + std::sin(x) * std::cos(y); });
+  s.set_velocity(1, [=](double x, double y, double) { return V - std::cos(x) * std::sin(y); });
+  s.set_pressure(
+      [](double x, double y, double) { return 0.25 * (std::cos(2 * x) + std::cos(2 * y)); });
+}
+
+// The L2 error of u against the standing vortex decayed to time T.
+double taylor_green_u_error(const FlowSolver<double>& s, double nu, double T) {
+  const double F = std::exp(-2 * nu * T);
+  return max_error(
+      s, 0, [F](double x, double y) { return std::sin(x) * std::cos(y) * F; }, true);
+}
+
 double taylor_green_error(int n, TimeScheme scheme, double* max_div, double courant = 0.5,
                           double T = 1.0) {
   const FlowCase c = periodic_box(n, scheme, 1e-8, 1e-10);
   FlowSolver<double> s(c, Device::cpu);
-  s.set_velocity(0, [](double x, double y, double) { return std::sin(x) * std::cos(y); });
-  s.set_velocity(1, [](double x, double y, double) { return -std::cos(x) * std::sin(y); });
-  s.set_pressure(
-      [](double x, double y, double) { return 0.25 * (std::cos(2 * x) + std::cos(2 * y)); });
+  start_taylor_green(s);
   const double h = 2 * std::numbers::pi / n;
   const int steps = int(std::ceil(T / (courant * h)));
   const double dt = T / steps;
@@ -154,9 +166,7 @@ double taylor_green_error(int n, TimeScheme scheme, double* max_div, double cour
     s.piso_step(dt, false);
     *max_div = std::max(*max_div, s.max_divergence());
   }
-  const double F = std::exp(-2 * c.nu * T);
-  return max_error(
-      s, 0, [F](double x, double y) { return std::sin(x) * std::cos(y) * F; }, true);
+  return taylor_green_u_error(s, c.nu, T);
 }
 
 }  // namespace
@@ -221,10 +231,7 @@ namespace {
 std::vector<double> carried_taylor_green(int steps, TimeScheme scheme, int refine = 0) {
   const double U = 1.0, V = 0.5, T = 0.4;
   FlowSolver<double> s(periodic_box(32, scheme, 1e-10, 1e-11), Device::cpu);
-  s.set_velocity(0, [=](double x, double y, double) { return U + std::sin(x) * std::cos(y); });
-  s.set_velocity(1, [=](double x, double y, double) { return V - std::cos(x) * std::sin(y); });
-  s.set_pressure(
-      [](double x, double y, double) { return 0.25 * (std::cos(2 * x) + std::cos(2 * y)); });
+  start_taylor_green(s, U, V);
   if (refine == 0) {
     for (int k = 0; k < steps; ++k) s.piso_step(T / steps, false);
   } else {
@@ -291,12 +298,9 @@ double diffusive_taylor_green_error(double momentum_tolerance) {
   FlowCase c = periodic_box(32, TimeScheme::bdf2, momentum_tolerance, 1e-10);
   c.nu = 1;
   FlowSolver<double> s(c, Device::cpu);
-  s.set_velocity(0, [](double x, double y, double) { return std::sin(x) * std::cos(y); });
-  s.set_velocity(1, [](double x, double y, double) { return -std::cos(x) * std::sin(y); });
+  start_taylor_green(s);
   for (int k = 0; k < 10; ++k) s.piso_step(0.05, false);
-  const double F = std::exp(-2 * c.nu * 0.5);
-  return max_error(
-      s, 0, [F](double x, double y) { return std::sin(x) * std::cos(y) * F; }, true);
+  return taylor_green_u_error(s, c.nu, 0.5);
 }
 }  // namespace
 
