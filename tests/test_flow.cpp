@@ -349,7 +349,7 @@ TEST(FlowExact, PoiseuilleSecondOrder) {
 }
 
 namespace {
-double kovasznay_error(int n, int* iterations) {
+double kovasznay_error(int n, int* iterations, Convection scheme = Convection::tvd) {
   const double re = 40, pi = std::numbers::pi;
   const double lam = re / 2 - std::sqrt(re * re / 4 + 4 * pi * pi);
   auto u = [=](double x, double y, double) { return 1 - std::exp(lam * x) * std::cos(2 * pi * y); };
@@ -367,6 +367,7 @@ double kovasznay_error(int n, int* iterations) {
     c.sides[std::size_t(s)].profile[1] = Expression::from(v, "kovasznay v");
   }
   c.coupling = Coupling::simplec;
+  c.convection = scheme;
   c.relax_u = 0.9;
   c.relax_p = 1.0;
   c.pressure_tolerance = 1e-8;
@@ -386,6 +387,32 @@ TEST(FlowExact, KovasznaySecondOrder) {
   EXPECT_GT(i1, 0);
   EXPECT_GT(i2, 0);
   EXPECT_NEAR(std::log2(e1 / e2), 2.0, 0.35);
+}
+
+TEST(FlowCase, ConvectionSchemesReadBackUnderTheirNames) {
+  for (const Convection c : {Convection::upwind, Convection::hybrid, Convection::tvd,
+                             Convection::quick, Convection::central})
+    EXPECT_EQ(parse_convection(to_string(c)), c);
+  EXPECT_EQ(parse_convection("linear"), Convection::central);
+}
+
+TEST(FlowExact, KovasznayOrderOfEachConvectionScheme) {
+  // The deferred corrections (QUICK, central) keep the second order; upwind falls to the
+  // first. (Hybrid is left out: its cell Peclet number, 2.5 then 1.25, crosses its switch.)
+  struct Row {
+    Convection scheme;
+    double order;
+  };
+  for (const Row r : {Row{Convection::quick, 2.0}, Row{Convection::central, 2.0},
+                      Row{Convection::upwind, 1.0}}) {
+    int i1, i2;
+    const double e1 = kovasznay_error(16, &i1, r.scheme), e2 = kovasznay_error(32, &i2, r.scheme);
+    std::printf("Kovasznay, %s: max errors %.3e %.3e, order %.2f\n", to_string(r.scheme).c_str(),
+                e1, e2, std::log2(e1 / e2));
+    EXPECT_GT(i1, 0);
+    EXPECT_GT(i2, 0);
+    EXPECT_NEAR(std::log2(e1 / e2), r.order, 0.35) << to_string(r.scheme);
+  }
 }
 
 TEST(FlowExact, MassConservedEveryStepAroundAnObstacle) {

@@ -47,7 +47,10 @@ Convection parse_convection(const std::string& t) {
   if (t == "upwind") return Convection::upwind;
   if (t == "hybrid") return Convection::hybrid;
   if (t == "tvd" || t == "vanleer") return Convection::tvd;
-  throw Error(fmt::format("convection scheme '{}' is not known; valid: upwind, hybrid, tvd", t));
+  if (t == "quick") return Convection::quick;
+  if (t == "central" || t == "linear") return Convection::central;
+  throw Error(fmt::format(
+      "convection scheme '{}' is not known; valid: upwind, hybrid, tvd, quick, central", t));
 }
 Coupling parse_coupling(const std::string& t) {
   if (t == "simple") return Coupling::simple;
@@ -61,7 +64,18 @@ TimeScheme parse_time_scheme(const std::string& t) {
   throw Error(fmt::format("time scheme '{}' is not known; valid: euler, bdf2", t));
 }
 std::string to_string(Convection c) {
-  return c == Convection::upwind ? "upwind" : c == Convection::hybrid ? "hybrid" : "tvd";
+  switch (c) {
+    case Convection::upwind:
+      return "upwind";
+    case Convection::hybrid:
+      return "hybrid";
+    case Convection::tvd:
+      return "tvd";
+    case Convection::quick:
+      return "quick";
+    default:
+      return "central";
+  }
 }
 std::string to_string(Coupling c) {
   return c == Coupling::simple ? "simple" : c == Coupling::simplec ? "simplec" : "piso";

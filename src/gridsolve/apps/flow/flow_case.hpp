@@ -46,7 +46,9 @@ enum class ObstacleTreatment { immersed, staircase };
 ObstacleTreatment parse_obstacle_treatment(const std::string& text);
 std::string to_string(ObstacleTreatment t);
 
-enum class Convection { upwind, hybrid, tvd };
+// tvd, quick and central are upwind plus a deferred correction toward a higher-order
+// face value: van Leer's limited one (bounded), QUICK's, or linear interpolation.
+enum class Convection { upwind, hybrid, tvd, quick, central };
 enum class Coupling { simple, simplec, piso };
 enum class TimeScheme { euler, bdf2 };
 Convection parse_convection(const std::string& text);
