@@ -311,7 +311,9 @@ TEST(FlowSolvers, PisoPredictorConvergesWhereDiffusionDominates) {
   std::printf("diffusive Taylor-Green errors: tight %.4e, default %.4e, 4 sweeps %.4e\n", tight,
               unset, fixed);
   EXPECT_LT(std::abs(unset - tight), 0.02 * tight);
-  EXPECT_GT(fixed, 1.5 * tight);  // what the default is there to prevent
+  // What the default is there to prevent: a fixed count of sweeps lands far from the
+  // converged step (on either side, depending on the SOR factor).
+  EXPECT_GT(std::abs(fixed - tight), 0.5 * tight);
 }
 
 namespace {

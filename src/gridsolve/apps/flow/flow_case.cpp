@@ -261,7 +261,8 @@ void FlowCase::validate() const {
           fmt::format("momentum solver '{}' is not known; valid: sor, bicgstab", momentum_solver));
   require(momentum_sweeps >= 1 && momentum_sweeps <= 1000,
           fmt::format("momentum_sweeps is {}; valid: 1 to 1000", momentum_sweeps));
-  require(momentum_omega > 0 && momentum_omega < 2,
+  // -1 is the unset default (predictor_omega() chooses).
+  require(momentum_omega == -1 || (momentum_omega > 0 && momentum_omega < 2),
           fmt::format("momentum_omega is {}; valid: (0, 2)", momentum_omega));
   // -1 is the unset default (predictor_tolerance() chooses); a user's value is in [0, 1).
   require(momentum_tolerance == -1 || (momentum_tolerance >= 0 && momentum_tolerance < 1),

@@ -607,7 +607,7 @@ void FlowSolver<T>::sweep_momentum(int comp, int sweeps) {
   });
   const StencilView<T> a = op.view();
   const FieldView<T> u = u_[c].view();
-  const T omega = T(case_.momentum_omega);
+  const T omega = T(case_.predictor_omega());
   const bool wraps = periodic_[0] || periodic_[1] || periodic_[2];
   auto sweep = [&](int count) {
     for (int s = 0; s < count; ++s)
