@@ -30,27 +30,12 @@ constexpr int kTileBits = sizeof(U) == 4 && !has_values<V> ? 14 : 13;
 template <class U, class V>
 constexpr int kTileKeyBytes = int(sizeof(U)) + (has_values<V> ? 4 : 0);  // shared memory a key
 
-template <class U>
-struct PassArgs {
-  const U* kin;
-  U* kout;
-  const std::uint32_t* vin;
-  std::uint32_t* vout;
-  KeyKind kind;
-  U flip;          // all ones for a descending sort
-  ull seg_stride;  // address distance between segments
-  ull load_len;    // keys per segment in the input
-  ull store_len;   // keys per segment written
-  ull seg_count;
-  int seg_bits;  // log2 of the padded segment length
-};
-
 // One pass of the plan over the tiles (one block each; sort_tile.hpp has the arithmetic).
 // Segmented: the contiguous tile pass of a batched sort (segments of 2^seg_bits positions,
 // seg_stride keys apart).
 template <int TB, bool Segmented, class U, class V>
 __global__ void __launch_bounds__(kPassThreads)
-    pass_kernel(PassArgs<U> a, const PlanPass* __restrict__ plan) {
+    pass_kernel(SegmentArgs<U> a, const PlanPass* __restrict__ plan) {
   constexpr unsigned kTile = 1u << TB;
   constexpr int kPerThread = kTile / kPassThreads;
   static_assert(kPassThreads == 256 && TB > 8, "tile positions: thread bits 0..7");
@@ -179,7 +164,7 @@ class PlanTable {
 };
 
 template <int TB, bool Segmented, class U, class V>
-void launch_pass_tb(const PassArgs<U>& a, const PlanPass* plan, ull blocks) {
+void launch_pass_tb(const SegmentArgs<U>& a, const PlanPass* plan, ull blocks) {
   const int bytes = (1 << TB) * kTileKeyBytes<U, V> + kMaxSteps * int(sizeof(StepCode));
   static const bool configured = [&] {
     cuda::check(cudaFuncSetAttribute(pass_kernel<TB, Segmented, U, V>,
@@ -196,7 +181,7 @@ void launch_pass_tb(const PassArgs<U>& a, const PlanPass* plan, ull blocks) {
 // (one block, no work on empty positions).
 constexpr int kSmallTileBits = 11;
 template <bool Segmented, class U, class V>
-void launch_pass(const PassArgs<U>& a, const PlanPass* plan, ull blocks, int tile_bits) {
+void launch_pass(const SegmentArgs<U>& a, const PlanPass* plan, ull blocks, int tile_bits) {
   if constexpr (Segmented) {
     launch_pass_tb<kTileBits<U, V>, true, U, V>(a, plan, blocks);
   } else if (tile_bits == 11) {
@@ -231,7 +216,7 @@ int sort_array(const Job& job, const U* in, U* out, const std::uint32_t* vin, st
   for (std::size_t i = 0; i < plan.size(); ++i) {
     const bool first = i == 0;
     const unsigned phase = first ? tile_phase : plan[i].contiguous ? merge_phase : global_phase;
-    const PassArgs<U> a{first ? in : out,
+    const SegmentArgs<U> a{first ? in : out,
                         out,
                         first ? vin : vout,
                         vout,
@@ -255,7 +240,7 @@ void sort_job(const Job& job) {
       job, (ull(1) << TB),
       [&](const U* in, U* out, U flip, int bits) {
         // Whole segments on chip, 2^TB / padded of them per block.
-        const PassArgs<U> a{in,  out, job.values_in, job.values_out, job.kind, flip,
+        const SegmentArgs<U> a{in,  out, job.values_in, job.values_out, job.kind, flip,
                             len, len, len,           count,          bits};
         launch_pass<true, U, V>(a, PlanTable::get().device(TB, Bitonic, bits),
                                 (count * (ull(1) << bits) + (ull(1) << TB) - 1) >> TB, TB);

@@ -71,22 +71,6 @@ __device__ __forceinline__ bool downwards(ull pos, int s, int bits) {
   return s < bits && ((pos >> s) & 1);
 }
 
-template <class U>
-struct TileArgs {
-  const U* kin;
-  U* kout;
-  const std::uint32_t* vin;
-  std::uint32_t* vout;
-  KeyKind kind;
-  U flip;          // all ones for a descending sort
-  ull seg_stride;  // address distance between segments
-  ull load_len;    // keys per segment in the input
-  ull store_len;   // keys per segment written
-  ull seg_count;
-  int seg_bits;     // log2 of the padded segment length
-  int merge_stage;  // 0: sort the tile (outer stages 1..min(seg_bits, 13)); s: merge
-};
-
 // Layout A: thread t holds tile positions 16 t + j (strides 1..8 in registers, 16..256
 // across the warp). Layout B: positions 512 j + t (strides 512..4096 in registers;
 // coalesced global loads and stores).
@@ -242,9 +226,9 @@ __device__ __forceinline__ void flip_shared(U* sk, V* sv, int s) {
 }
 
 // Sorts tiles (outer stages 1..min(seg_bits, 13); segments of up to a tile are sorted
-// completely, several per tile) or, with merge_stage s, runs strides 2^12..1 of stage s.
+// completely, several per tile) or, with merge_stage s > 0, runs strides 2^12..1 of stage s.
 template <bool Bitonic, class U, class V>
-__global__ void __launch_bounds__(kThreads) tile_kernel(TileArgs<U> a) {
+__global__ void __launch_bounds__(kThreads) tile_kernel(SegmentArgs<U> a, int merge_stage) {
   extern __shared__ __align__(16) unsigned char smem[];
   U* sk = reinterpret_cast<U*>(smem);
   V* sv = reinterpret_cast<V*>(sk + kSlots);
@@ -267,8 +251,8 @@ __global__ void __launch_bounds__(kThreads) tile_kernel(TileArgs<U> a) {
     }
   }
   const ull base_a = tile_first + ull(t) * kPer;
-  if (a.merge_stage > 0) {
-    const int s = a.merge_stage;
+  if (merge_stage > 0) {
+    const int s = merge_stage;
     for (int K = kTileBits - 1; K >= kThreadBits; --K) stage_b<Bitonic>(r, K, s, tile_first, bits);
     __syncthreads();
     put_b(r, sk, sv);
@@ -387,7 +371,7 @@ __global__ void __launch_bounds__(kPassThreads) global_kernel(GlobalArgs<U> a) {
 }
 
 template <bool Bitonic, class U, class V>
-void launch_tile(const TileArgs<U>& a, ull tiles) {
+void launch_tile(const SegmentArgs<U>& a, int merge_stage, ull tiles) {
   const int bytes = kSlots * int(sizeof(U) + (has_values<V> ? sizeof(V) : 0));
   static const bool configured = [&] {
     cuda::check(cudaFuncSetAttribute(tile_kernel<Bitonic, U, V>,
@@ -396,7 +380,7 @@ void launch_tile(const TileArgs<U>& a, ull tiles) {
     return true;
   }();
   (void)configured;
-  tile_kernel<Bitonic, U, V><<<unsigned(tiles), kThreads, bytes>>>(a);
+  tile_kernel<Bitonic, U, V><<<unsigned(tiles), kThreads, bytes>>>(a, merge_stage);
   cuda::check_launch("sort tile kernel");
 }
 
@@ -444,9 +428,9 @@ int sort_array(const Job& job, const U* in, U* out, const std::uint32_t* vin, st
   const int bits = ceil_log2(std::size_t(n));
   const ull padded = ull(1) << bits;
   const U flip = job.descending ? ~U(0) : U(0);
-  TileArgs<U> t{in, out, vin, vout, job.kind, flip, 0, n, stored, 1, bits, 0};
+  const SegmentArgs<U> t{in, out, vin, vout, job.kind, flip, 0, n, stored, 1, bits};
   if (phases & tile_phase)
-    launch_tile<Bitonic, U, V>(t, std::max<ull>(1, padded >> kTileBits)), ++launches;
+    launch_tile<Bitonic, U, V>(t, 0, std::max<ull>(1, padded >> kTileBits)), ++launches;
   for (int s = kTileBits + 1; s <= bits; ++s) {
     // Strides 2^(s-1) .. 2^13 in as few passes as possible, of near-equal depth.
     const int strides = s - kTileBits;
@@ -458,8 +442,8 @@ int sort_array(const Job& job, const U* in, U* out, const std::uint32_t* vin, st
       if (phases & global_phase) launch_global_m<Bitonic, U, V>(m, g, padded), ++launches;
       k -= m;
     }
-    TileArgs<U> mt{out, out, vout, vout, job.kind, flip, 0, stored, stored, 1, bits, s};
-    if (phases & merge_phase) launch_tile<Bitonic, U, V>(mt, padded >> kTileBits), ++launches;
+    const SegmentArgs<U> mt{out, out, vout, vout, job.kind, flip, 0, stored, stored, 1, bits};
+    if (phases & merge_phase) launch_tile<Bitonic, U, V>(mt, s, padded >> kTileBits), ++launches;
   }
   return launches;
 }
@@ -471,9 +455,9 @@ void sort_job(const Job& job) {
       job, kTile,
       [&](const U* in, U* out, U flip, int bits) {
         // Whole segments on chip, kTile / padded of them per block.
-        TileArgs<U> t{in,  out, job.values_in, job.values_out, job.kind, flip,
-                      len, len, len,           count,          bits,     0};
-        launch_tile<Bitonic, U, V>(t, (count * (ull(1) << bits) + kTile - 1) / kTile);
+        const SegmentArgs<U> t{in,  out, job.values_in, job.values_out, job.kind, flip,
+                               len, len, len,           count,          bits};
+        launch_tile<Bitonic, U, V>(t, 0, (count * (ull(1) << bits) + kTile - 1) / kTile);
       },
       [&](const U* in, U* out, const std::uint32_t* vin, std::uint32_t* vout, ull n, ull stored) {
         sort_array<Bitonic, U, V>(job, in, out, vin, vout, n, stored);

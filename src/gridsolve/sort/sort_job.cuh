@@ -22,6 +22,24 @@ using ull = unsigned long long;
 
 constexpr int kJobThreads = 256;  // threads of the repair kernels
 
+// Where a sort kernel reads and writes the segments of one job: keys (and payloads) in and
+// out, the key kind, the direction, and the layout of the segments. A single array is one
+// segment of load_len keys.
+template <class U>
+struct SegmentArgs {
+  const U* kin;
+  U* kout;
+  const std::uint32_t* vin;
+  std::uint32_t* vout;
+  KeyKind kind;
+  U flip;          // all ones for a descending sort
+  ull seg_stride;  // address distance between segments
+  ull load_len;    // keys per segment in the input
+  ull store_len;   // keys per segment written
+  ull seg_count;
+  int seg_bits;  // log2 of the padded segment length
+};
+
 // Bitonic payload repair (see sort_cpu.cpp): before the sort, the payloads of keys equal
 // to the padding code are set aside per segment; afterwards they fill the segment's last
 // places, where those keys end.
