@@ -129,15 +129,13 @@ struct FlowCase {
     if (momentum_tolerance >= 0) return momentum_tolerance;
     return coupling == Coupling::piso ? 1e-4 : 0.0;
   }
-  // The predictor's SOR factor. Unless set, PISO over-relaxes by 1.3: on fine grids its
-  // momentum systems are diffusion-dominated (the time term ~h / dt ~ h), Gauss-Seidel
-  // needs many sweeps to reach predictor_tolerance(), and 1.3 needs about a third fewer
-  // (a 4096^2 cavity step 1.5x faster on the device; 1.5 is as fast, from 1.7 on it slows
-  // again: the systems are not symmetric). Steady couplings keep Gauss-Seidel (1.0): they
-  // run a fixed count of sweeps on momentum made diagonally dominant by relax_u.
+  // The predictor's SOR factor: momentum_omega when set; otherwise 1.0 (Gauss-Seidel)
+  // for the steady couplings, which run a fixed count of sweeps on momentum made
+  // diagonally dominant by relax_u, and 0 for PISO: the solver then derives it from the
+  // momentum rows of each step (FlowSolver::predictor_omega).
   double predictor_omega() const {
     if (momentum_omega > 0) return momentum_omega;
-    return coupling == Coupling::piso ? 1.3 : 1.0;
+    return coupling == Coupling::piso ? 0.0 : 1.0;
   }
   std::string describe() const;
 };

@@ -96,6 +96,9 @@ class FlowSolver {
   void assemble_momentum(int c, const TimeWeights& w, double relax, bool extrapolated = false);
   void extrapolate_convecting_velocity(double omega);
   void sweep_momentum(int c, int sweeps);
+  // The SOR factor of component c's predictor: the case's, or (when it leaves the choice
+  // to the system) Young's optimum for the largest sum |a_nb| / a_P of its rows.
+  double predictor_omega(int c) const;
   void project(int correctors, bool relax_pressure, StepReport& r, bool measure);
   // Boundary faces (with `set_faces`) and ghost layers for the inflow scaled by `factor`.
   void apply_boundaries(double factor, bool set_faces = true);
