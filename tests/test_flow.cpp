@@ -398,6 +398,19 @@ TEST(FlowCase, ConvectionSchemesReadBackUnderTheirNames) {
   EXPECT_EQ(parse_convection("linear"), Convection::central);
 }
 
+TEST(FlowCase, SorFactorOfThePredictor) {
+  FlowCase c = cavity_case(100, 8);
+  EXPECT_EQ(c.predictor_omega(), 1.0);  // steady: Gauss-Seidel
+  c.coupling = Coupling::piso;
+  EXPECT_EQ(c.predictor_omega(), 0.0);  // from each step's momentum rows
+  c.momentum_omega = 1.4;
+  EXPECT_EQ(c.predictor_omega(), 1.4);  // the user's, whatever the coupling
+  c.coupling = Coupling::simple;
+  EXPECT_EQ(c.predictor_omega(), 1.4);
+  c.momentum_omega = 2.0;
+  EXPECT_THROW(c.validate(), Error);
+}
+
 TEST(FlowExact, KovasznayOrderOfEachConvectionScheme) {
   // The deferred corrections (QUICK, central) keep the second order; upwind falls to the
   // first. (Hybrid is left out: its cell Peclet number, 2.5 then 1.25, crosses its switch.)
