@@ -418,8 +418,8 @@ TEST(FlowExact, KovasznayOrderOfEachConvectionScheme) {
     Convection scheme;
     double order;
   };
-  for (const Row r : {Row{Convection::quick, 2.0}, Row{Convection::central, 2.0},
-                      Row{Convection::upwind, 1.0}}) {
+  for (const Row r :
+       {Row{Convection::quick, 2.0}, Row{Convection::central, 2.0}, Row{Convection::upwind, 1.0}}) {
     int i1, i2;
     const double e1 = kovasznay_error(16, &i1, r.scheme), e2 = kovasznay_error(32, &i2, r.scheme);
     std::printf("Kovasznay, %s: max errors %.3e %.3e, order %.2f\n", to_string(r.scheme).c_str(),

@@ -150,7 +150,8 @@ TEST(FlowCli, BadCasesExitWithTwoAndSayWhy) {
       {"cavity --re -100 --n 16 --device cpu", "Reynolds number"},
       {"cavity --re 100 --n 16 --device cpu --coupling piso --cfl 3", "CFL"},
       {"channel --case dfg-2d-9 --device cpu", "dfg-2d-1"},
-      {"cavity --re 100 --n 16 --device cpu --convection lax", "upwind, hybrid, tvd, quick, central"},
+      {"cavity --re 100 --n 16 --device cpu --convection lax",
+       "upwind, hybrid, tvd, quick, central"},
       {"flow " + write_case("nooutflow", channel_head) + " --device cpu", "outflow"},
       {"flow " + write_case("outside", std::string(channel_head) + R"TOML(
 [boundary.x_high]

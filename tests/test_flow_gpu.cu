@@ -46,8 +46,8 @@ TEST(FlowGpu, SimplecCavityMatchesCpu) {
 
 TEST(FlowGpu, EveryConvectionSchemeMatchesCpu) {
   SKIP_WITHOUT_GPU();
-  for (const Convection scheme : {Convection::upwind, Convection::hybrid, Convection::quick,
-                                  Convection::central}) {
+  for (const Convection scheme :
+       {Convection::upwind, Convection::hybrid, Convection::quick, Convection::central}) {
     FlowCase c = cavity_case(400, 32);
     c.convection = scheme;
     c.pressure_tolerance = 1e-10;
@@ -156,7 +156,8 @@ TEST(FlowGpuSmall, EveryPathOnATinyGrid) {
       cpu.simple_iteration(false);
       gpu.simple_iteration(it == 3);
     }
-    EXPECT_LT(field_difference(cpu, gpu), 1e-8) << to_string(c.convection) << " " << c.momentum_solver;
+    EXPECT_LT(field_difference(cpu, gpu), 1e-8)
+        << to_string(c.convection) << " " << c.momentum_solver;
   }
   FlowCase staircase = dfg_case("dfg-2d-2", 4);
   staircase.obstacle_treatment = ObstacleTreatment::staircase;

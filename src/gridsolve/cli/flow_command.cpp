@@ -27,7 +27,8 @@ void add_common(CLI::App* a, FlowArguments& f) {
   a->add_option("--device", f.device, "auto | cpu | cuda (default auto)");
   a->add_option("--out", f.out, "output folder (fields, CSV, summary.json, plots)");
   a->add_option("--coupling", f.coupling, "simple | simplec | piso");
-  a->add_option("--convection", f.convection, "upwind | hybrid | tvd | quick | central (default tvd)");
+  a->add_option("--convection", f.convection,
+                "upwind | hybrid | tvd | quick | central (default tvd)");
   a->add_option("--time", f.time_scheme, "euler | bdf2 (PISO; default bdf2)");
   a->add_option("--tol", f.tol, "steady: largest velocity change per iteration to stop at");
   a->add_option("--max-iter", f.max_iter, "steady: iteration cap");

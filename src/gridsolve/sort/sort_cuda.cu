@@ -217,16 +217,16 @@ int sort_array(const Job& job, const U* in, U* out, const std::uint32_t* vin, st
     const bool first = i == 0;
     const unsigned phase = first ? tile_phase : plan[i].contiguous ? merge_phase : global_phase;
     const SegmentArgs<U> a{first ? in : out,
-                        out,
-                        first ? vin : vout,
-                        vout,
-                        job.kind,
-                        flip,
-                        0,
-                        first ? n : stored,
-                        stored,
-                        1,
-                        bits};
+                           out,
+                           first ? vin : vout,
+                           vout,
+                           job.kind,
+                           flip,
+                           0,
+                           first ? n : stored,
+                           stored,
+                           1,
+                           bits};
     if (phases & phase) launch_pass<false, U, V>(a, dplan + i, blocks, TB), ++launches;
   }
   return launches;
@@ -241,7 +241,7 @@ void sort_job(const Job& job) {
       [&](const U* in, U* out, U flip, int bits) {
         // Whole segments on chip, 2^TB / padded of them per block.
         const SegmentArgs<U> a{in,  out, job.values_in, job.values_out, job.kind, flip,
-                            len, len, len,           count,          bits};
+                               len, len, len,           count,          bits};
         launch_pass<true, U, V>(a, PlanTable::get().device(TB, Bitonic, bits),
                                 (count * (ull(1) << bits) + (ull(1) << TB) - 1) >> TB, TB);
       },

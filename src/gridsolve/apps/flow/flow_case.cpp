@@ -73,9 +73,10 @@ std::string to_string(Convection c) {
       return "tvd";
     case Convection::quick:
       return "quick";
-    default:
+    case Convection::central:
       return "central";
   }
+  return "unknown";
 }
 std::string to_string(Coupling c) {
   return c == Coupling::simple ? "simple" : c == Coupling::simplec ? "simplec" : "piso";

@@ -48,6 +48,7 @@ std::string to_string(ObstacleTreatment t);
 
 // tvd, quick and central are upwind plus a deferred correction toward a higher-order
 // face value: van Leer's limited one (bounded), QUICK's, or linear interpolation.
+// The momentum assembly takes the values as its scheme codes: keep the order.
 enum class Convection { upwind, hybrid, tvd, quick, central };
 enum class Coupling { simple, simplec, piso };
 enum class TimeScheme { euler, bdf2 };
