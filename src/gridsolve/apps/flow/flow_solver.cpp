@@ -649,7 +649,7 @@ void FlowSolver<T>::sweep_momentum(int comp, int sweeps) {
 // needs many sweeps, and over-relaxation saves most of them; where the time term
 // dominates, Gauss-Seidel is already best. rho, the largest sum |a_nb| / a_P, bounds
 // the Jacobi iteration's spectral radius, and red-black ordering makes Young's
-// 2 / (1 + sqrt(1 - rho^2)) the best factor for the symmetric (diffusion) part. It is
+// optimal_omega(rho) the best factor for the symmetric (diffusion) part. It is
 // capped at 1.3: convection makes the rows nonsymmetric, and on the 4096^2 cavity 1.5
 // was no faster than 1.3 and 1.7 slower than 1.0. Recomputed every predictor, from the
 // rows alone, so that a restarted run takes the same factors.
@@ -676,7 +676,7 @@ double FlowSolver<T>::predictor_omega(int comp) const {
       },
       MaxOp{}, 0.0);
   if (!(rho < 1)) return 1.0;  // no diagonal dominance (or NaN): no over-relaxation
-  return std::clamp(2 / (1 + std::sqrt(1 - rho * rho)), 1.0, 1.3);
+  return std::clamp(optimal_omega(rho), 1.0, 1.3);
 }
 
 // Pressure equation from continuity of u = HbyA + d (p_lo - p_hi), solved, then the
