@@ -170,6 +170,30 @@ nu = 0.01
 momentum_tolerance = -0.5
 )TOML") + " --device cpu",
        "momentum_tolerance"},
+      {"flow " + write_case("bigomega", R"TOML(
+[flow]
+cells = [8, 8]
+nu = 0.01
+[method]
+momentum_omega = 2.5
+)TOML") + " --device cpu",
+       "momentum_omega"},
+      {"flow " + write_case("zeroomega", R"TOML(
+[flow]
+cells = [8, 8]
+nu = 0.01
+[method]
+momentum_omega = 0
+)TOML") + " --device cpu",
+       "momentum_omega"},
+      {"flow " + write_case("badscheme", R"TOML(
+[flow]
+cells = [8, 8]
+nu = 0.01
+[method]
+convection = "quik"
+)TOML") + " --device cpu",
+       "quik"},
       {"flow " + write_case("negnu", R"TOML(
 [flow]
 cells = [8, 8]
