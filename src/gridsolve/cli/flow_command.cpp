@@ -52,20 +52,24 @@ void add_common(CLI::App* a, FlowArguments& f) {
   a->add_flag("--no-plots", f.no_plots, "skip the PNG figures");
 }
 
-void apply_overrides(const FlowArguments& f, FlowCase& c) {
-  if (!f.coupling.empty()) c.coupling = parse_coupling(f.coupling);
-  if (!f.convection.empty()) c.convection = parse_convection(f.convection);
-  if (!f.time_scheme.empty()) c.time_scheme = parse_time_scheme(f.time_scheme);
-  if (f.tol != 0) c.steady_tolerance = f.tol;
-  if (f.max_iter != 0) c.max_iterations = f.max_iter;
-  if (f.t_end != 0) c.t_end = f.t_end;
-  if (f.cfl >= 0) c.cfl = f.cfl;
-  if (f.dt != 0) c.dt = f.dt;
-  if (f.relax_u != 0) c.relax_u = f.relax_u;
-  if (f.relax_p != 0) c.relax_p = f.relax_p;
-  if (f.pressure_tol != 0) c.pressure_tolerance = f.pressure_tol;
-  if (f.sweeps != 0) c.momentum_sweeps = f.sweeps;
-  if (!f.spacing.empty()) c.spacing[0] = c.spacing[1] = AxisSpacing::parse(f.spacing);
+// The command's options that were given replace the case's values (validate() then
+// checks them as it checks a case file's).
+void apply_overrides(const CLI::App& a, const FlowArguments& f, FlowCase& c) {
+  auto given = [&](const char* name) { return a.count(name) > 0; };
+  if (given("--coupling")) c.coupling = parse_coupling(f.coupling);
+  if (given("--convection")) c.convection = parse_convection(f.convection);
+  if (given("--time")) c.time_scheme = parse_time_scheme(f.time_scheme);
+  if (given("--tol")) c.steady_tolerance = f.tol;
+  if (given("--max-iter")) c.max_iterations = f.max_iter;
+  if (given("--t-end")) c.t_end = f.t_end;
+  if (given("--cfl")) c.cfl = f.cfl;
+  if (given("--dt")) c.dt = f.dt;
+  if (given("--relax-u")) c.relax_u = f.relax_u;
+  if (given("--relax-p")) c.relax_p = f.relax_p;
+  if (given("--pressure-tol")) c.pressure_tolerance = f.pressure_tol;
+  if (given("--sweeps")) c.momentum_sweeps = f.sweeps;
+  if (f.cavity == &a && given("--spacing"))
+    c.spacing[0] = c.spacing[1] = AxisSpacing::parse(f.spacing);
 }
 
 }  // namespace
@@ -95,10 +99,19 @@ bool flow_requested(const FlowArguments& f) {
 
 int flow_command(const FlowArguments& f) {
   FlowCase c;
+  const CLI::App& a = *f.cavity ? *f.cavity : *f.channel ? *f.channel : *f.flow;
+  auto given = [&](const char* name) { return a.count(name) > 0; };
   std::string device = f.device, out = f.out;
   int frames = f.frames;
   int checkpoint_every = f.checkpoint_every;
   std::string checkpoint_file = f.checkpoint_file;
+  require(!given("--frames") || f.frames >= 0,
+          fmt::format("--frames {}: give 0 (none) or more", f.frames));
+  require(!given("--checkpoint-every") || f.checkpoint_every >= 0,
+          fmt::format("--checkpoint-every {}: give a positive number of steps, or 0 for none",
+                      f.checkpoint_every));
+  require(!given("--stop-after") || f.stop_after >= 1,
+          fmt::format("--stop-after {}: give a positive number of steps", f.stop_after));
   if (*f.cavity) {
     c = cavity_case(f.re, f.n);
   } else if (*f.channel) {
@@ -106,19 +119,19 @@ int flow_command(const FlowArguments& f) {
   } else {
     FlowConfig cfg = load_flow_config(f.config);
     c = cfg.flow_case;
-    if (f.flow->count("--device") == 0) device = cfg.device;
+    if (!given("--device")) device = cfg.device;
     if (out.empty()) out = cfg.out;
-    if (frames < 0) frames = cfg.frames;
-    if (checkpoint_every == FlowArguments::not_given) checkpoint_every = cfg.checkpoint_every;
+    if (!given("--frames")) frames = cfg.frames;
+    if (!given("--checkpoint-every")) checkpoint_every = cfg.checkpoint_every;
     if (checkpoint_file.empty()) checkpoint_file = cfg.checkpoint_file;
   }
-  apply_overrides(f, c);
+  apply_overrides(a, f, c);
   c.validate();
   FlowRunOptions o;
   o.out = out;
   o.plots = !f.no_plots;
-  o.frames = frames < 0 ? 10 : frames;
-  o.checkpoint_every = checkpoint_every == FlowArguments::not_given ? 0 : checkpoint_every;
+  o.frames = frames;
+  o.checkpoint_every = checkpoint_every;
   o.checkpoint_file = checkpoint_file;
   o.restart = f.restart;
   o.stop_after = f.stop_after;

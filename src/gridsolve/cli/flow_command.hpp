@@ -19,10 +19,11 @@ struct FlowArguments {
   int cells_per_diameter = 16;
   std::string config;
   std::string device = "auto", out, coupling, convection, time_scheme, spacing;
-  double tol = 0, t_end = 0, cfl = -1, dt = 0, relax_u = 0, relax_p = 0, pressure_tol = 0;
-  int max_iter = 0, frames = -1, sweeps = 0;
-  static constexpr int not_given = -2147483647;
-  int checkpoint_every = not_given;  // a case file may set it
+  // Applied only when given on the command line (the case's own values stand otherwise);
+  // a given value is checked like one from a case file.
+  double tol = 0, t_end = 0, cfl = 0, dt = 0, relax_u = 0, relax_p = 0, pressure_tol = 0;
+  int max_iter = 0, frames = 10, sweeps = 0;
+  int checkpoint_every = 0;
   std::string checkpoint_file, restart;
   long long stop_after = 0;
   bool quiet = false, no_plots = false;

@@ -17,12 +17,19 @@ AxisSpacing AxisSpacing::parse(const std::string& text) {
   if (text.rfind("tanh", 0) == 0) {
     s.kind = Kind::tanh;
     s.beta = 2.0;
-    if (text.size() > 5 && text[4] == ':') {
-      try {
-        s.beta = std::stod(text.substr(5));
-      } catch (...) {
-        throw Error(fmt::format("spacing '{}': the number after 'tanh:' is not a number", text));
+    if (text != "tanh") {
+      // Only "tanh" or "tanh:BETA", the number taking the whole rest.
+      bool ok = text.size() > 5 && text[4] == ':';
+      if (ok) {
+        try {
+          std::size_t used = 0;
+          s.beta = std::stod(text.substr(5), &used);
+          ok = used == text.size() - 5;
+        } catch (...) {
+          ok = false;
+        }
       }
+      if (!ok) throw Error(fmt::format("spacing '{}': write tanh or tanh:BETA (a number)", text));
     }
     require(s.beta > 0 && s.beta <= 10,
             fmt::format("spacing '{}': tanh clustering needs 0 < beta <= 10", text));
@@ -86,7 +93,13 @@ std::vector<double> band_faces(const AxisSpacing& s, int n, double lo, double hi
           fmt::format("{}: the band must lie inside the domain [{}, {}]", what, lo, hi));
   const double l1 = s.band_lo - lo, l2 = hi - s.band_hi;
   const bool left = l1 > 1e-12 * (hi - lo), right = l2 > 1e-12 * (hi - lo);
-  int nb = std::max(1, int(std::lround((s.band_hi - s.band_lo) / s.band_h)));
+  // The band's cell count, checked before it becomes an int (a tiny H would overflow it).
+  const double band_cells = std::round((s.band_hi - s.band_lo) / s.band_h);
+  require(band_cells <= n,
+          fmt::format("{}: the band takes {:.6g} cells, the axis has {}; give more cells or a "
+                      "wider H",
+                      what, band_cells, n));
+  int nb = std::max(1, int(band_cells));
   if (!left && !right) nb = n;
   const int rest = n - nb;
   const int need = int(left) + int(right);
@@ -109,6 +122,13 @@ std::vector<double> band_faces(const AxisSpacing& s, int n, double lo, double hi
           fmt::format("{}: the cells outside the band would grow by a factor {:.3f} per cell "
                       "(at most {} is allowed); give more cells or a wider H",
                       what, std::max(r1, r2), max_growth));
+  // More cells than the outside needs would shrink them toward the ends instead; a
+  // little is harmless (the DFG channel's y axis ends at 0.84 of the band's width).
+  const double end1 = left ? std::pow(r1, m1) : 1, end2 = right ? std::pow(r2, m2) : 1;
+  require(std::min(end1, end2) >= 0.5,
+          fmt::format("{}: the cells outside the band would shrink toward the ends, to {:.3g} of "
+                      "the band's width (at least 0.5 is allowed); give fewer cells or a smaller H",
+                      what, std::min(end1, end2)));
   std::vector<double> f(std::size_t(n + 1));
   for (int i = 0; i <= nb; ++i) f[std::size_t(m1 + i)] = s.band_lo + hb * i;
   double w = hb;

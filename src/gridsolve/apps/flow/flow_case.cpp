@@ -9,12 +9,10 @@
 
 namespace gridsolve::flow {
 
-namespace {
 const char* side_name(int s) {
   static const char* names[6] = {"x_low", "x_high", "y_low", "y_high", "z_low", "z_high"};
   return names[s];
 }
-}  // namespace
 
 SideType parse_side_type(const std::string& t) {
   if (t == "wall") return SideType::wall;
@@ -142,10 +140,28 @@ bool Obstacle::contains(double x, double y) const {
   return x >= lo[0] && x <= hi[0] && y >= lo[1] && y <= hi[1];
 }
 
+bool Obstacle::strictly_contains(double x, double y) const {
+  if (shape == Shape::circle) {
+    const double dx = x - centre[0], dy = y - centre[1];
+    return std::sqrt(dx * dx + dy * dy) < radius * (1 - 1e-12);
+  }
+  if (shape == Shape::polygon) {
+    const Point p{x, y};
+    for (std::size_t i = 0, j = vertices.size() - 1; i < vertices.size(); j = i++)
+      if (on_segment(vertices[i], vertices[j], p)) return false;
+    return contains(x, y);
+  }
+  return x > lo[0] && x < hi[0] && y > lo[1] && y < hi[1];
+}
+
 std::string Obstacle::describe() const {
   if (shape == Shape::circle)
     return fmt::format("circle at ({}, {}) radius {}", centre[0], centre[1], radius);
   if (shape == Shape::polygon) {
+    // Long outlines are named by their size and first vertex: a message stays one line.
+    if (vertices.size() > 8)
+      return fmt::format("polygon of {} vertices from ({}, {})", vertices.size(), vertices[0][0],
+                         vertices[0][1]);
     std::string v;
     for (const Point& p : vertices)
       v += fmt::format("{}({}, {})", v.empty() ? "" : ", ", p[0], p[1]);
@@ -158,9 +174,18 @@ void FlowCase::validate() const {
   require(dims == 2 || dims == 3, fmt::format("dims is {}; valid: 2 or 3", dims));
   require(std::isfinite(nu) && nu > 0,
           fmt::format("the viscosity is {}; it must be positive (Reynolds number > 0)", nu));
+  // Past this the solver's laminar, resolved-flow model means nothing (and a subnormal
+  // viscosity only ends in overflow).
+  require(!(u_ref > 0 && length_ref > 0) || u_ref * length_ref / nu <= 1e9,
+          fmt::format("the viscosity {} makes the Reynolds number {:.3g} (u_ref {}, length_ref "
+                      "{}); at most 1e9 is meaningful for a laminar solver",
+                      nu, u_ref * length_ref / nu, u_ref, length_ref));
   for (int a = 0; a < dims; ++a) {
     require(cells[a] >= 4 && cells[a] <= 65536,
             fmt::format("{} cells along {}; valid: 4 to 65536", cells[a], "xyz"[a]));
+    require(
+        std::isfinite(lo[a]) && std::isfinite(hi[a]) && std::isfinite(hi[a] - lo[a]),
+        fmt::format("the domain along {} is [{}, {}]; give finite ends", "xyz"[a], lo[a], hi[a]));
     require(hi[a] > lo[a], fmt::format("the domain along {} is [{}, {}]; the upper end must be "
                                        "above the lower",
                                        "xyz"[a], lo[a], hi[a]));
@@ -175,6 +200,11 @@ void FlowCase::validate() const {
                           "come in pairs",
                           side_name(s), side_name(s ^ 1)));
     }
+    for (int q = 0; q < 3; ++q)
+      require(std::abs(c.velocity[std::size_t(q)]) < k_largest_speed,
+              fmt::format("side {}: wall velocity component {} is {}; give a finite speed "
+                          "below 1e100",
+                          side_name(s), "uvw"[q], c.velocity[std::size_t(q)]));
     if (c.type == SideType::wall)
       require(c.velocity[std::size_t(axis)] == 0,
               fmt::format("side {}: a wall cannot move through itself (normal velocity {}); give "
@@ -189,6 +219,8 @@ void FlowCase::validate() const {
   require(!any_inflow || any_outflow || all_velocity,
           "an inflow side needs an outflow side somewhere (mass must leave the domain); set one "
           "side's type to outflow");
+  require(benchmark != Benchmark::dfg || !obstacles.empty(),
+          "benchmark dfg measures forces on an obstacle; give one ([[obstacle]])");
   for (const Obstacle& o : obstacles) {
     if (o.shape == Obstacle::Shape::circle) {
       require(o.radius > 0, fmt::format("obstacle {}: the radius must be positive", o.describe()));
@@ -201,15 +233,18 @@ void FlowCase::validate() const {
       require(
           n >= 3 && n <= 10000,
           fmt::format("obstacle {}: a polygon needs 3 to 10000 vertices, got {}", o.describe(), n));
+      // The checks below run over every vertex and every pair of edges: their messages
+      // are built only when one fails (formatting each would make validation cubic).
       double area = 0;
       for (std::size_t i = 0; i < n; ++i) {
         const Point &a = o.vertices[i], &b = o.vertices[(i + 1) % n];
-        require(std::isfinite(a[0]) && std::isfinite(a[1]),
-                fmt::format("obstacle {}: vertex {} is not a finite point", o.describe(), i));
-        require(a[0] > lo[0] && a[0] < hi[0] && a[1] > lo[1] && a[1] < hi[1],
-                fmt::format("obstacle {}: vertex ({}, {}) is not inside the domain [{}, {}] x "
-                            "[{}, {}]",
-                            o.describe(), a[0], a[1], lo[0], hi[0], lo[1], hi[1]));
+        if (!(std::isfinite(a[0]) && std::isfinite(a[1])))
+          throw Error(fmt::format("obstacle {}: vertex {} is not a finite point", o.describe(), i));
+        if (!(a[0] > lo[0] && a[0] < hi[0] && a[1] > lo[1] && a[1] < hi[1]))
+          throw Error(
+              fmt::format("obstacle {}: vertex ({}, {}) is not inside the domain [{}, {}] "
+                          "x [{}, {}]",
+                          o.describe(), a[0], a[1], lo[0], hi[0], lo[1], hi[1]));
         area += a[0] * b[1] - b[0] * a[1];
       }
       require(std::abs(area) > 0,
@@ -230,10 +265,11 @@ void FlowCase::validate() const {
             const Point& far_j = j == i + 1 ? d : c;
             meet = on_segment(shared, far_i, far_j) || on_segment(shared, far_j, far_i);
           }
-          require(!meet,
-                  fmt::format("obstacle {}: edges {} and {} cross or overlap; give the vertices "
-                              "of a simple polygon in order around it",
-                              o.describe(), i, j));
+          if (meet)
+            throw Error(
+                fmt::format("obstacle {}: edges {} and {} cross or overlap; give the "
+                            "vertices of a simple polygon in order around it",
+                            o.describe(), i, j));
         }
     } else {
       require(o.hi[0] > o.lo[0] && o.hi[1] > o.lo[1],
@@ -247,10 +283,27 @@ void FlowCase::validate() const {
   require(relax_u > 0 && relax_u <= 1, fmt::format("relax_u is {}; valid: (0, 1]", relax_u));
   require(relax_p > 0 && relax_p <= 1, fmt::format("relax_p is {}; valid: (0, 1]", relax_p));
   require(max_iterations >= 1, "max_iterations must be at least 1");
-  require(steady_tolerance > 0, "the steady tolerance must be positive");
+  require(std::isfinite(steady_tolerance) && steady_tolerance > 0,
+          "the steady tolerance must be a positive number");
   if (!steady()) {
-    require(t_end > 0, fmt::format("t_end is {}; it must be positive", t_end));
+    require(std::isfinite(t_end) && t_end > 0,
+            fmt::format("t_end is {}; it must be positive", t_end));
+    require(std::isfinite(cfl) && cfl >= 0,
+            fmt::format("the CFL number is {}; it must be positive", cfl));
+    require(std::isfinite(dt), fmt::format("dt is {}; give a finite step", dt));
     require(cfl > 0 || dt > 0, "give a CFL number or a fixed time step dt");
+    require(std::isfinite(inflow_period) && inflow_period >= 0,
+            fmt::format("inflow_period is {}; give a positive period (or 0 for a steady inflow)",
+                        inflow_period));
+    // A run that could not end: the step a CFL number allows, at the reference velocity
+    // on the smallest cell, or the fixed step, against t_end.
+    double h_min = 1e300;
+    for (int a = 0; a < dims; ++a) h_min = std::min(h_min, (hi[a] - lo[a]) / cells[a]);
+    const double step = dt > 0 ? dt : cfl * h_min / u_ref;
+    require(t_end / step < 1e9,
+            fmt::format("t_end {} in steps of about {:.3g} would take {:.3g} steps (more than "
+                        "1e9): raise the time step or the CFL number, or shorten t_end",
+                        t_end, step, t_end / step));
     require(cfl <= max_cfl,
             fmt::format("CFL {} is above {}, the largest PISO with lagged convection allows here",
                         cfl, max_cfl));
@@ -273,7 +326,23 @@ void FlowCase::validate() const {
   require(pressure_tolerance > 0 && pressure_tolerance < 1,
           fmt::format("pressure tolerance {}; valid: (0, 1)", pressure_tolerance));
   require(check_every >= 1, "check_every must be at least 1");
-  require(u_ref > 0 && length_ref > 0, "the reference velocity and length must be positive");
+  require(std::isfinite(u_ref) && std::isfinite(length_ref) && u_ref > 0 && length_ref > 0,
+          "the reference velocity and length must be positive");
+  if (has_probes)
+    for (const auto* probe : {&probe_a, &probe_b}) {
+      const auto& q = *probe;
+      std::string where =
+          fmt::format("({}, {}{})", q[0], q[1], dims == 3 ? fmt::format(", {}", q[2]) : "");
+      bool inside = true;
+      for (int a = 0; a < dims; ++a)
+        inside &= std::isfinite(q[std::size_t(a)]) && q[std::size_t(a)] >= lo[a] &&
+                  q[std::size_t(a)] <= hi[a];
+      require(inside, fmt::format("the pressure probe {} is not inside the domain", where));
+      // A probe on a body's surface is measured there (extrapolated); inside it, never.
+      for (const Obstacle& o : obstacles)
+        require(!o.strictly_contains(q[0], q[1]),
+                fmt::format("the pressure probe {} is inside obstacle {}", where, o.describe()));
+    }
 }
 
 std::string FlowCase::describe() const {
@@ -306,7 +375,7 @@ FlowCase dfg_case(const std::string& which, int cpd) {
   require(
       which == "dfg-2d-1" || which == "dfg-2d-2" || which == "dfg-2d-3",
       fmt::format("channel case '{}' is not known; valid: dfg-2d-1, dfg-2d-2, dfg-2d-3", which));
-  require(cpd >= 4, fmt::format("{} cells per diameter; at least 4", cpd));
+  require(cpd >= 4 && cpd <= 4096, fmt::format("{} cells per diameter; valid: 4 to 4096", cpd));
   FlowCase c;
   c.name = which;
   c.benchmark = Benchmark::dfg;

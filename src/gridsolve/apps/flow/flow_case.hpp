@@ -10,6 +10,10 @@
 
 namespace gridsolve::flow {
 
+// The largest velocity (or pressure) a case may give: squares and fluxes of larger
+// values overflow double precision long before any physical flow gets there.
+constexpr double k_largest_speed = 1e100;
+
 enum class SideType {
   wall,      // no slip; moving with `velocity` (tangential components)
   velocity,  // every component given by formulas (an inflow profile)
@@ -19,6 +23,8 @@ enum class SideType {
 };
 SideType parse_side_type(const std::string& text);
 std::string to_string(SideType t);
+// The case file's name of side s (0 x_low, 1 x_high, 2 y_low, ... 5 z_high).
+const char* side_name(int s);
 
 struct SideCondition {
   SideType type = SideType::wall;
@@ -36,6 +42,8 @@ struct Obstacle {
   std::vector<std::array<double, 2>> vertices;  // polygon: simple, either orientation
   // Closed shapes: a point on the outline is inside (as for the rectangle).
   bool contains(double x, double y) const;
+  // Inside and not on the outline (a point on a body's surface is not strictly inside).
+  bool strictly_contains(double x, double y) const;
   std::string describe() const;
 };
 

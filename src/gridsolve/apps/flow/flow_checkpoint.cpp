@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
@@ -105,6 +106,9 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
 }
 
 Checkpoint read_checkpoint(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw Error(fmt::format("the checkpoint '{}' is a folder; give the checkpoint file", path));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(fmt::format("cannot read the checkpoint '{}' (no such file?)", path));
   const std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -132,7 +136,12 @@ Checkpoint read_checkpoint(const std::string& path) {
   for (const auto& b : c.header["blocks"]) {
     if (!b.contains("bytes") || !b["bytes"].is_number_unsigned() || !b.contains("name"))
       damaged(path, "its header's block list is malformed");
-    need += b["bytes"].get<std::size_t>();
+    const std::size_t bytes = b["bytes"].get<std::size_t>();
+    if (bytes > s.size() - need)  // also keeps the sum from wrapping
+      damaged(path, fmt::format("it is truncated (a block announces {} bytes, more than the "
+                                "rest of the file holds)",
+                                bytes));
+    need += bytes;
   }
   if (s.size() != need + 16)
     damaged(path, fmt::format("it has {} bytes where its header announces {}{}", s.size(),

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -34,13 +37,22 @@ struct Reader {
   double number(const toml::table& t, const std::string& path, const char* key, double def) const {
     const toml::node* n = t.get(key);
     if (!n) return def;
-    if (auto v = n->value<double>()) return *v;
+    if (auto v = n->value<double>()) {
+      // TOML spells nan and inf; no setting of a flow case means either.
+      if (!std::isfinite(*v))
+        fail(path + "." + key, fmt::format("is {}; give a finite number", *v));
+      return *v;
+    }
     fail(path + "." + key, "must be a number");
   }
   int integer(const toml::table& t, const std::string& path, const char* key, int def) const {
     const toml::node* n = t.get(key);
     if (!n) return def;
-    if (auto v = n->value<std::int64_t>()) return int(*v);
+    if (auto v = n->value<std::int64_t>()) {
+      if (*v < std::numeric_limits<int>::min() || *v > std::numeric_limits<int>::max())
+        fail(path + "." + key, fmt::format("{} is out of range", *v));
+      return int(*v);
+    }
     fail(path + "." + key, "must be an integer");
   }
   std::string text(const toml::table& t, const std::string& path, const char* key,
@@ -60,6 +72,8 @@ struct Reader {
     for (const auto& e : *a) {
       auto v = e.value<double>();
       if (!v) fail(path + "." + key, "must be an array of numbers");
+      if (!std::isfinite(*v))
+        fail(path + "." + key, fmt::format("holds {}; give finite numbers", *v));
       out.push_back(*v);
     }
     return out;
@@ -105,7 +119,13 @@ FlowConfig parse_flow_config(std::string_view text, const std::string& source) {
   if (c.dims != 2 && c.dims != 3) r.fail("flow.dims", "valid: 2 or 3");
   const auto cells = r.numbers(*f, "flow", "cells");
   if (int(cells.size()) != c.dims) r.fail("flow.cells", fmt::format("give {} cell counts", c.dims));
-  for (int a = 0; a < c.dims; ++a) c.cells[std::size_t(a)] = int(cells[std::size_t(a)]);
+  for (int a = 0; a < c.dims; ++a) {
+    const double n = cells[std::size_t(a)];
+    if (n != std::floor(n) || n < 4 || n > 65536)
+      r.fail("flow.cells",
+             fmt::format("{} cells along {}; give whole numbers from 4 to 65536", n, "xyz"[a]));
+    c.cells[std::size_t(a)] = int(n);
+  }
   if (c.dims == 2) c.cells[2] = 1;
   const auto lo = r.numbers(*f, "flow", "lo"), hi = r.numbers(*f, "flow", "hi");
   if (!lo.empty() && int(lo.size()) != c.dims)
@@ -125,6 +145,8 @@ FlowConfig parse_flow_config(std::string_view text, const std::string& source) {
     }
   }
   cfg.device = r.text(*f, "flow", "device", "auto");
+  if (cfg.device != "auto" && cfg.device != "cpu" && cfg.device != "cuda")
+    r.fail("flow.device", fmt::format("'{}' is not known; valid: auto, cpu, cuda", cfg.device));
   const toml::table* meas = root["measure"].as_table();
   if (meas) {
     r.only(*meas, "measure", {"u_ref", "length_ref", "probe_a", "probe_b"});
@@ -149,6 +171,11 @@ FlowConfig parse_flow_config(std::string_view text, const std::string& source) {
     const double re = r.number(*f, "flow", "re", 0);
     if (!(re > 0))
       r.fail("flow.re", fmt::format("the Reynolds number is {}; it must be positive", re));
+    // nu = u_ref length_ref / re: the references must be valid before they define it.
+    if (!(c.u_ref > 0 && c.length_ref > 0))
+      r.fail("measure", fmt::format("u_ref {} and length_ref {} must be positive (with re, they "
+                                    "set the viscosity)",
+                                    c.u_ref, c.length_ref));
     c.nu = c.u_ref * c.length_ref / re;
   }
 
@@ -208,11 +235,14 @@ FlowConfig parse_flow_config(std::string_view text, const std::string& source) {
         const toml::node* v = t->get("vertices");
         const toml::array* list = v ? v->as_array() : nullptr;
         if (!list) r.fail(path + ".vertices", "a polygon needs vertices = [[x, y], [x, y], ...]");
-        for (const auto& e : *list) {
-          const toml::array* xy = e.as_array();
+        for (const auto& vertex : *list) {
+          const toml::array* xy = vertex.as_array();
           auto x = xy && xy->size() == 2 ? (*xy)[0].value<double>() : std::nullopt;
           auto y = xy && xy->size() == 2 ? (*xy)[1].value<double>() : std::nullopt;
           if (!x || !y) r.fail(path + ".vertices", "each vertex is [x, y], two numbers");
+          if (!std::isfinite(*x) || !std::isfinite(*y))
+            r.fail(path + ".vertices",
+                   fmt::format("vertex ({}, {}) is not a finite point", *x, *y));
           o.vertices.push_back({*x, *y});
         }
       } else {
@@ -269,7 +299,13 @@ FlowConfig parse_flow_config(std::string_view text, const std::string& source) {
     c.momentum_solver = r.text(*m, "method", "momentum_solver", c.momentum_solver);
     c.momentum_sweeps = r.integer(*m, "method", "momentum_sweeps", c.momentum_sweeps);
     c.momentum_omega = r.number(*m, "method", "momentum_omega", c.momentum_omega);
+    if (m->get("momentum_omega") && !(c.momentum_omega > 0 && c.momentum_omega < 2))
+      r.fail("method.momentum_omega", fmt::format("is {}; valid: (0, 2)", c.momentum_omega));
     c.momentum_tolerance = r.number(*m, "method", "momentum_tolerance", c.momentum_tolerance);
+    if (m->get("momentum_tolerance") && !(c.momentum_tolerance >= 0 && c.momentum_tolerance < 1))
+      r.fail("method.momentum_tolerance",
+             fmt::format("is {}; valid: 0 (a fixed count of sweeps) up to below 1",
+                         c.momentum_tolerance));
     c.pressure_tolerance = r.number(*m, "method", "pressure_tolerance", c.pressure_tolerance);
     c.pressure_solver = r.text(*m, "method", "pressure_solver", c.pressure_solver);
     c.check_every = r.integer(*m, "method", "check_every", c.check_every);
@@ -281,6 +317,8 @@ FlowConfig parse_flow_config(std::string_view text, const std::string& source) {
     r.only(*o, "output", {"out", "frames", "checkpoint_every", "checkpoint_file"});
     cfg.out = r.text(*o, "output", "out", "");
     cfg.frames = r.integer(*o, "output", "frames", 10);
+    if (cfg.frames < 0)
+      r.fail("output.frames", fmt::format("is {}; give 0 (none) or more", cfg.frames));
     cfg.checkpoint_every = r.integer(*o, "output", "checkpoint_every", 0);
     if (cfg.checkpoint_every < 0)
       r.fail("output.checkpoint_every",
@@ -293,6 +331,9 @@ FlowConfig parse_flow_config(std::string_view text, const std::string& source) {
 }
 
 FlowConfig load_flow_config(const std::string& path) {
+  std::error_code ec;
+  require(!std::filesystem::is_directory(path, ec),
+          fmt::format("'{}' is a folder; give a flow case file (.toml)", path));
   std::ifstream in(path);
   require(bool(in), fmt::format("cannot read the flow case '{}'", path));
   std::stringstream ss;

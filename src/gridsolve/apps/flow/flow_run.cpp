@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <filesystem>
 
 #include "gridsolve/apps/flow/flow_files.hpp"
@@ -81,6 +82,12 @@ void restore_run(const Checkpoint& ck, FlowResult& res, long long& step, double&
   const std::vector<double> f = ck.get<double>("forces"), h = ck.get<double>("history");
   if (reals.size() != 8 || ints.size() != 2 || f.size() % 3 != 0 || h.size() % 7 != 0)
     throw Error(fmt::format("checkpoint '{}': the run's state is malformed", ck.source));
+  if (!(std::isfinite(reals[0]) && reals[0] >= 0 && std::isfinite(reals[1]) && ints[0] >= 0 &&
+        ints[1] >= 0 && ints[1] <= std::numeric_limits<int>::max()))
+    throw Error(
+        fmt::format("checkpoint '{}': the run's state holds impossible values (step {}, "
+                    "frame {}, dt {})",
+                    ck.source, ints[0], ints[1], reals[0]));
   dt = reals[0];
   next_frame = reals[1];
   res.last.continuity = reals[2];
@@ -243,12 +250,16 @@ FlowResult run_flow(const FlowCase& c, Device d, const FlowRunOptions& o) {
     const double t_start = solver.time();
     while (solver.time() < c.t_end * (1 - 1e-12)) {
       ++step;
-      const bool measure = step % c.check_every == 0;
       if (c.dt <= 0 && step > 1 && (step - 1) % c.check_every == 0) {
         const double want = solver.cfl_time_step(c.cfl);
         if (want > 0) dt = std::min(want, 1.2 * dt);
       }
       const double h = std::min(dt, c.t_end - solver.time());
+      // Every check_every steps, and the one that reaches t_end, so that what the run
+      // reports was measured (measuring adds reductions only: the state does not depend on
+      // it, and a restarted run measures the same steps).
+      const bool last = h >= (c.t_end - solver.time()) * (1 - 1e-12);
+      const bool measure = step % c.check_every == 0 || last;
       const StepReport r = solver.piso_step(h, measure);
       res.iterations = step;
       if (!c.obstacles.empty()) {

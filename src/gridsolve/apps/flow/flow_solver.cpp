@@ -220,6 +220,7 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d) : case_(c), device_(d) {
         if (inside_any(c.obstacles, hg.xc(0, i), hg.xc(1, j))) sv(i, j, 0) = 1;
   }
   std::array<Field<std::uint8_t>, 3> fixed_host;
+  double net_inflow = 0, total_inflow = 0;
 
   for (int comp = 0; comp < dims; ++comp) {
     const auto ext = face_extent(n, comp);
@@ -302,11 +303,35 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d) : case_(c), device_(d) {
               value = axis == comp ? 0.0 : sc.velocity[std::size_t(comp)];
             else
               value = sc.profile[std::size_t(comp)](x[0], x[1], x[2]);
+            if (!(std::abs(value) < k_largest_speed))
+              throw Error(
+                  fmt::format("side {}: the inflow's {} is {} at ({}, {}, {}); its "
+                              "formula must be finite (below 1e100) along the side",
+                              side_name(s), "uvw"[comp], value, x[0], x[1], x[2]));
             wv(i, j, k) = T(value);
+            // Net volume flux through the sides (inward positive), for the check below.
+            if (axis == comp) {
+              double area = 1;
+              for (int q = 0; q < dims; ++q)
+                if (q != comp) area *= hg.width(q, I[q]);
+              net_inflow += (hi ? -value : value) * area;
+              total_inflow += std::abs(value) * area;
+            }
           }
     }
     wall_[std::size_t(comp)].copy_from(wall);
   }
+  // Without an outflow nothing can carry away what the inflows bring: their net flux must
+  // vanish, or the pressure equation has no solution (the run would report divergence).
+  bool has_outflow = false;
+  for (int s = 0; s < 2 * dims; ++s)
+    has_outflow |= c.sides[std::size_t(s)].type == SideType::outflow;
+  if (!has_outflow && std::abs(net_inflow) > 1e-9 * total_inflow)
+    throw Error(
+        fmt::format("the inflow sides bring a net volume flux of {:.6g} into a domain "
+                    "with no outflow side; make their fluxes cancel, or set a side's "
+                    "type to outflow",
+                    net_inflow));
 
   // Pressure: cell unknowns; solid cells and cells left without a free face are fixed.
   p_ = make_staggered<T>(n, dims, -1, d);
@@ -351,6 +376,7 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d) : case_(c), device_(d) {
         }
   }
   require(fluid > 0, "the obstacles leave no fluid cell");
+  require_connected_fluid(pmask, fixed_host);
   pop_.mask = pmask.copy_to(d);
   pop_.unknowns = fluid;
   pop_.singular = true;
@@ -358,6 +384,67 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d) : case_(c), device_(d) {
   pressure_solver_ = make_solver<T>(c.pressure_solver);
   apply_boundaries(c.inflow_period > 0 ? 0.0 : 1.0);
   inflow_factor_ = c.inflow_period > 0 ? 0.0 : 1.0;
+}
+
+// The fluid must be one region: where obstacles wall off a pocket (or cut a channel in
+// two) the pressure equation splits into separate singular blocks, and the run would only
+// report divergence. A flood fill over the fluid cells through the free faces.
+template <class T>
+void FlowSolver<T>::require_connected_fluid(const Field<std::uint8_t>& pmask,
+                                            const std::array<Field<std::uint8_t>, 3>& fixed) const {
+  const auto& n = grid_.cells();
+  const int dims = case_.dims;
+  const FieldView<const std::uint8_t> pm = pmask.cview();
+  auto index = [&](int i, int j, int k) {
+    return (std::size_t(k) * std::size_t(n[1]) + std::size_t(j)) * std::size_t(n[0]) +
+           std::size_t(i);
+  };
+  const std::size_t cells = std::size_t(n[0]) * std::size_t(n[1]) * std::size_t(n[2]);
+  std::vector<std::uint8_t> seen(cells, 0);
+  std::vector<std::array<int, 3>> stack;
+  int regions = 0;
+  std::array<int, 3> second{};
+  for (int k = 0; k < n[2]; ++k)
+    for (int j = 0; j < n[1]; ++j)
+      for (int i = 0; i < n[0]; ++i) {
+        if (pm(i, j, k) || seen[index(i, j, k)]) continue;
+        if (++regions == 2) second = {i, j, k};
+        seen[index(i, j, k)] = 1;
+        stack.push_back({i, j, k});
+        while (!stack.empty()) {
+          const std::array<int, 3> c = stack.back();
+          stack.pop_back();
+          for (int q = 0; q < dims; ++q)
+            for (int side = 0; side < 2; ++side) {
+              // The face between c and its neighbour along q (face index = the higher cell).
+              int F[3] = {c[0], c[1], c[2]};
+              F[q] += side;
+              int N[3] = {c[0], c[1], c[2]};
+              N[q] += side ? 1 : -1;
+              if (periodic_[std::size_t(q)]) {
+                if (F[q] >= n[q]) F[q] -= n[q];
+                N[q] = (N[q] + n[q]) % n[q];
+              } else if (N[q] < 0 || N[q] >= n[q]) {
+                continue;
+              }
+              const StencilOperator<T>& m = mom_[std::size_t(q)];
+              if (!m.active.contains(F[0], F[1], F[2]) ||
+                  fixed[std::size_t(q)].cview()(F[0], F[1], F[2]))
+                continue;
+              if (pm(N[0], N[1], N[2]) || seen[index(N[0], N[1], N[2])]) continue;
+              seen[index(N[0], N[1], N[2])] = 1;
+              stack.push_back({N[0], N[1], N[2]});
+            }
+        }
+      }
+  if (regions > 1) {
+    const MacGeometry g = grid_.host_geometry();
+    throw Error(fmt::format(
+        "the obstacles split the fluid into {} separate regions (a second one holds the cell at "
+        "({:.4g}, {:.4g})): each region's pressure would be undetermined; join them or fill the "
+        "enclosed ones",
+        regions, g.xc(0, second[0]), g.xc(1, second[1])));
+  }
 }
 
 template <class T>
@@ -373,7 +460,13 @@ void FlowSolver<T>::set_velocity(int comp, const std::function<double(double, do
         double x[3];
         for (int a = 0; a < 3; ++a)
           x[a] = a == comp ? g.xf(a, I[a]) : (a < case_.dims ? g.xc(a, I[a]) : 0.0);
-        v(i, j, k) = T(f(x[0], x[1], x[2]));
+        const double value = f(x[0], x[1], x[2]);
+        if (!(std::abs(value) < k_largest_speed))
+          throw Error(
+              fmt::format("the initial {} is {} at ({}, {}, {}); its formula must be "
+                          "finite (below 1e100) over the domain",
+                          "uvw"[comp], value, x[0], x[1], x[2]));
+        v(i, j, k) = T(value);
       }
   u_[std::size_t(comp)].copy_from(host);
   apply_boundaries(inflow_factor_);
@@ -387,8 +480,16 @@ void FlowSolver<T>::set_pressure(const std::function<double(double, double, doub
   const MacGeometry g = grid_.host_geometry();
   for (int k = 0; k < n[2]; ++k)
     for (int j = 0; j < n[1]; ++j)
-      for (int i = 0; i < n[0]; ++i)
-        v(i, j, k) = T(f(g.xc(0, i), g.xc(1, j), case_.dims == 3 ? g.xc(2, k) : 0.0));
+      for (int i = 0; i < n[0]; ++i) {
+        const double x = g.xc(0, i), y = g.xc(1, j), z = case_.dims == 3 ? g.xc(2, k) : 0.0;
+        const double value = f(x, y, z);
+        if (!(std::abs(value) < k_largest_speed))
+          throw Error(
+              fmt::format("the initial p is {} at ({}, {}, {}); its formula must be "
+                          "finite (below 1e100) over the domain",
+                          value, x, y, z));
+        v(i, j, k) = T(value);
+      }
   p_.copy_from(host);
 }
 
@@ -960,6 +1061,13 @@ void FlowSolver<T>::restore_state(const Checkpoint& c) {
   const std::vector<long long> ints = c.get<long long>("solver_integers");
   if (reals.size() != 4 || ints.size() != 6)
     throw Error(fmt::format("checkpoint '{}': the solver's scalars are malformed", c.source));
+  bool sane = reals[0] >= 0 && reals[3] >= 0 && ints[0] >= 0;
+  for (const double r : reals) sane = sane && std::isfinite(r);
+  if (!sane)
+    throw Error(
+        fmt::format("checkpoint '{}': the solver's state holds impossible values (time "
+                    "{}, step {})",
+                    c.source, reals[0], ints[0]));
   for (int q = 0; q < case_.dims; ++q) {
     const std::size_t s = std::size_t(q);
     get_field(c, fmt::format("u{}", q), u_[s]);
@@ -1051,10 +1159,10 @@ StepReport FlowSolver<T>::piso_step(double dt, bool measure) {
   // step (to land on t_end) turns into a wrong pressure at the final time.
   const bool second_order = bdf2 && have_previous_;
   const double omega = second_order ? dt / dt_previous_ : 1.0;
-  const TimeWeights w = second_order ? TimeWeights{(1 + 2 * omega) / ((1 + omega) * dt),
-                                                   (1 + omega) / dt,
-                                                   omega * omega / ((1 + omega) * dt)}
-                                     : TimeWeights{1.0 / dt, 1.0 / dt, 0.0};
+  const TimeWeights w = second_order
+                            ? TimeWeights{(1 + 2 * omega) / ((1 + omega) * dt), (1 + omega) / dt,
+                                          omega * omega / ((1 + omega) * dt)}
+                            : TimeWeights{1.0 / dt, 1.0 / dt, 0.0};
   if (second_order) extrapolate_convecting_velocity(omega);
   for (int c = 0; c < dims; ++c) assemble_momentum(c, w, 1.0, second_order);
   for (int c = 0; c < dims; ++c) sweep_momentum(c, case_.momentum_sweeps);

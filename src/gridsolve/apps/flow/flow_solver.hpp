@@ -116,6 +116,9 @@ class FlowSolver {
  private:
   // The largest change of any velocity face since u_n_ was saved.
   double velocity_change() const;
+  // Throws unless the fluid cells (pmask 0) form one region through the free faces.
+  void require_connected_fluid(const Field<std::uint8_t>& pmask,
+                               const std::array<Field<std::uint8_t>, 3>& fixed) const;
   FlowCase case_;
   Device device_;
   MacGrid grid_;
