@@ -47,16 +47,22 @@ u = "4*y*(1-y)"
 TEST(FlowCli, CavityWritesItsResults) {
   const auto dir = scratch("cavity");
   const Outcome o =
-      gridsolve("cavity --re 100 --n 24 --device cpu --no-plots --out " + dir.string());
+      gridsolve("cavity --re 100 --n 24 --device cpu --no-plots --profile --out " + dir.string());
   ASSERT_EQ(o.code, 0) << o.output;
   EXPECT_NE(o.output.find("Ghia"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("% of the time"), std::string::npos) << o.output;
   std::ifstream f(dir / "summary.json");
   ASSERT_TRUE(f.good());
   const nlohmann::json j = nlohmann::json::parse(f);
-  for (const char* key : {"psi_min", "vortex_centre", "ghia_max_deviation", "converged",
-                          "iterations", "device", "coupling"})
+  for (const char* key :
+       {"psi_min", "vortex_centre", "ghia_max_deviation", "converged", "iterations", "device",
+        "coupling", "pressure_cycles_per_solve", "pressure_share"})
     EXPECT_TRUE(j.contains(key)) << key;
   EXPECT_LT(j["psi_min"].get<double>(), -0.09);
+  // Where the time went: at least one multigrid cycle a solve, a share of the run.
+  EXPECT_GE(j["pressure_cycles_per_solve"].get<double>(), 1.0);
+  EXPECT_GT(j["pressure_share"].get<double>(), 0.0);
+  EXPECT_LT(j["pressure_share"].get<double>(), 1.0);
   for (const char* file : {"fields.h5", "fields.xdmf", "centreline_u.csv", "centreline_v.csv",
                            "centreline_ghia.csv", "history.csv"})
     EXPECT_TRUE(std::filesystem::exists(dir / file)) << file;

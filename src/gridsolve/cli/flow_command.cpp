@@ -50,6 +50,9 @@ void add_common(CLI::App* a, FlowArguments& f) {
                 "stop after N steps (or iterations) with a checkpoint, exit 3 (wall-time limits)");
   a->add_flag("-q,--quiet", f.quiet, "print nothing but errors");
   a->add_flag("--no-plots", f.no_plots, "skip the PNG figures");
+  a->add_flag("--profile", f.profile,
+              "time the pressure solves and report their share of the run (synchronizes "
+              "the device around each)");
 }
 
 // The command's options that were given replace the case's values (validate() then
@@ -135,6 +138,7 @@ int flow_command(const FlowArguments& f) {
   o.checkpoint_file = checkpoint_file;
   o.restart = f.restart;
   o.stop_after = f.stop_after;
+  o.profile = f.profile;
   if (!f.quiet)
     o.print = [](const std::string& s) {
       std::printf("%s\n", s.c_str());

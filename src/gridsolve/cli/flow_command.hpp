@@ -26,7 +26,7 @@ struct FlowArguments {
   int checkpoint_every = 0;
   std::string checkpoint_file, restart;
   long long stop_after = 0;
-  bool quiet = false, no_plots = false;
+  bool quiet = false, no_plots = false, profile = false;
 };
 
 // Adds the three commands to `app`, bound to `args`.

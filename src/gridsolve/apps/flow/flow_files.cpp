@@ -201,6 +201,8 @@ nlohmann::json summary_json(const FlowResult& r) {
   j[c.steady() ? "iterations" : "steps"] = r.iterations;
   if (!c.steady()) j["time"] = r.time;
   j["seconds"] = json_number(r.seconds);
+  j["pressure_cycles_per_solve"] = json_number(r.pressure_cycles_per_solve);
+  if (r.pressure_share >= 0) j["pressure_share"] = json_number(r.pressure_share);
   j["continuity"] = json_number(r.last.continuity);
   j["max_divergence"] = json_number(r.last.divergence);
   if (r.has_forces) {

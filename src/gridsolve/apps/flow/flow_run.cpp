@@ -191,6 +191,10 @@ FlowResult run_flow(const FlowCase& c, Device d, const FlowRunOptions& o) {
     write_checkpoint(ck_path, ck);
   };
   const auto t0 = Clock::now();
+  solver.set_profiling(o.profile);
+  const double pressure_seconds0 = solver.pressure_seconds();
+  const long long pressure_solves0 = solver.pressure_solves(),
+                  pressure_iterations0 = solver.pressure_iterations();
   double last_progress = 0;
   const long long first = step;  // steps done before this invocation
   bool stopped = false;
@@ -311,6 +315,11 @@ FlowResult run_flow(const FlowCase& c, Device d, const FlowRunOptions& o) {
   if (checkpoints && step != checkpointed) checkpoint();
   synchronize(d);
   res.seconds = seconds_since(t0);
+  if (o.profile && res.seconds > 0)
+    res.pressure_share = (solver.pressure_seconds() - pressure_seconds0) / res.seconds;
+  if (solver.pressure_solves() > pressure_solves0)
+    res.pressure_cycles_per_solve = double(solver.pressure_iterations() - pressure_iterations0) /
+                                    double(solver.pressure_solves() - pressure_solves0);
   res.time = solver.time();
 
   // What the benchmark measures.
@@ -378,6 +387,9 @@ std::string describe(const FlowResult& r) {
                   c.steady() ? "" : fmt::format(", t = {:.4g}", r.time), r.reason);
   s += fmt::format("  continuity {:.2e}, max |div u| {:.2e}\n", r.last.continuity,
                    r.last.divergence);
+  s += fmt::format(
+      "  pressure solves: {:.1f} cycles each{}\n", r.pressure_cycles_per_solve,
+      r.pressure_share >= 0 ? fmt::format(", {:.0f}% of the time", 100 * r.pressure_share) : "");
   if (r.has_forces) {
     if (c.steady())
       s += fmt::format("  c_d {:.5f}, c_l {:.5f}\n", r.c_d, r.c_l);

@@ -30,6 +30,9 @@ struct FlowRunOptions {
   // Stop after this many steps (or iterations) of this invocation, with a checkpoint, for
   // jobs under a wall-time limit; 0: run to the end. The result is then not converged.
   long long stop_after = 0;
+  // Time the pressure solves (the device is synchronized around each, which costs a
+  // little on small grids): the result then says what share of the run they took.
+  bool profile = false;
 };
 
 // Where checkpoints of a run with these options go; throws Error when they are asked
@@ -54,6 +57,10 @@ struct FlowResult {
   long long iterations = 0;  // outer iterations or time steps
   double time = 0;           // simulated time reached
   double seconds = 0;        // wall time of the iteration loop
+  // The mean multigrid cycles (or iterations) per pressure solve, and with `profile` the
+  // share of the loop's wall time spent in those solves (else negative): where a run's
+  // time goes.
+  double pressure_cycles_per_solve = 0, pressure_share = -1;
   StepReport last;
   std::vector<HistoryRow> history;
   std::vector<ForceSample> forces;
