@@ -325,6 +325,9 @@ TEST(FlowCli, UnusableValuesAreRefusedBeforeTheRun) {
                 "[[obstacle]]\nshape = \"rectangle\"\nlo = [1.0, 0.3]\nhi = [1.2, 0.7]\n"
                 "[[obstacle]]\nshape = \"rectangle\"\nlo = [1.8, 0.3]\nhi = [2.0, 0.7]\n"),
        "separate regions"},
+      {flow("tinybody", std::string(channel_head) + outflow +
+                            "[[obstacle]]\ncentre = [1, 0.5]\nradius = 1e-9\n"),
+       "smaller than the grid resolves"},
       {flow("dfgnobody", "[flow]\nbenchmark = \"dfg\"\ncells = [8, 8]\nnu = 0.01\n"),
        "[[obstacle]]"},
       // The command line: a given value is checked, not taken for "not given".

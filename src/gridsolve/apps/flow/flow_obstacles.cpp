@@ -1,9 +1,12 @@
 #include "gridsolve/apps/flow/flow_obstacles.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
 #include "gridsolve/apps/flow/flow_fields.hpp"
+#include "gridsolve/core/error.hpp"
 
 namespace gridsolve::flow {
 
@@ -66,6 +69,51 @@ bool inside_any(const std::vector<Obstacle>& obstacles, double x, double y) {
   for (const Obstacle& o : obstacles)
     if (o.contains(x, y)) return true;
   return false;
+}
+
+void require_resolved(const std::vector<Obstacle>& obstacles, const MacGrid& grid,
+                      ObstacleTreatment treatment) {
+  const auto& n = grid.cells();
+  for (const Obstacle& o : obstacles) {
+    // The shape's bounding box: only points there can lie inside it.
+    double lo[2], hi[2];
+    if (o.shape == Obstacle::Shape::circle) {
+      for (int a = 0; a < 2; ++a)
+        lo[a] = o.centre[std::size_t(a)] - o.radius, hi[a] = o.centre[std::size_t(a)] + o.radius;
+    } else {
+      const std::vector<Point> v = outline(o);
+      lo[0] = lo[1] = 1e300, hi[0] = hi[1] = -1e300;
+      for (const Point& p : v)
+        for (int a = 0; a < 2; ++a)
+          lo[a] = std::min(lo[a], p[std::size_t(a)]), hi[a] = std::max(hi[a], p[std::size_t(a)]);
+    }
+    // Candidate coordinates along each axis: cell centres, and faces for the immersed
+    // boundary (a u face sits at (face x, centre y), a v face at (centre x, face y)).
+    auto within = [&](int a, bool faces) {
+      std::vector<double> xs;
+      const int count = faces ? n[a] + 1 : n[a];
+      for (int i = 0; i < count; ++i) {
+        const double x = faces ? grid.xf(a, i) : grid.xc(a, i);
+        if (x >= lo[a] && x <= hi[a]) xs.push_back(x);
+      }
+      return xs;
+    };
+    auto any_inside = [&](const std::vector<double>& xs, const std::vector<double>& ys) {
+      for (const double y : ys)
+        for (const double x : xs)
+          if (o.contains(x, y)) return true;
+      return false;
+    };
+    const std::vector<double> cx = within(0, false), cy = within(1, false);
+    const bool resolved = treatment == ObstacleTreatment::staircase
+                              ? any_inside(cx, cy)
+                              : any_inside(within(0, true), cy) || any_inside(cx, within(1, true));
+    require(resolved, fmt::format("obstacle {} is smaller than the grid resolves: no {} lies "
+                                  "inside it; refine the grid there or leave it out",
+                                  o.describe(),
+                                  treatment == ObstacleTreatment::staircase ? "cell centre"
+                                                                            : "velocity face"));
+  }
 }
 
 SurfacePoint nearest_surface(const std::vector<Obstacle>& obstacles, double x, double y) {

@@ -21,6 +21,12 @@ bool inside_any(const std::vector<Obstacle>& obstacles, double x, double y);
 // The surface point nearest to (x, y) over all obstacles (the deepest one when inside).
 SurfacePoint nearest_surface(const std::vector<Obstacle>& obstacles, double x, double y);
 
+// Throws unless every obstacle holds at least one point its treatment fixes (a velocity
+// face's position for the immersed boundary, a cell centre for the staircase): a body
+// smaller than the cells would otherwise be silently left out of the flow.
+void require_resolved(const std::vector<Obstacle>& obstacles, const MacGrid& grid,
+                      ObstacleTreatment treatment);
+
 // Velocity component `comp`'s faces against the obstacles (host fields, one ghost layer):
 // `fixed` is 1 on faces a body holds at zero; `wall` on every free face is the sum, over its
 // links to fixed faces, of (face area of the staggered volume) / (distance to the wall

@@ -205,6 +205,7 @@ template <class T>
 FlowSolver<T>::FlowSolver(const FlowCase& c, Device d) : case_(c), device_(d) {
   case_.validate();
   grid_ = MacGrid(c.dims, c.cells, c.lo, c.hi, c.spacing, d);
+  require_resolved(c.obstacles, grid_, c.obstacle_treatment);
   const int dims = c.dims;
   const auto& n = grid_.cells();
   const MacGeometry hg = grid_.host_geometry();
