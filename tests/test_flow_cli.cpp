@@ -262,6 +262,9 @@ TEST(FlowCli, UnusableValuesAreRefusedBeforeTheRun) {
   const std::string outflow = "[boundary.x_high]\ntype = \"outflow\"\n";
   const auto dir = scratch("refused_dir");
   std::filesystem::create_directories(dir);
+  // An output folder whose summary.json is a folder: refused before the run, not after.
+  const auto taken = scratch("refused_out");
+  std::filesystem::create_directories(taken / "summary.json");
   const std::vector<Bad> cases = {
       // Runs that could not end.
       {flow("tinf", cavity8 + piso + "t_end = inf\n"), "give a finite number"},
@@ -339,6 +342,8 @@ TEST(FlowCli, UnusableValuesAreRefusedBeforeTheRun) {
       {"channel --case dfg-2d-1 --cpd 2147483647 --device cpu", "cells per diameter"},
       {"cavity --re 100 --n 16 --device cpu --restart " + dir.string(), "is a folder"},
       {"flow " + dir.string() + " --device cpu", "is a folder"},
+      {"cavity --re 100 --n 16 --device cpu --no-plots --out " + taken.string(),
+       "summary.json': it is a directory"},
   };
   for (const Bad& b : cases) {
     const Outcome o = gridsolve(b.args);

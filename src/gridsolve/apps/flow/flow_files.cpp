@@ -106,6 +106,12 @@ std::string csv_number(double v) {
 void prepare_output(const std::string& dir) {
   create_output_directory(dir);
   create_output_directory(dir + "/frames");
+  // Every result file's place checked now, not after the run: a folder or a device where
+  // summary.json belongs would otherwise cost the whole run's work.
+  for (const char* name :
+       {"summary.json", "history.csv", "forces.csv", "centreline_u.csv", "centreline_v.csv",
+        "centreline_ghia.csv", "fields.h5", "fields.xdmf", "series.xdmf"})
+    prepare_output_file(dir, name);
 }
 
 void write_frame(const std::string& dir, const FlowSolver<double>& s, int index,
