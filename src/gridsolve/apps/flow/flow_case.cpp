@@ -295,8 +295,8 @@ void FlowCase::validate() const {
     require(std::isfinite(inflow_period) && inflow_period >= 0,
             fmt::format("inflow_period is {}; give a positive period (or 0 for a steady inflow)",
                         inflow_period));
-    // A run that could not end: the step a CFL number allows, at the reference velocity
-    // on the smallest cell, or the fixed step, against t_end.
+    // A run that could not end: the fixed step, or the step a CFL number allows at the
+    // reference velocity on the mean cell width (stretched grids take more), against t_end.
     double h_min = 1e300;
     for (int a = 0; a < dims; ++a) h_min = std::min(h_min, (hi[a] - lo[a]) / cells[a]);
     const double step = dt > 0 ? dt : cfl * h_min / u_ref;
