@@ -3,6 +3,7 @@
 // checkpoints of another case, truncated or damaged ones are refused.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -215,4 +216,46 @@ TEST(FlowCheckpoint, ForeignTruncatedAndDamagedCheckpointsAreRefused) {
   refused(c, "checksum");
   std::ofstream(o.restart, std::ios::binary) << "not a checkpoint";
   refused(c, "GSFLOWCK");
+}
+
+// A checkpoint whose hash is right but whose run state no run could have left (edited
+// and written again): refused with the reason, not restarted from.
+TEST(FlowCheckpoint, ImpossibleStatesAreRefusedEvenWithAValidHash) {
+  const FlowCase c = channel_case();
+  const auto dir = scratch("impossible");
+  FlowRunOptions o;
+  o.plots = false;
+  o.frames = 4;
+  o.out = dir.string();
+  o.stop_after = 5;
+  run_flow(c, Device::cpu, o);
+  const Checkpoint good = read_checkpoint((dir / "checkpoint.gsflow").string());
+  o.stop_after = 0;
+  o.restart = (dir / "edited.gsflow").string();
+  auto refused = [&](const Checkpoint& edited, const std::string& says) {
+    write_checkpoint(o.restart, edited);
+    try {
+      run_flow(c, Device::cpu, o);
+      ADD_FAILURE() << "accepted; expected a refusal saying " << says;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  };
+  Checkpoint frame = good;
+  const long long negative_frame[] = {good.get<long long>("run_integers")[0], -7};
+  frame.put("run_integers", negative_frame, 2);
+  refused(frame, "impossible values");
+  Checkpoint time = good;
+  std::vector<double> reals = good.get<double>("solver_reals");
+  reals[0] = std::nan("");
+  time.put("solver_reals", reals.data(), reals.size());
+  refused(time, "impossible values");
+  Checkpoint times = good;
+  std::vector<double> frame_times = good.get<double>("frame_times");
+  frame_times.push_back(1.0);
+  times.put("frame_times", frame_times.data(), frame_times.size());
+  refused(times, "inconsistent");
+  // The unedited state, written the same way, restarts.
+  write_checkpoint(o.restart, good);
+  EXPECT_NO_THROW(run_flow(c, Device::cpu, o));
 }

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
 
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/io/atomic_file.hpp"
@@ -133,9 +134,13 @@ Checkpoint read_checkpoint(const std::string& path) {
   if (!c.header.contains("blocks") || !c.header["blocks"].is_array())
     damaged(path, "its header lists no blocks");
   std::size_t at = 20 + hlen, need = at;
+  std::set<std::string> names;
   for (const auto& b : c.header["blocks"]) {
-    if (!b.contains("bytes") || !b["bytes"].is_number_unsigned() || !b.contains("name"))
+    if (!b.contains("bytes") || !b["bytes"].is_number_unsigned() || !b.contains("name") ||
+        !b["name"].is_string())
       damaged(path, "its header's block list is malformed");
+    if (!names.insert(b["name"].get<std::string>()).second)
+      damaged(path, fmt::format("its header lists block '{}' twice", b["name"].get<std::string>()));
     const std::size_t bytes = b["bytes"].get<std::size_t>();
     if (bytes > s.size() - need)  // also keeps the sum from wrapping
       damaged(path, fmt::format("it is truncated (a block announces {} bytes, more than the "

@@ -105,6 +105,12 @@ void restore_run(const Checkpoint& ck, FlowResult& res, long long& step, double&
     res.history.push_back(HistoryRow{(long long)h[i], h[i + 1], h[i + 2], h[i + 3], h[i + 4],
                                      h[i + 5], int(h[i + 6])});
   res.frame_times = ck.get<double>("frame_times");
+  // One time per frame written: the series file lists exactly the frames on disk.
+  if (res.frame_times.size() != std::size_t(frame))
+    throw Error(
+        fmt::format("checkpoint '{}': the run's state is inconsistent ({} frames, {} "
+                    "frame times)",
+                    ck.source, frame, res.frame_times.size()));
   res.restarted_from = step;
 }
 
