@@ -259,3 +259,34 @@ TEST(FlowCheckpoint, ImpossibleStatesAreRefusedEvenWithAValidHash) {
   write_checkpoint(o.restart, good);
   EXPECT_NO_THROW(run_flow(c, Device::cpu, o));
 }
+
+// The format's checks on a file built by hand to its documented layout (magic, version,
+// header, blocks, FNV-1a of all before, end mark): a block named twice is refused, and the
+// same file with two names reads back.
+TEST(FlowCheckpoint, ABlockListedTwiceIsRefused) {
+  auto file = [](const std::string& second_name) {
+    const std::string header =
+        R"({"blocks":[{"name":"a","bytes":8},{"name":")" + second_name + R"(","bytes":8}]})";
+    std::string s = "GSFLOWCK";
+    auto append = [&](auto v) { s.append(reinterpret_cast<const char*>(&v), sizeof v); };
+    append(std::uint32_t(2));
+    append(std::uint64_t(header.size()));
+    s += header;
+    s += std::string(16, '\1');
+    std::uint64_t h = 1469598103934665603ull;
+    for (const unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+    append(h);
+    s += "GSFLOWND";
+    const auto path = scratch("twice") / (second_name + ".gsflow");
+    std::filesystem::create_directories(path.parent_path());
+    std::ofstream(path, std::ios::binary) << s;
+    return path.string();
+  };
+  EXPECT_EQ(read_checkpoint(file("b")).blocks.size(), 2u);
+  try {
+    read_checkpoint(file("a"));
+    ADD_FAILURE() << "a block listed twice was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("lists block 'a' twice"), std::string::npos) << e.what();
+  }
+}
