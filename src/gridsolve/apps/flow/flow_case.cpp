@@ -6,13 +6,9 @@
 #include <cmath>
 
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/problem/boundary.hpp"
 
 namespace gridsolve::flow {
-
-const char* side_name(int s) {
-  static const char* names[6] = {"x_low", "x_high", "y_low", "y_high", "z_low", "z_high"};
-  return names[s];
-}
 
 SideType parse_side_type(const std::string& t) {
   if (t == "wall") return SideType::wall;
@@ -198,18 +194,18 @@ void FlowCase::validate() const {
       require(sides[std::size_t(s ^ 1)].type == SideType::periodic,
               fmt::format("side {} is periodic but its opposite side {} is not; periodic sides "
                           "come in pairs",
-                          side_name(s), side_name(s ^ 1)));
+                          face_name(s), face_name(s ^ 1)));
     }
     for (int q = 0; q < 3; ++q)
       require(std::abs(c.velocity[std::size_t(q)]) < k_largest_speed,
               fmt::format("side {}: wall velocity component {} is {}; give a finite speed "
                           "below 1e100",
-                          side_name(s), "uvw"[q], c.velocity[std::size_t(q)]));
+                          face_name(s), "uvw"[q], c.velocity[std::size_t(q)]));
     if (c.type == SideType::wall)
       require(c.velocity[std::size_t(axis)] == 0,
               fmt::format("side {}: a wall cannot move through itself (normal velocity {}); give "
                           "only tangential components",
-                          side_name(s), c.velocity[std::size_t(axis)]));
+                          face_name(s), c.velocity[std::size_t(axis)]));
     any_outflow |= c.type == SideType::outflow;
     any_inflow |= c.type == SideType::velocity;
   }

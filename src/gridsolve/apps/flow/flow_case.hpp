@@ -23,8 +23,6 @@ enum class SideType {
 };
 SideType parse_side_type(const std::string& text);
 std::string to_string(SideType t);
-// The case file's name of side s (0 x_low, 1 x_high, 2 y_low, ... 5 z_high).
-const char* side_name(int s);
 
 struct SideCondition {
   SideType type = SideType::wall;

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/problem/boundary.hpp"
 #include "gridsolve/io/atomic_file.hpp"
 
 namespace gridsolve::flow {
@@ -175,7 +176,6 @@ nlohmann::json case_identity(const FlowCase& c) {
   for (int a = 0; a < c.dims; ++a) spacing.push_back(c.spacing[std::size_t(a)].describe());
   j["spacing"] = spacing;
   j["nu"] = c.nu;
-  const char* side_names[6] = {"x_low", "x_high", "y_low", "y_high", "z_low", "z_high"};
   for (int s = 0; s < 2 * c.dims; ++s) {
     const SideCondition& sc = c.sides[std::size_t(s)];
     nlohmann::json side;
@@ -185,7 +185,7 @@ nlohmann::json case_identity(const FlowCase& c) {
     if (sc.type == SideType::velocity)
       for (int q = 0; q < c.dims; ++q)
         side[std::string(1, "uvw"[q])] = expression_text(sc.profile[std::size_t(q)]);
-    j["boundary." + std::string(side_names[s])] = side;
+    j["boundary." + face_name(s)] = side;
   }
   std::vector<std::string> obstacles;
   for (const Obstacle& o : c.obstacles) obstacles.push_back(o.describe());

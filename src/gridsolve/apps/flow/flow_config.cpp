@@ -12,6 +12,7 @@
 #include <toml++/toml.h>
 
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/problem/boundary.hpp"
 
 namespace gridsolve::flow {
 
@@ -87,8 +88,6 @@ struct Reader {
     fail(path + "." + key, "must be a number or a formula of x, y, z");
   }
 };
-
-const char* side_keys[6] = {"x_low", "x_high", "y_low", "y_high", "z_low", "z_high"};
 
 }  // namespace
 
@@ -183,9 +182,9 @@ FlowConfig parse_flow_config(std::string_view text, const std::string& source) {
   if (const toml::table* b = root["boundary"].as_table()) {
     r.only(*b, "boundary", {"x_low", "x_high", "y_low", "y_high", "z_low", "z_high"});
     for (int s = 0; s < 6; ++s) {
-      const toml::table* t = (*b)[side_keys[s]].as_table();
+      const toml::table* t = (*b)[face_name(s)].as_table();
       if (!t) continue;
-      const std::string path = std::string("boundary.") + side_keys[s];
+      const std::string path = std::string("boundary.") + face_name(s);
       if (s >= 2 * c.dims) r.fail(path, "a 2D case has no z sides");
       r.only(*t, path, {"type", "velocity", "u", "v", "w"});
       SideCondition& sc = c.sides[std::size_t(s)];

@@ -9,6 +9,7 @@
 #include <numbers>
 
 #include "gridsolve/apps/flow/flow_obstacles.hpp"
+#include "gridsolve/problem/boundary.hpp"
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/memory.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
@@ -308,7 +309,7 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d) : case_(c), device_(d) {
               throw Error(
                   fmt::format("side {}: the inflow's {} is {} at ({}, {}, {}); its "
                               "formula must be finite (below 1e100) along the side",
-                              side_name(s), "uvw"[comp], value, x[0], x[1], x[2]));
+                              face_name(s), "uvw"[comp], value, x[0], x[1], x[2]));
             wv(i, j, k) = T(value);
             // Net volume flux through the sides (inward positive), for the check below.
             if (axis == comp) {
