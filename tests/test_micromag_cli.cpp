@@ -139,6 +139,26 @@ TEST(MicromagCli, BadConfigsExitTwoWithAMessage) {
       {"time = 0.2e-9", "time = 0.2e-9\nuntil = \"mq < 0\"", "'stage.until': the condition"},
       {"time = 0.2e-9", "until = \"mx < 0\"", "with 'until' needs 'time'"},
       {"kind = \"relax\"", "kind = \"relax\"\nuntil = \"mx < 0\"", "run stages only"},
+      // Runs that could not end, or would bury the disk.
+      {"device = \"cpu\"", "device = \"cpu\"\nmethod = \"rk4\"\ndt = 1e-30", "steps"},
+      {"device = \"cpu\"", "device = \"cpu\"\ndt = 1e-25\nmax_dt = 1e-25", "steps"},
+      {"plots = false", "plots = false\ntable_interval = 1e-30", "steps"},
+      {"plots = false", "plots = false\nsnapshot_interval = 1e-30", "snapshots"},
+      {"cells = [64, 16, 1]", "cells = [64, 16, 1]\nperiodic = [true, true, true]\nimages = 100000",
+       "image copies"},
+      // Fields and materials no magnet has, and formulas that say something else.
+      {"B = [-24.6e-3, 4.3e-3, 0.0]", "B = [\"sqrt(-1)\", 0, 0]", "give one that is finite"},
+      {"B = [-24.6e-3, 4.3e-3, 0.0]", "B = [\"1/(t-t)\", 0, 0]", "give one that is finite"},
+      {"B = [-24.6e-3, 4.3e-3, 0.0]", "B = [\"1,5\", 0, 0]", "comma-separated"},
+      {"B = [-24.6e-3, 4.3e-3, 0.0]", "B = [\"t = 5\", 0, 0]", "'=' assigns"},
+      {"B = [-24.6e-3, 4.3e-3, 0.0]", "B = [1e300, 0, 0]", "at most 1e4 T"},
+      {"Ms = 8.0e5", "Ms = 1e300", "beyond any material"},
+      {"A = 1.3e-11", "A = 1e10", "beyond any material"},
+      {"size = [500e-9, 125e-9, 3e-9]", "size = [1e-300, 1e-300, 1e-300]", "[1 pm, 1 mm]"},
+      {"device = \"cpu\"", "device = \"cpu\"\ntolerance = 1e10", "would control nothing"},
+      {"[initial]", "[[region]]\nid = 1\nMs = 1e5\n[[region]]\nid = 1\nMs = 2e5\n[initial]",
+       "region 1 is given twice"},
+      {"state = \"uniform\"", "state = \"vortex\"\ncore_radius = -1e-9", "must not be negative"},
   };
   for (const Case& c : cases) {
     std::string text = good;

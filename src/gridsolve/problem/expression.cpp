@@ -35,6 +35,31 @@ struct CompiledFormula {
 };
 }  // namespace
 
+// One expression only: muParser would take "x = 5" as an assignment and "1,5" as two
+// results (keeping the last), so a typo would run as a different formula.
+void require_one_expression(const std::string& text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '=') continue;
+    const char before = i > 0 ? text[i - 1] : ' ';
+    const char after = i + 1 < text.size() ? text[i + 1] : ' ';
+    const bool comparison =
+        after == '=' || before == '=' || before == '<' || before == '>' || before == '!';
+    if (!comparison)
+      throw Error(
+          fmt::format("malformed formula '{}': '=' assigns in muParser; a formula is one "
+                      "expression (compare with '==')",
+                      printable(text)));
+  }
+}
+
+void require_one_result(const std::string& text, int results) {
+  if (results != 1)
+    throw Error(
+        fmt::format("malformed formula '{}': it holds {} comma-separated expressions; give "
+                    "one (decimal numbers take a point: 1.5)",
+                    printable(text), results));
+}
+
 Expression Expression::parse(const std::string& text) {
   const char* first = text.data();
   const char* last = text.data() + text.size();
@@ -47,20 +72,7 @@ Expression Expression::parse(const std::string& text) {
     e.text = text;
     return e;
   }
-  // One expression only: muParser would take "x = 5" as an assignment and "1,5" as two
-  // results (keeping the last), so a typo would run as a different formula.
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '=') continue;
-    const char before = i > 0 ? text[i - 1] : ' ';
-    const char after = i + 1 < text.size() ? text[i + 1] : ' ';
-    const bool comparison =
-        after == '=' || before == '=' || before == '<' || before == '>' || before == '!';
-    if (!comparison)
-      throw Error(
-          fmt::format("malformed formula '{}': '=' assigns in muParser; a formula is one "
-                      "expression in x, y, z (compare with '==')",
-                      printable(text)));
-  }
+  require_one_expression(text);
   auto f = std::make_shared<CompiledFormula>();
   double first_value = 0;
   try {
@@ -75,11 +87,7 @@ Expression Expression::parse(const std::string& text) {
     throw Error(fmt::format("malformed formula '{}': {} (variables are x, y, z; constants pi, e)",
                             printable(text), printable(ex.GetMsg())));
   }
-  if (f->parser.GetNumResults() != 1)
-    throw Error(
-        fmt::format("malformed formula '{}': it holds {} comma-separated expressions; give "
-                    "one (decimal numbers take a point: 1.5)",
-                    printable(text), f->parser.GetNumResults()));
+  require_one_result(text, f->parser.GetNumResults());
   if (f->parser.GetUsedVar().empty()) {
     // A constant written as a formula ("5/2", "2*pi") is a constant: solvers that need
     // constant coefficients take it, and it evaluates without the parser.

@@ -7,6 +7,12 @@ namespace gridsolve {
 
 using ScalarFunction = std::function<double(double x, double y, double z)>;
 
+// Checks shared by every muParser formula the program reads: text with an assignment
+// ('=' that is not part of a comparison), and a parse with other than one result
+// ("1,5"), throw Error naming the problem.
+void require_one_expression(const std::string& text);
+void require_one_result(const std::string& text, int results);
+
 struct Expression {
   double constant = 0;
   ScalarFunction function;  // empty for a constant

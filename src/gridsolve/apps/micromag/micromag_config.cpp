@@ -18,6 +18,7 @@
 
 #include "gridsolve/apps/micromag/stop_condition.hpp"
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/problem/expression.hpp"
 #include "gridsolve/io/ovf_writer.hpp"
 #include "gridsolve/io/toml_reader.hpp"
 
@@ -196,6 +197,15 @@ void read_region(const Reader& rd, const toml::table* t, const std::string& path
   if (r.ms < 0) rd.fail(t, fmt::format("'{}.Ms' must not be negative", path));
   if (r.aex < 0) rd.fail(t, fmt::format("'{}.A' must not be negative", path));
   if (r.alpha < 0) rd.fail(t, fmt::format("'{}.alpha' must not be negative", path));
+  // Far past every known material (iron: Ms 1.7e6 A/m; A ~1e-11 J/m; rare-earth magnets:
+  // K ~1e7 J/m^3): values beyond these are typos, and would only overflow the fields.
+  if (r.ms > 1e8)
+    rd.fail(t, fmt::format("'{}.Ms' {} A/m is beyond any material (at most 1e8)", path, r.ms));
+  if (r.aex > 1e-8)
+    rd.fail(t, fmt::format("'{}.A' {} J/m is beyond any material (at most 1e-8)", path, r.aex));
+  if (std::abs(r.ku1) > 1e9 || std::abs(r.kc1) > 1e9)
+    rd.fail(t, fmt::format("'{}.Ku1' / '{}.Kc1' beyond any material (|K| at most 1e9 J/m^3)", path,
+                           path));
 }
 
 const std::vector<std::string_view> region_keys = {"Ms",     "A",   "alpha",   "Ku1",
@@ -253,10 +263,11 @@ MicromagConfig parse_micromag_config(std::string_view toml_text, const std::stri
   if (has_size == has_cell) rd.fail(mesh, "[mesh] needs exactly one of 'size' and 'cell_size'");
   for (int a = 0; a < 3; ++a) {
     m.cell[a] = has_size ? size[a] / m.n[a] : cell[a];
-    if (!(m.cell[a] > 0) || m.cell[a] > 1e-3)
+    // Below a picometre (a hundredth of an atom) the demag kernel's geometry underflows.
+    if (!(m.cell[a] >= 1e-12) || m.cell[a] > 1e-3)
       rd.fail(mesh,
-              fmt::format("[mesh]: the cell size along axis {} must be in (0, 1 mm], got {} m", a,
-                          m.cell[a]));
+              fmt::format("[mesh]: the cell size along axis {} must be in [1 pm, 1 mm], got {} m",
+                          a, m.cell[a]));
   }
   rd.bools3(mesh, "mesh", "periodic", m.periodic);
   const bool any_periodic = m.periodic[0] || m.periodic[1] || m.periodic[2];
@@ -267,6 +278,17 @@ MicromagConfig parse_micromag_config(std::string_view toml_text, const std::stri
     if (m.images < 0 || m.images > 100000)
       rd.fail(mesh->get("images"),
               fmt::format("'mesh.images' must be 0 .. 100000 copies per side, got {}", m.images));
+    // The demag tensor sums every image copy for every cell pair offset: bound the work.
+    double copies = 1;
+    for (int a = 0; a < 3; ++a)
+      if (m.periodic[a]) copies *= 2.0 * m.images + 1;
+    const double work = copies * 8.0 * double(m.n[0]) * m.n[1] * m.n[2];
+    if (work > 1e12)
+      rd.fail(mesh->get("images"),
+              fmt::format("'mesh.images' {} makes {:.3g} image copies of the mesh; with its "
+                          "cells the demag tensor would take {:.3g} terms (at most 1e12): give "
+                          "fewer images",
+                          m.images, copies, work));
   }
   // regions
   if (const toml::table* mat = rd.section(root, "material")) {
@@ -274,11 +296,16 @@ MicromagConfig parse_micromag_config(std::string_view toml_text, const std::stri
                  {"Ms", "A", "alpha", "Ku1", "anis_u", "Kc1", "anis_c1", "anis_c2"});
     read_region(rd, mat, "material", c.problem.regions[0]);
   }
+  std::vector<bool> region_given(std::size_t(vacuum), false);
   for (const toml::table* r : rd.tables(root, "region")) {
     int id = -1;
     if (!rd.integer(r, "region", "id", id)) rd.fail(r, "each [[region]] needs an 'id' (0 .. 254)");
     if (id < 0 || id >= int(vacuum))
       rd.fail(r->get("id"), fmt::format("'region.id' must be 0 .. 254, got {}", id));
+    // A second table of the same id would silently replace the first one's material.
+    if (region_given[std::size_t(id)])
+      rd.fail(r->get("id"), fmt::format("region {} is given twice", id));
+    region_given[std::size_t(id)] = true;
     for (const auto& [key, node] : *r)
       if (key.str() != "id" &&
           std::find(region_keys.begin(), region_keys.end(), key.str()) == region_keys.end())
@@ -331,6 +358,10 @@ MicromagConfig parse_micromag_config(std::string_view toml_text, const std::stri
     rd.integer(i, "initial", "circulation", c.initial.circulation);
     rd.integer(i, "initial", "polarity", c.initial.polarity);
     rd.number(i, "initial", "core_radius", c.initial.core_radius);
+    if (c.initial.core_radius < 0)
+      rd.fail(i->get("core_radius"),
+              fmt::format("'initial.core_radius' must not be negative (0: two cells), got {}",
+                          c.initial.core_radius));
     if (std::abs(c.initial.circulation) != 1 || std::abs(c.initial.polarity) != 1)
       rd.fail(i, "'initial.circulation' and 'initial.polarity' must be 1 or -1");
   }
@@ -353,8 +384,10 @@ MicromagConfig parse_micromag_config(std::string_view toml_text, const std::stri
     rd.number(s, "solver", "tolerance", c.stepper.tolerance);
     rd.number(s, "solver", "dt", c.stepper.dt);
     rd.number(s, "solver", "max_dt", c.stepper.max_dt);
-    if (!(c.stepper.tolerance > 0))
-      rd.fail(s->get("tolerance"), "'solver.tolerance' must be positive");
+    if (!(c.stepper.tolerance > 0 && c.stepper.tolerance < 1))
+      rd.fail(s->get("tolerance"),
+              "'solver.tolerance' must be in (0, 1): |m| is 1, so an error bound of 1 or more "
+              "would control nothing");
     if (!(c.stepper.dt > 0) || c.stepper.dt > 1e-9)
       rd.fail(s->get("dt"), "'solver.dt' must be in (0, 1e-9] s");
     if (!(c.stepper.max_dt >= c.stepper.dt))
@@ -417,6 +450,24 @@ MicromagConfig parse_micromag_config(std::string_view toml_text, const std::stri
       rd.fail(s->get("time"), "'stage.time' belongs to run stages only");
     st.set_field = rd.formulas(s, "stage", "B", st.field);
     c.stages.push_back(st);
+  }
+  // Runs that could not end, or would bury the disk: the steps the run stages need at
+  // the smallest step the settings allow, and the table rows and snapshots they write.
+  double run_time = 0;
+  for (const StageSpec& st : c.stages)
+    if (st.kind == "run") run_time += st.time;
+  if (run_time > 0) {
+    const bool fixed = c.stepper.method == Method::rk4;
+    const double longest_step = std::min(fixed ? c.stepper.dt : c.stepper.max_dt, c.table_interval);
+    if (run_time / longest_step > 1e9)
+      rd.fail(nullptr, fmt::format("the run stages ({:.3g} s) would take at least {:.3g} steps of "
+                                   "at most {:.3g} s (solver dt / max_dt, output.table_interval); "
+                                   "at most 1e9",
+                                   run_time, run_time / longest_step, longest_step));
+    if (c.snapshot_interval > 0 && run_time / c.snapshot_interval > 1e5)
+      rd.fail(nullptr, fmt::format("'output.snapshot_interval' {:.3g} s would write {:.3g} "
+                                   "snapshots over the run stages ({:.3g} s); at most 1e5",
+                                   c.snapshot_interval, run_time / c.snapshot_interval, run_time));
   }
   apply_shapes(c);
   bool any = false;
@@ -525,21 +576,32 @@ FieldOfTime field_of_time(const std::array<std::string, 3>& formulas) {
       std::size_t used = 0;
       const double v = std::stod(formulas[c], &used);
       if (used == formulas[c].size()) {
+        require(std::abs(v) <= 1e4,
+                fmt::format("the field component {} T is not a finite number of at most 1e4 T",
+                            formulas[c]));
         ps->constant[c] = v;
         ps->is_constant[c] = true;
         continue;
       }
     } catch (const std::exception&) {
     }
+    require_one_expression(formulas[c]);
+    double at_start = 0;
     try {
       ps->p[c].DefineVar("t", &ps->t);
       ps->p[c].DefineConst("pi", std::numbers::pi);
       ps->p[c].SetExpr(formulas[c]);
-      ps->p[c].Eval();
+      at_start = ps->p[c].Eval();
     } catch (const mu::Parser::exception_type& e) {
       throw Error(fmt::format("the field formula '{}' is not valid: {} (a formula in t, seconds)",
                               formulas[c], e.GetMsg()));
     }
+    require_one_result(formulas[c], ps->p[c].GetNumResults());
+    // Where it starts, at least, a field must be a number (it is checked again as it runs).
+    require(std::abs(at_start) <= 1e4,
+            fmt::format("the field formula '{}' is {} T at t = 0; give one that is finite "
+                        "(at most 1e4 T)",
+                        formulas[c], at_start));
   }
   return [ps](double t) {
     ps->t = t;
