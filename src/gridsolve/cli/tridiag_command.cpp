@@ -76,6 +76,12 @@ class NumberReader {
     }
   }
   std::size_t line() const { return line_no_; }
+  // Whether the current line holds nothing more (past its comment, if any).
+  bool line_is_done() const {
+    for (std::size_t p = pos_; p < len_; ++p)
+      if (!std::isspace((unsigned char)line_[p])) return false;
+    return true;
+  }
 
  private:
   bool read_line() {
@@ -142,12 +148,20 @@ Systems read_systems(const std::string& path) {
   s.count = int(count);
   s.a.resize(size), s.b.resize(size), s.c.resize(size), s.d.resize(size);
   std::vector<double>* columns[4] = {&s.a, &s.b, &s.c, &s.d};
-  for (std::size_t k = 0; k < size; ++k)
+  for (std::size_t k = 0; k < size; ++k) {
+    std::size_t row_line = 0;
     for (int q = 0; q < 4; ++q) {
       require(in.next(t),
               fmt::format("'{}': expected {} rows of 'a b c d', the file ends at row {} of "
                           "system {}",
                           path, size, k % s.n, k / s.n));
+      // A row is one line: a row of three or five values would otherwise shift every
+      // later value into the wrong column without a word.
+      if (q == 0) row_line = in.line();
+      require(in.line() == row_line,
+              fmt::format("'{}' line {}: row {} of system {} has {} value{} where 'a b c d' "
+                          "takes 4 on one line",
+                          path, row_line, k % s.n, k / s.n, q, q == 1 ? "" : "s"));
       double v = 0;
       const auto r = std::from_chars(t.data(), t.data() + t.size(), v);
       require(r.ec == std::errc() && r.ptr == t.data() + t.size() && std::isfinite(v),
@@ -155,6 +169,11 @@ Systems read_systems(const std::string& path) {
                           in.line(), t, k % s.n, k / s.n));
       (*columns[q])[k] = v;
     }
+    // And no fifth value on the row's line.
+    require(in.line_is_done(),
+            fmt::format("'{}' line {}: row {} of system {} has more than the 4 values 'a b c d'",
+                        path, row_line, k % s.n, k / s.n));
+  }
   require(!in.next(t),
           fmt::format("'{}' has values after the last row (line {}: '{}')", path, in.line(), t));
   return s;

@@ -24,6 +24,12 @@ ResolvedSolve resolve(const SolveSettings& s) {
   if (s.tolerance) {
     require(std::isfinite(*s.tolerance) && *s.tolerance > 0,
             fmt::format("tolerance must be a positive number, got {}", number_text(*s.tolerance)));
+    // A relative residual of 1 is where every solve starts: a tolerance there stops at
+    // once and reports the untouched guess as converged.
+    require(s.options.rule != StopRule::residual || *s.tolerance < 1,
+            fmt::format("tolerance {} is a relative residual ||b - Au|| / ||b||, which starts at "
+                        "1: give one below 1",
+                        number_text(*s.tolerance)));
     r.options.tolerance = *s.tolerance;
   } else {
     r.options.tolerance = s.default_tolerance ? s.default_tolerance(r.precision, *r.solver)
