@@ -1,4 +1,5 @@
 // The gridsolve command line: sub-commands, their options, and the exit codes.
+#include "gridsolve/cli/option_checks.hpp"
 #include "gridsolve/cli/commands.hpp"
 
 #include <CLI/CLI.hpp>
@@ -169,7 +170,10 @@ int run(int argc, char** argv) {
       ->capture_default_str();
   poisson->add_option("--k", model.coefficient, "constant | variable")->capture_default_str();
   poisson->add_option("--rhs", model.rhs, "manufactured | random")->capture_default_str();
-  poisson->add_option("--seed", model.seed, "random right-hand side seed")->capture_default_str();
+  // Unsigned options check their text first: CLI11 would read "-1" as 2^64 - 1.
+  poisson->add_option("--seed", model.seed, "random right-hand side seed")
+      ->check(not_negative())
+      ->capture_default_str();
   add_solver_options(poisson, poisson_run, poisson_args);
 
   // heat: the article's method and stopping rule unless told otherwise

@@ -2,6 +2,7 @@
 // little-endian keys of the given type), sorts them on the chosen device, checks the
 // order, and writes them in the input's format, atomically. gridsolve bench sort: prints
 // the sorting benchmark with its ratios.
+#include "gridsolve/cli/option_checks.hpp"
 #include "gridsolve/cli/sort_command.hpp"
 
 #include <CLI/CLI.hpp>
@@ -46,8 +47,10 @@ CLI::App* add_sort_command(CLI::App& app, SortSettings& s) {
   c->add_option("--order", s.order, "ascending | descending (NaN sorts last ascending)")
       ->capture_default_str();
   c->add_option("--device", s.device, "auto | cpu | cuda")->capture_default_str();
+  // Checked as text first: CLI11 would read "-1" as 2^64 - 1.
   c->add_option("--batch", s.batch,
                 "sort consecutive arrays of this many keys each (0: the whole file as one)")
+      ->check(not_negative())
       ->capture_default_str();
   c->add_flag("-q,--quiet", s.quiet, "print nothing but errors");
   return c;
