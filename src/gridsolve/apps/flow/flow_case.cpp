@@ -186,7 +186,7 @@ void FlowCase::validate() const {
                                        "above the lower",
                                        "xyz"[a], lo[a], hi[a]));
   }
-  bool any_outflow = false, any_inflow = false;
+  bool any_inflow = false;
   for (int s = 0; s < 2 * dims; ++s) {
     const SideCondition& c = sides[std::size_t(s)];
     const int axis = s / 2;
@@ -206,13 +206,12 @@ void FlowCase::validate() const {
               fmt::format("side {}: a wall cannot move through itself (normal velocity {}); give "
                           "only tangential components",
                           face_name(s), c.velocity[std::size_t(axis)]));
-    any_outflow |= c.type == SideType::outflow;
     any_inflow |= c.type == SideType::velocity;
   }
   bool all_velocity = true;
   for (int s = 0; s < 2 * dims; ++s)
     all_velocity &= sides[std::size_t(s)].type == SideType::velocity;
-  require(!any_inflow || any_outflow || all_velocity,
+  require(!any_inflow || has_outflow() || all_velocity,
           "an inflow side needs an outflow side somewhere (mass must leave the domain); set one "
           "side's type to outflow");
   require(benchmark != Benchmark::dfg || !obstacles.empty(),

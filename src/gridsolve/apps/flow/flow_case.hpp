@@ -122,6 +122,12 @@ struct FlowCase {
 
   bool steady() const { return coupling != Coupling::piso; }
   bool periodic(int axis) const { return sides[std::size_t(2 * axis)].type == SideType::periodic; }
+  // Whether some side is an outflow (which carries away what the inflows bring).
+  bool has_outflow() const {
+    for (int s = 0; s < 2 * dims; ++s)
+      if (sides[std::size_t(s)].type == SideType::outflow) return true;
+    return false;
+  }
   // The largest CFL number the transient scheme is allowed to run at.
   static constexpr double max_cfl = 1.0;
   // Throws Error naming what is wrong and what would be valid.

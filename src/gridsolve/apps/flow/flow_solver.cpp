@@ -55,6 +55,25 @@ struct F2 {
   GRIDSOLVE_HD F2 operator+(const F2& o) const { return {x + o.x, y + o.y}; }
 };
 
+// A value a case's formula gave (a boundary, an initial field): beyond k_largest_speed,
+// or not a number, it is bad input named by what() and the point. what() runs only on
+// failure: the check sits in loops over every face.
+template <class What>
+void require_usable(double value, const What& what, double x, double y, double z) {
+  if (!(std::abs(value) < k_largest_speed))
+    throw Error(
+        fmt::format("{} is {} at ({}, {}, {}); its formula must be finite (below 1e100) "
+                    "there",
+                    what(), value, x, y, z));
+}
+
+// Whether velocity face F of a component is free (an unknown, not held by a body): the
+// pressure cells' mask and the fluid's connectivity both read the faces this way.
+template <class T>
+bool face_is_free(const StencilOperator<T>& m, const Field<std::uint8_t>& fixed, const int F[3]) {
+  return m.active.contains(F[0], F[1], F[2]) && !fixed.cview()(F[0], F[1], F[2]);
+}
+
 // The momentum equation of velocity component c at one of its faces, finite volumes on
 // the face's staggered cell:  a_P u_P = sum a_nb u_nb + b0 (+ pressure force).
 // Convection: upwind or hybrid coefficients; tvd, quick and central add the difference
@@ -305,11 +324,10 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d) : case_(c), device_(d) {
               value = axis == comp ? 0.0 : sc.velocity[std::size_t(comp)];
             else
               value = sc.profile[std::size_t(comp)](x[0], x[1], x[2]);
-            if (!(std::abs(value) < k_largest_speed))
-              throw Error(
-                  fmt::format("side {}: the inflow's {} is {} at ({}, {}, {}); its "
-                              "formula must be finite (below 1e100) along the side",
-                              face_name(s), "uvw"[comp], value, x[0], x[1], x[2]));
+            require_usable(
+                value,
+                [&] { return fmt::format("side {}: the inflow's {}", face_name(s), "uvw"[comp]); },
+                x[0], x[1], x[2]);
             wv(i, j, k) = T(value);
             // Net volume flux through the sides (inward positive), for the check below.
             if (axis == comp) {
@@ -325,10 +343,7 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d) : case_(c), device_(d) {
   }
   // Without an outflow nothing can carry away what the inflows bring: their net flux must
   // vanish, or the pressure equation has no solution (the run would report divergence).
-  bool has_outflow = false;
-  for (int s = 0; s < 2 * dims; ++s)
-    has_outflow |= c.sides[std::size_t(s)].type == SideType::outflow;
-  if (!has_outflow && std::abs(net_inflow) > 1e-9 * total_inflow)
+  if (!c.has_outflow() && std::abs(net_inflow) > 1e-9 * total_inflow)
     throw Error(
         fmt::format("the inflow sides bring a net volume flux of {:.6g} into a domain "
                     "with no outflow side; make their fluxes cancel, or set a side's "
@@ -368,9 +383,7 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d) : case_(c), device_(d) {
               F[q] += side;
               // On a periodic axis the image face n is face 0, the unknown.
               if (periodic_[std::size_t(q)] && F[q] >= n[q]) F[q] -= n[q];
-              const StencilOperator<T>& m = mom_[std::size_t(q)];
-              if (m.active.contains(F[0], F[1], F[2]) &&
-                  !fixed_host[std::size_t(q)].cview()(F[0], F[1], F[2]))
+              if (face_is_free(mom_[std::size_t(q)], fixed_host[std::size_t(q)], F))
                 free_face = true;
             }
           pm(i, j, k) = free_face ? 0 : 1;
@@ -429,10 +442,7 @@ void FlowSolver<T>::require_connected_fluid(const Field<std::uint8_t>& pmask,
               } else if (N[q] < 0 || N[q] >= n[q]) {
                 continue;
               }
-              const StencilOperator<T>& m = mom_[std::size_t(q)];
-              if (!m.active.contains(F[0], F[1], F[2]) ||
-                  fixed[std::size_t(q)].cview()(F[0], F[1], F[2]))
-                continue;
+              if (!face_is_free(mom_[std::size_t(q)], fixed[std::size_t(q)], F)) continue;
               if (pm(N[0], N[1], N[2]) || seen[index(N[0], N[1], N[2])]) continue;
               seen[index(N[0], N[1], N[2])] = 1;
               stack.push_back({N[0], N[1], N[2]});
@@ -463,11 +473,8 @@ void FlowSolver<T>::set_velocity(int comp, const std::function<double(double, do
         for (int a = 0; a < 3; ++a)
           x[a] = a == comp ? g.xf(a, I[a]) : (a < case_.dims ? g.xc(a, I[a]) : 0.0);
         const double value = f(x[0], x[1], x[2]);
-        if (!(std::abs(value) < k_largest_speed))
-          throw Error(
-              fmt::format("the initial {} is {} at ({}, {}, {}); its formula must be "
-                          "finite (below 1e100) over the domain",
-                          "uvw"[comp], value, x[0], x[1], x[2]));
+        require_usable(
+            value, [&] { return fmt::format("the initial {}", "uvw"[comp]); }, x[0], x[1], x[2]);
         v(i, j, k) = T(value);
       }
   u_[std::size_t(comp)].copy_from(host);
@@ -485,11 +492,8 @@ void FlowSolver<T>::set_pressure(const std::function<double(double, double, doub
       for (int i = 0; i < n[0]; ++i) {
         const double x = g.xc(0, i), y = g.xc(1, j), z = case_.dims == 3 ? g.xc(2, k) : 0.0;
         const double value = f(x, y, z);
-        if (!(std::abs(value) < k_largest_speed))
-          throw Error(
-              fmt::format("the initial p is {} at ({}, {}, {}); its formula must be "
-                          "finite (below 1e100) over the domain",
-                          value, x, y, z));
+        require_usable(
+            value, [] { return "the initial p"; }, x, y, z);
         v(i, j, k) = T(value);
       }
   p_.copy_from(host);
@@ -504,9 +508,7 @@ void FlowSolver<T>::apply_boundaries(double factor, bool set_faces) {
   const Device dev = device_;
   double inflow = 0, outflow = 0;
   const MacGeometry g = grid_.geometry();
-  bool has_outflow = false;
-  for (int s = 0; s < 2 * dims; ++s)
-    has_outflow |= case_.sides[std::size_t(s)].type == SideType::outflow;
+  const bool has_outflow = case_.has_outflow();
   for (int comp = 0; comp < dims && set_faces; ++comp) {
     const auto ext = face_extent(n, comp);
     const FieldView<T> u = u_[std::size_t(comp)].view();
