@@ -42,6 +42,19 @@ type = "inflow"
 u = "4*y*(1-y)"
 )TOML";
 
+// A command line that must exit 2 with a message holding `says`.
+struct Bad {
+  std::string args, says;
+};
+
+void expect_refused(const std::vector<Bad>& cases) {
+  for (const Bad& b : cases) {
+    const Outcome o = gridsolve(b.args);
+    EXPECT_EQ(o.code, 2) << b.args << "\n" << o.output;
+    EXPECT_NE(o.output.find(b.says), std::string::npos) << b.args << "\n" << o.output;
+  }
+}
+
 }  // namespace
 
 TEST(FlowCli, CavityWritesItsResults) {
@@ -151,9 +164,6 @@ TEST(FlowCli, NotConvergedExitsWithThree) {
 }
 
 TEST(FlowCli, BadCasesExitWithTwoAndSayWhy) {
-  struct Bad {
-    std::string args, says;
-  };
   const std::vector<Bad> cases = {
       {"cavity --re -100 --n 16 --device cpu", "Reynolds number"},
       {"cavity --re 100 --n 16 --device cpu --coupling piso --cfl 3", "CFL"},
@@ -241,19 +251,12 @@ couplng = "piso"
 )TOML") + " --device cpu",
        "couplng"},
   };
-  for (const Bad& b : cases) {
-    const Outcome o = gridsolve(b.args);
-    EXPECT_EQ(o.code, 2) << b.args << "\n" << o.output;
-    EXPECT_NE(o.output.find(b.says), std::string::npos) << b.args << "\n" << o.output;
-  }
+  expect_refused(cases);
 }
 
 // Values a case file or the command line can hold but no run can use: each refused with
 // exit 2 before any work, never a run that hangs, diverges or reports nonsense.
 TEST(FlowCli, UnusableValuesAreRefusedBeforeTheRun) {
-  struct Bad {
-    std::string args, says;
-  };
   const std::string cavity8 = "[flow]\ncells = [8, 8]\nnu = 0.01\n";
   auto flow = [](const std::string& name, const std::string& text) {
     return "flow " + write_case(name, text) + " --device cpu --no-plots";
@@ -345,11 +348,7 @@ TEST(FlowCli, UnusableValuesAreRefusedBeforeTheRun) {
       {"cavity --re 100 --n 16 --device cpu --no-plots --out " + taken.string(),
        "summary.json': it is a directory"},
   };
-  for (const Bad& b : cases) {
-    const Outcome o = gridsolve(b.args);
-    EXPECT_EQ(o.code, 2) << b.args << "\n" << o.output;
-    EXPECT_NE(o.output.find(b.says), std::string::npos) << b.args << "\n" << o.output;
-  }
+  expect_refused(cases);
 }
 
 // A polygon's checks (every vertex, every pair of edges) build their messages only when
