@@ -108,13 +108,6 @@ int flow_command(const FlowArguments& f) {
   int frames = f.frames;
   int checkpoint_every = f.checkpoint_every;
   std::string checkpoint_file = f.checkpoint_file;
-  require(!given("--frames") || f.frames >= 0,
-          fmt::format("--frames {}: give 0 (none) or more", f.frames));
-  require(!given("--checkpoint-every") || f.checkpoint_every >= 0,
-          fmt::format("--checkpoint-every {}: give a positive number of steps, or 0 for none",
-                      f.checkpoint_every));
-  require(!given("--stop-after") || f.stop_after >= 1,
-          fmt::format("--stop-after {}: give a positive number of steps", f.stop_after));
   if (*f.cavity) {
     c = cavity_case(f.re, f.n);
   } else if (*f.channel) {

@@ -133,6 +133,7 @@ FlowResult run_flow(const FlowCase& c, Device d, const FlowRunOptions& o) {
   auto say = [&](const std::string& s) {
     if (o.print) o.print(s);
   };
+  require(o.frames >= 0, fmt::format("--frames is {}; give 0 (none) or more", o.frames));
   require(o.checkpoint_every >= 0,
           fmt::format("--checkpoint-every is {}; give a positive number of steps, or 0 for none",
                       o.checkpoint_every));
@@ -162,7 +163,7 @@ FlowResult run_flow(const FlowCase& c, Device d, const FlowRunOptions& o) {
       c.dt > 0 ? c.dt
                : c.cfl * std::min(solver.grid().min_width(0), solver.grid().min_width(1)) / c.u_ref;
   int frame = 0;
-  const int frames = std::max(0, o.frames);
+  const int frames = o.frames;
   double next_frame = frames > 0 ? c.t_end / frames : 1e300;
   if (checkpoints) solver.keep_pressure_setup(true);
   if (c.has_initial && o.restart.empty()) {
