@@ -270,12 +270,12 @@ TEST(FlowCli, UnusableValuesAreRefusedBeforeTheRun) {
   std::filesystem::create_directories(taken / "summary.json");
   const std::vector<Bad> cases = {
       // Runs that could not end.
-      {flow("tinf", cavity8 + piso + "t_end = inf\n"), "give a finite number"},
+      {flow("tinf", cavity8 + piso + "t_end = inf\n"), "t_end must be a finite number"},
       {flow("dttiny", cavity8 + piso + "dt = 1e-300\n"), "steps"},
       {flow("cfltiny", cavity8 + piso + "cfl = 1e-300\n"), "steps"},
       // Numbers no flow has.
       {flow("lidnan", cavity8 + "[boundary.y_high]\ntype = \"wall\"\nvelocity = [nan, 0]\n"),
-       "give finite numbers"},
+       "velocity[0] must be a finite number"},
       {flow("lidhuge", cavity8 + "[boundary.y_high]\ntype = \"wall\"\nvelocity = [1e300, 0]\n"),
        "below 1e100"},
       {flow("hiinf", "[flow]\ncells = [8, 8]\nnu = 0.01\nhi = [inf, 1]\n"), "finite"},
@@ -287,8 +287,8 @@ TEST(FlowCli, UnusableValuesAreRefusedBeforeTheRun) {
             "\"inflow\"\nu = \"y / (y - y)\"\n" +
                 outflow),
        "x_low: the inflow's u"},
-      {flow("initialnan", cavity8 + "[initial]\nu = \"sqrt(-1)\"\n"), "the initial u"},
-      {flow("initialp", cavity8 + "[initial]\np = \"1e300 * 1e300\"\n"), "the initial p"},
+      {flow("initialnan", cavity8 + "[initial]\nu = \"sqrt(-1)\"\n"), "initial.u = 'sqrt(-1)' is nan"},
+      {flow("initialp", cavity8 + "[initial]\np = \"1e300 * 1e300\"\n"), "initial.p = '1e300 * 1e300' is inf"},
       {flow("netinflow",
             "[flow]\ncells = [8, 8]\nnu = 0.1\n[boundary.x_low]\ntype = "
             "\"inflow\"\nu = 1\n[boundary.x_high]\ntype = \"inflow\"\nu = 2\n"
@@ -299,7 +299,8 @@ TEST(FlowCli, UnusableValuesAreRefusedBeforeTheRun) {
       {flow("urefre", "[flow]\ncells = [8, 8]\nre = 100\n[measure]\nu_ref = -1\n"), "u_ref -1"},
       // Numbers of the wrong kind.
       {flow("cellsfrac", "[flow]\ncells = [16.7, 16]\nnu = 0.01\n"), "whole numbers"},
-      {flow("wrap", cavity8 + "[method]\nmax_iterations = 4294967297\n"), "out of range"},
+      {flow("wrap", cavity8 + "[method]\nmax_iterations = 4294967297\n"),
+       "must be in [0, 2147483647], got 4294967297"},
       {flow("tanhjunk",
             "[flow]\ncells = [8, 8]\nnu = 0.01\nspacing = [\"tanh:3abc\", "
             "\"uniform\"]\n"),
@@ -343,10 +344,40 @@ TEST(FlowCli, UnusableValuesAreRefusedBeforeTheRun) {
       {"cavity --re 100 --n 16 --device cpu --frames -3", "--frames"},
       {"cavity --re 100 --n 16 --device cpu --sweeps 0", "momentum_sweeps"},
       {"channel --case dfg-2d-1 --cpd 2147483647 --device cpu", "cells per diameter"},
-      {"cavity --re 100 --n 16 --device cpu --restart " + dir.string(), "is a folder"},
-      {"flow " + dir.string() + " --device cpu", "is a folder"},
+      {"cavity --re 100 --n 16 --device cpu --restart " + dir.string(), "it is a directory"},
+      {"flow " + dir.string() + " --device cpu", "it is a directory"},
       {"cavity --re 100 --n 16 --device cpu --no-plots --out " + taken.string(),
        "summary.json': it is a directory"},
+  };
+  expect_refused(cases);
+}
+
+// A table written as an array of tables ([[method]]) was read as no table at all: the
+// run went on without its lid, or with PISO instead of the SIMPLEC asked for. Every such
+// mix-up, either way round, is refused naming the key.
+TEST(FlowCli, TablesAndArraysOfTablesAreNotConfused) {
+  const std::string cavity8 = "[flow]\ncells = [8, 8]\nnu = 0.01\n";
+  auto flow = [](const std::string& name, const std::string& text) {
+    return "flow " + write_case(name, text) + " --device cpu --no-plots";
+  };
+  const std::vector<Bad> cases = {
+      {flow("aot_lid", cavity8 + "[[boundary.y_high]]\ntype = \"wall\"\nvelocity = [1, 0]\n"),
+       "'boundary.y_high' must be a table ([boundary.y_high]), got an array"},
+      {flow("aot_inline", cavity8 + "[boundary]\ny_high = [{type = \"wall\"}]\n"),
+       "'boundary.y_high' must be a table"},
+      {flow("aot_method", cavity8 + "[[method]]\ncoupling = \"simplec\"\n"),
+       "'method' must be a table ([method]), got an array"},
+      {flow("aot_initial", cavity8 + "[[initial]]\nu = 1\n"), "'initial' must be a table"},
+      {flow("aot_output", cavity8 + "[[output]]\nframes = 2\n"), "'output' must be a table"},
+      {flow("aot_measure", cavity8 + "[[measure]]\nu_ref = 2\n"), "'measure' must be a table"},
+      {flow("aot_flow", "[[flow]]\ncells = [8, 8]\nnu = 0.01\n"), "'flow' must be a table"},
+      {flow("aot_obstacle", cavity8 + "[obstacle]\ncentre = [0.5, 0.5]\nradius = 0.1\n"),
+       "'obstacle' must be written as [[obstacle]] tables, got a table"},
+      {flow("aot_obstacle_values", "obstacle = [1, 2]\n" + cavity8),
+       "'obstacle' must be written as [[obstacle]] tables"},
+      // A key holding a NUL: the whole message, the key escaped, the reason named.
+      {flow("nul_key", cavity8 + "[method]\n\"a\\u0000b\" = 1\n"),
+       "unknown key 'method.a\\x00b' in [method] (it holds control characters, shown escaped)"},
   };
   expect_refused(cases);
 }
@@ -395,6 +426,10 @@ checkpoint_every = 4
   std::ifstream f(dir / "summary.json");
   const nlohmann::json j = nlohmann::json::parse(f);
   EXPECT_NEAR(j["time"].get<double>(), 0.4, 1e-12);
+  // A restart whose end lies before the checkpoint's time would stop at once, "converged".
+  const Outcome past = gridsolve("flow " + path + common + " --restart " + ck + " --t-end 0.2");
+  EXPECT_EQ(past.code, 2) << past.output;
+  EXPECT_NE(past.output.find("past this run's end"), std::string::npos) << past.output;
   // The same checkpoint on another grid: exit 2 and the difference named.
   const Outcome other = gridsolve("cavity --n 16 --coupling piso --device cpu -q --restart " + ck);
   EXPECT_EQ(other.code, 2) << other.output;

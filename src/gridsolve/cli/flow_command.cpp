@@ -65,7 +65,10 @@ void apply_overrides(const CLI::App& a, const FlowArguments& f, FlowCase& c) {
   if (given("--tol")) c.steady_tolerance = f.tol;
   if (given("--max-iter")) c.max_iterations = f.max_iter;
   if (given("--t-end")) c.t_end = f.t_end;
-  if (given("--cfl")) c.cfl = f.cfl;
+  // One time-step rule: a fixed dt would silently win over a CFL number given beside it.
+  if (given("--cfl") && given("--dt"))
+    throw Error("give --dt (a fixed time step) or --cfl (a step from the CFL number), not both");
+  if (given("--cfl")) c.cfl = f.cfl, c.dt = 0;  // over a case file's dt too
   if (given("--dt")) c.dt = f.dt;
   if (given("--relax-u")) c.relax_u = f.relax_u;
   if (given("--relax-p")) c.relax_p = f.relax_p;

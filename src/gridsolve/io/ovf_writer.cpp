@@ -4,11 +4,15 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <functional>
+#include <stdexcept>
 #include <fstream>
 #include <sstream>
 
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/core/text.hpp"
 #include "gridsolve/io/atomic_file.hpp"
+#include "gridsolve/io/input_file.hpp"
 
 namespace gridsolve {
 
@@ -65,13 +69,10 @@ template void write_ovf2<double>(const std::string&, const OvfMesh&,
                                  const std::array<std::vector<double>, 3>&, const std::string&,
                                  const std::array<std::string, 3>&, const std::string&, double);
 
-std::array<std::vector<double>, 3> read_ovf2(const std::string& path, OvfMesh& m) {
-  std::ifstream in(path, std::ios::binary);
-  require(bool(in), fmt::format("cannot read the OVF file '{}'", path));
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  auto fail = [&](const std::string& why) -> void {
-    throw Error(fmt::format("OVF file '{}': {}", path, why));
-  };
+namespace {
+
+std::array<std::vector<double>, 3> parse_ovf2(const std::string& text, OvfMesh& m,
+                                              const std::function<void(const std::string&)>& fail) {
   if (text.rfind("# OOMMF OVF 2.0", 0) != 0) fail("not OVF 2.0 (first line '# OOMMF OVF 2.0')");
   std::size_t pos = 0;
   int bytes = 0;
@@ -101,7 +102,13 @@ std::array<std::vector<double>, 3> read_ovf2(const std::string& path, OvfMesh& m
   }
   if (dim != 3) fail("valuedim must be 3");
   if (!bytes && !is_text) fail("no 'Begin: Data' line");
+  for (int a = 0; a < 3; ++a)
+    if (m.n[a] < 1) fail(fmt::format("{} nodes along axis {}; at least 1", m.n[a], a));
   const std::size_t cells = std::size_t(m.n[0]) * m.n[1] * m.n[2];
+  // Every value takes at least two bytes of text ("0 "), or `bytes` in binary: a header
+  // announcing more cells than the file can hold is refused before any allocation.
+  if (double(cells) * 3 * (is_text ? 2 : bytes) > double(text.size() - pos))
+    fail(fmt::format("the header announces {} cells, more than the file holds", cells));
   std::array<std::vector<double>, 3> v;
   for (auto& c : v) c.resize(cells);
   if (is_text) {
@@ -133,6 +140,22 @@ std::array<std::vector<double>, 3> read_ovf2(const std::string& path, OvfMesh& m
       p += bytes;
     }
   return v;
+}
+
+}  // namespace
+
+std::array<std::vector<double>, 3> read_ovf2(const std::string& path, OvfMesh& m,
+                                             std::uintmax_t limit) {
+  const std::string text = read_input_file(path, std::size_t(limit), "OVF file");
+  auto fail = [&](const std::string& why) -> void {
+    throw Error(fmt::format("OVF file '{}': {}", printable(path), why));
+  };
+  try {
+    return parse_ovf2(text, m, fail);
+  } catch (const std::logic_error&) {  // std::stoi / std::stod on a malformed header value
+    fail("a header value is not a number");
+  }
+  return {};
 }
 
 }  // namespace gridsolve

@@ -2,6 +2,7 @@
 // cell-centred three-component field on a rectangular mesh, binary 4 or 8 bytes.
 #pragma once
 #include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,9 @@ void write_ovf2(const std::string& path, const OvfMesh& mesh,
                 const std::array<std::string, 3>& labels, const std::string& unit, double time);
 
 // Reads back what write_ovf2 writes (binary 4 or 8, or text), as double; for tests and
-// for starting from a saved state. Throws Error naming the file on anything else.
-std::array<std::vector<double>, 3> read_ovf2(const std::string& path, OvfMesh& mesh);
+// for starting from a saved state. Throws Error naming the file on anything else, and on
+// a file that is not regular or larger than `limit` bytes (refused before it is read).
+std::array<std::vector<double>, 3> read_ovf2(const std::string& path, OvfMesh& mesh,
+                                             std::uintmax_t limit = std::uintmax_t(1) << 40);
 
 }  // namespace gridsolve

@@ -16,8 +16,6 @@
 
 namespace gridsolve {
 
-namespace {}  // namespace
-
 std::string describe(const toml::node& n) {
   if (const auto* s = n.as_string()) return fmt::format("a string (\"{}\")", printable(s->get()));
   if (const auto* i = n.as_integer()) return fmt::format("an integer ({})", i->get());
@@ -110,35 +108,6 @@ std::string join_key(const std::string& path, std::string_view key) {
   return path.empty() ? std::string(key) : fmt::format("{}.{}", path, key);
 }
 
-std::string read_input_file(const std::string& path, std::size_t limit, std::string_view what) {
-  if (path.empty()) throw Error(fmt::format("the {} path is empty; name a file", what));
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw Error(
-        fmt::format("cannot read {} '{}': it is a directory, not a file", what, printable(path)));
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f)
-    throw Error(fmt::format("cannot read {} '{}': {}", what, printable(path),
-                            std::generic_category().message(errno)));
-  std::string text;
-  char buffer[8192];
-  std::size_t got = 0;
-  // Read at most one byte past the limit: enough to know the file is too large, without
-  // reading a device that never ends.
-  while (text.size() <= limit && (got = std::fread(buffer, 1, sizeof buffer, f)) > 0)
-    text.append(buffer, got);
-  const bool failed = std::ferror(f) != 0;
-  const int err = errno;
-  std::fclose(f);
-  if (failed)
-    throw Error(fmt::format("cannot read {} '{}': {}", what, printable(path),
-                            std::generic_category().message(err)));
-  if (text.size() > limit)
-    throw Error(fmt::format("{} '{}' is larger than {} bytes; that is not a settings file", what,
-                            printable(path), limit));
-  return text;
-}
-
 TomlReader::TomlReader(std::string_view text, std::string source_name)
     : file_(std::move(source_name)) {
   if (text.size() > max_bytes)
@@ -159,10 +128,12 @@ TomlReader TomlReader::from_file(const std::string& path) {
 }
 
 void TomlReader::fail(const toml::node* at, const std::string& message) const {
+  // Keys and strings may hold any character TOML can escape, NUL included: escaped here,
+  // so a message is never cut short or steers the terminal.
   if (at && at->source().begin.line > 0)
     throw Error(fmt::format("config '{}', line {}: {}", printable(file_), at->source().begin.line,
-                            message));
-  throw Error(fmt::format("config '{}': {}", printable(file_), message));
+                            printable(message)));
+  throw Error(fmt::format("config '{}': {}", printable(file_), printable(message)));
 }
 
 void TomlReader::only_keys(const toml::table& t, const std::string& path,
@@ -173,8 +144,11 @@ void TomlReader::only_keys(const toml::table& t, const std::string& path,
     const std::string where = path.empty()                          ? "at the top level"
                               : path.find('[') != std::string::npos ? "in " + path
                                                                     : "in [" + path + "]";
-    fail(&node, fmt::format("unknown key '{}' {}{}; valid keys: {}", printable(join_key(path, k)),
-                            where, did_you_mean(k, allowed), fmt::join(allowed, ", ")));
+    const bool odd = printable(k) != k;
+    fail(&node, fmt::format("unknown key '{}' {}{}{}; valid keys: {}", printable(join_key(path, k)),
+                            where,
+                            odd ? " (it holds control characters, shown escaped)" : "",
+                            did_you_mean(k, allowed), fmt::join(allowed, ", ")));
   }
 }
 
@@ -186,6 +160,19 @@ const toml::table* TomlReader::table(const toml::table& parent, std::string_view
     fail(n,
          fmt::format("'{0}' must be a table ([{0}]), got {1}", join_key(path, key), describe(*n)));
   return n->as_table();
+}
+
+std::vector<const toml::table*> TomlReader::tables(const toml::table& parent, std::string_view key,
+                                                   const std::string& path) const {
+  std::vector<const toml::table*> out;
+  const toml::node* n = parent.get(key);
+  if (!n) return out;
+  const toml::array* a = n->as_array();
+  if (!a || (!a->empty() && !a->is_array_of_tables()))
+    fail(n, fmt::format("'{0}' must be written as [[{0}]] tables, got {1}", join_key(path, key),
+                        a ? "an array of other values" : describe(*n)));
+  for (const toml::node& e : *a) out.push_back(e.as_table());
+  return out;
 }
 
 std::optional<double> TomlReader::number(const toml::table& t, std::string_view key,

@@ -12,14 +12,10 @@
 
 #include <toml++/toml.h>
 
+#include "gridsolve/io/input_file.hpp"
 #include "gridsolve/problem/expression.hpp"
 
 namespace gridsolve {
-
-// Reads a whole input file of at most `limit` bytes; a larger file, a directory, a
-// device that never ends (/dev/zero) or an unreadable path throws Error naming `what`
-// ("config", "system file") and the path.
-std::string read_input_file(const std::string& path, std::size_t limit, std::string_view what);
 
 class TomlReader {
  public:
@@ -49,6 +45,11 @@ class TomlReader {
   // A sub-table, or nullptr when absent; anything else under the key is an error.
   const toml::table* table(const toml::table& parent, std::string_view key,
                            const std::string& path) const;
+
+  // The tables of an array of tables ([[key]]); empty when absent. A single table, or an
+  // array of anything else, is an error: it would otherwise be read as no entries.
+  std::vector<const toml::table*> tables(const toml::table& parent, std::string_view key,
+                                         const std::string& path) const;
 
   // Finite numbers; integers are accepted as numbers.
   std::optional<double> number(const toml::table& t, std::string_view key,

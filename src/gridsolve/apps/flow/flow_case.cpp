@@ -185,6 +185,13 @@ void FlowCase::validate() const {
     require(hi[a] > lo[a], fmt::format("the domain along {} is [{}, {}]; the upper end must be "
                                        "above the lower",
                                        "xyz"[a], lo[a], hi[a]));
+    // The coefficients hold 1/h^2 and h^2 terms: far outside these lengths they under- or
+    // overflow, and the run would end "diverged" for what is bad input.
+    const double extent = hi[a] - lo[a];
+    require(extent >= 1e-100 && extent <= 1e100,
+            fmt::format("the domain along {} is {} long; give a length from 1e-100 to 1e100 "
+                        "(scale the problem)",
+                        "xyz"[a], extent));
   }
   bool any_inflow = false;
   for (int s = 0; s < 2 * dims; ++s) {

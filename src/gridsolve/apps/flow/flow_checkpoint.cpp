@@ -13,6 +13,7 @@
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/problem/boundary.hpp"
 #include "gridsolve/io/atomic_file.hpp"
+#include "gridsolve/io/input_file.hpp"
 
 namespace gridsolve::flow {
 
@@ -107,13 +108,17 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
   write_file_atomically(path, s);
 }
 
-Checkpoint read_checkpoint(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw Error(fmt::format("the checkpoint '{}' is a folder; give the checkpoint file", path));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("cannot read the checkpoint '{}' (no such file?)", path));
-  const std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+std::uintmax_t checkpoint_size_limit(const FlowCase& c) {
+  // Every field the solver keeps (three time levels of each velocity component, the
+  // pressure, the pressure solver's coefficients) with generous room for ghosts and
+  // padding, and a gigabyte for the run's histories (80 bytes a step).
+  std::uintmax_t values = 1;
+  for (int a = 0; a < c.dims; ++a) values *= std::uintmax_t(c.cells[std::size_t(a)]) + 8;
+  return 64 * sizeof(double) * values + (std::uintmax_t(1) << 30);
+}
+
+Checkpoint read_checkpoint(const std::string& path, std::uintmax_t limit) {
+  const std::string s = read_input_file(path, std::size_t(limit), "checkpoint");
   if (s.size() < 8 || std::memcmp(s.data(), k_magic, 8) != 0)
     damaged(path, "it does not begin with the flow checkpoint mark GSFLOWCK");
   if (s.size() < 20) damaged(path, fmt::format("it is truncated ({} bytes)", s.size()));
@@ -238,6 +243,15 @@ void require_same_case(const Checkpoint& ck, const FlowCase& c) {
           fmt::format("checkpoint '{}' belongs to another case: it has {} = {}, this case "
                       "has none",
                       ck.source, key, value.dump()));
+  // A transient run restarted past its end would stop at once and report "converged".
+  const nlohmann::json* run = ck.header.contains("run") ? &ck.header["run"] : nullptr;
+  if (!c.steady() && run && run->contains("time") && (*run)["time"].is_number()) {
+    const double t = (*run)["time"].get<double>();
+    if (t > c.t_end)
+      throw Error(fmt::format("checkpoint '{}' is at t = {:.6g}, past this run's end t_end = "
+                              "{:.6g}; give a later --t-end (or t_end) to go on from it",
+                              ck.source, t, c.t_end));
+  }
 }
 
 }  // namespace gridsolve::flow

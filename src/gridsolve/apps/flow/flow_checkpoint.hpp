@@ -38,9 +38,13 @@ struct Checkpoint {
 //   then u64 FNV-1a hash of everything before it, then 8 bytes "GSFLOWND".
 // Written through AtomicOutput: a reader sees the previous checkpoint or the new one.
 void write_checkpoint(const std::string& path, const Checkpoint& c);
-// Throws Error (invalid input) naming the file when it is missing, not a flow
-// checkpoint, of another version, truncated or damaged.
-Checkpoint read_checkpoint(const std::string& path);
+// The most bytes a checkpoint of case `c` can plausibly hold: a larger file is refused
+// before it is read.
+std::uintmax_t checkpoint_size_limit(const FlowCase& c);
+// Throws Error (invalid input) naming the file when it is missing, not a regular file,
+// larger than `limit`, not a flow checkpoint, of another version, truncated or damaged.
+Checkpoint read_checkpoint(const std::string& path,
+                           std::uintmax_t limit = std::uintmax_t(1) << 40);
 
 // The settings a checkpoint must share with the case that restarts from it: grid,
 // fluid, boundaries, obstacles and every method setting the steps depend on. t_end,

@@ -1,343 +1,293 @@
+// Reading a flow case: the [flow], [measure], [boundary.*], [[obstacle]], [initial],
+// [method] and [output] tables through the shared TOML reader, the [method] numbers
+// from the declared parameter rows.
 #include "gridsolve/apps/flow/flow_config.hpp"
 
 #include <fmt/format.h>
 
+#include <climits>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
-#include <limits>
-#include <optional>
-#include <set>
-#include <sstream>
-#include <toml++/toml.h>
+#include <string>
 
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/core/text.hpp"
+#include "gridsolve/io/toml_reader.hpp"
 #include "gridsolve/problem/boundary.hpp"
 
 namespace gridsolve::flow {
 
+const std::vector<Parameter<FlowCase>>& flow_method_parameters() {
+  static const std::vector<Parameter<FlowCase>> params = {
+      {"relax_u", "", "velocity under-relaxation of the steady couplings", &FlowCase::relax_u},
+      {"relax_p", "", "pressure under-relaxation of SIMPLE", &FlowCase::relax_p},
+      {"max_iterations", "", "iteration cap of the steady couplings", &FlowCase::max_iterations},
+      {"tolerance", "", "steady convergence: largest velocity change per iteration / u_ref",
+       &FlowCase::steady_tolerance},
+      {"t_end", "", "end time of a transient run", &FlowCase::t_end},
+      {"cfl", "", "CFL target of a transient run (0: the fixed dt)", &FlowCase::cfl},
+      {"dt", "", "fixed time step (0: from the CFL target)", &FlowCase::dt},
+      {"correctors", "", "PISO pressure correctors per step", &FlowCase::correctors},
+      {"momentum_sweeps", "", "red-black SOR sweeps per momentum predictor",
+       &FlowCase::momentum_sweeps},
+      {"momentum_omega", "", "SOR factor of the momentum predictor, in (0, 2)",
+       &FlowCase::momentum_omega},
+      {"momentum_tolerance", "", "residual fall of the momentum predictor, in [0, 1)",
+       &FlowCase::momentum_tolerance},
+      {"pressure_tolerance", "", "relative residual of the pressure solves",
+       &FlowCase::pressure_tolerance},
+      {"check_every", "", "steps between residual checks", &FlowCase::check_every},
+      {"inflow_period", "", "period of a sin(pi t / T) inflow (0: constant)",
+       &FlowCase::inflow_period},
+  };
+  return params;
+}
+
 namespace {
 
-struct Reader {
-  std::string source;
-
-  [[noreturn]] void fail(const std::string& key, const std::string& message) const {
-    throw Error(fmt::format("{}: {}: {}", source, key, message));
+// The enumerations' parsers throw without the file and line: say where.
+template <class F>
+auto parsed(const TomlReader& rd, const toml::table& t, std::string_view key,
+            const std::string& path, F parse) {
+  const std::string text = *rd.string(t, key, path);
+  try {
+    return parse(text);
+  } catch (const Error& e) {
+    rd.fail(t.get(key), fmt::format("{}: {}", join_key(path, key), e.what()));
   }
-  void only(const toml::table& t, const std::string& path, std::set<std::string> allowed) const {
-    for (const auto& [k, v] : t) {
-      (void)v;
-      if (!allowed.count(std::string(k.str()))) {
-        std::string list;
-        for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-        fail(path.empty() ? std::string(k.str()) : path + "." + std::string(k.str()),
-             fmt::format("unknown key; valid here: {}", list));
+}
+
+void read_flow_table(const TomlReader& rd, const toml::table& f, FlowConfig& cfg) {
+  FlowCase& c = cfg.flow_case;
+  rd.only_keys(f, "flow",
+               {"name", "benchmark", "dims", "cells", "lo", "hi", "spacing", "nu", "re", "device"});
+  if (auto v = rd.string(f, "name", "flow")) c.name = *v;
+  if (auto v = rd.choice(f, "benchmark", "flow", {"none", "cavity", "dfg"}))
+    c.benchmark = *v == "cavity" ? Benchmark::cavity
+                  : *v == "dfg"  ? Benchmark::dfg
+                                 : Benchmark::none;
+  if (auto v = rd.integer(f, "dims", "flow", 2, 3)) c.dims = int(*v);
+  const toml::node* cells = f.get("cells");
+  if (!cells) rd.fail(&f, "flow.cells is required: one cell count per axis");
+  const toml::array* counts = rd.sized_array(*cells, "flow.cells", c.dims, "cell counts");
+  for (int a = 0; a < c.dims; ++a) {
+    const toml::node& e = *counts->get(std::size_t(a));
+    const double n = rd.number_value(e, fmt::format("flow.cells[{}]", a));
+    if (n != std::floor(n) || n < 4 || n > 65536)
+      rd.fail(&e, fmt::format("flow.cells: {} cells along {}; give whole numbers from 4 to 65536",
+                              n, "xyz"[a]));
+    c.cells[std::size_t(a)] = int(n);
+  }
+  if (c.dims == 2) c.cells[2] = 1;
+  if (auto v = rd.vector(f, "lo", "flow", c.dims))
+    for (int a = 0; a < c.dims; ++a) c.lo[std::size_t(a)] = (*v)[std::size_t(a)];
+  if (auto v = rd.vector(f, "hi", "flow", c.dims))
+    for (int a = 0; a < c.dims; ++a) c.hi[std::size_t(a)] = (*v)[std::size_t(a)];
+  if (const toml::node* s = f.get("spacing")) {
+    const toml::array* a = rd.sized_array(*s, "flow.spacing", c.dims, "strings");
+    for (int q = 0; q < c.dims; ++q) {
+      const toml::node& e = *a->get(std::size_t(q));
+      const auto* text = e.as_string();
+      if (!text)
+        rd.fail(&e, fmt::format("flow.spacing[{}] must be a string (uniform, tanh:BETA or "
+                                "band:LO:HI:H), got {}",
+                                q, describe(e)));
+      try {
+        c.spacing[std::size_t(q)] = AxisSpacing::parse(text->get());
+      } catch (const Error& err) {
+        rd.fail(&e, fmt::format("flow.spacing[{}]: {}", q, err.what()));
       }
     }
   }
-  double number(const toml::table& t, const std::string& path, const char* key, double def) const {
-    const toml::node* n = t.get(key);
-    if (!n) return def;
-    if (auto v = n->value<double>()) {
-      // TOML spells nan and inf; no setting of a flow case means either.
-      if (!std::isfinite(*v))
-        fail(path + "." + key, fmt::format("is {}; give a finite number", *v));
-      return *v;
+  if (auto v = rd.choice(f, "device", "flow", {"auto", "cpu", "cuda"})) cfg.device = *v;
+}
+
+void read_measure_table(const TomlReader& rd, const toml::table& m, FlowCase& c) {
+  rd.only_keys(m, "measure", {"u_ref", "length_ref", "probe_a", "probe_b"});
+  if (auto v = rd.number(m, "u_ref", "measure")) c.u_ref = *v;
+  if (auto v = rd.number(m, "length_ref", "measure")) c.length_ref = *v;
+  const auto pa = rd.vector(m, "probe_a", "measure", c.dims);
+  const auto pb = rd.vector(m, "probe_b", "measure", c.dims);
+  if (bool(pa) != bool(pb)) rd.fail(&m, "measure: give both probes (probe_a, probe_b) or neither");
+  if (pa) {
+    c.has_probes = true;
+    c.probe_a = *pa;
+    c.probe_b = *pb;
+  }
+}
+
+// nu directly, or from re and the reference scales.
+void read_viscosity(const TomlReader& rd, const toml::table& f, FlowCase& c) {
+  const auto nu = rd.number(f, "nu", "flow"), re = rd.number(f, "re", "flow");
+  if (bool(nu) == bool(re))
+    rd.fail(&f, "flow.nu: give exactly one of nu (viscosity) and re (Reynolds number)");
+  if (nu) {
+    c.nu = *nu;
+    return;
+  }
+  if (!(*re > 0))
+    rd.fail(f.get("re"),
+            fmt::format("flow.re: the Reynolds number is {}; it must be positive", *re));
+  // nu = u_ref length_ref / re: the references must be valid before they define it.
+  if (!(c.u_ref > 0 && c.length_ref > 0))
+    rd.fail(&f, fmt::format("measure: u_ref {} and length_ref {} must be positive (with re, they "
+                            "set the viscosity)",
+                            c.u_ref, c.length_ref));
+  c.nu = c.u_ref * c.length_ref / *re;
+}
+
+void read_boundary_table(const TomlReader& rd, const toml::table& b, FlowCase& c) {
+  rd.only_keys(b, "boundary", {"x_low", "x_high", "y_low", "y_high", "z_low", "z_high"});
+  for (int s = 0; s < 6; ++s) {
+    const toml::table* t = rd.table(b, face_name(s), "boundary");
+    if (!t) continue;
+    const std::string path = "boundary." + face_name(s);
+    if (s >= 2 * c.dims) rd.fail(t, fmt::format("{}: a 2D case has no z sides", path));
+    rd.only_keys(*t, path, {"type", "velocity", "u", "v", "w"});
+    SideCondition& sc = c.sides[std::size_t(s)];
+    if (t->get("type")) sc.type = parsed(rd, *t, "type", path, parse_side_type);
+    if (auto v = rd.vector(*t, "velocity", path, c.dims)) {
+      if (sc.type != SideType::wall)
+        rd.fail(t->get("velocity"),
+                fmt::format("{}.velocity: only walls move; inflows give u, v, w", path));
+      sc.velocity = *v;
     }
-    fail(path + "." + key, "must be a number");
-  }
-  int integer(const toml::table& t, const std::string& path, const char* key, int def) const {
-    const toml::node* n = t.get(key);
-    if (!n) return def;
-    if (auto v = n->value<std::int64_t>()) {
-      if (*v < std::numeric_limits<int>::min() || *v > std::numeric_limits<int>::max())
-        fail(path + "." + key, fmt::format("{} is out of range", *v));
-      return int(*v);
+    for (int q = 0; q < 3; ++q) {
+      const std::string_view comp = std::string_view("uvw").substr(std::size_t(q), 1);
+      if (!t->get(comp)) continue;
+      if (sc.type != SideType::velocity)
+        rd.fail(t->get(comp),
+                fmt::format("{}.{}: velocity formulas belong to sides of type inflow", path, comp));
+      sc.profile[std::size_t(q)] = *rd.expression(*t, comp, path);
     }
-    fail(path + "." + key, "must be an integer");
   }
-  std::string text(const toml::table& t, const std::string& path, const char* key,
-                   const std::string& def) const {
-    const toml::node* n = t.get(key);
-    if (!n) return def;
-    if (auto v = n->value<std::string>()) return *v;
-    fail(path + "." + key, "must be a string");
-  }
-  std::vector<double> numbers(const toml::table& t, const std::string& path,
-                              const char* key) const {
-    std::vector<double> out;
-    const toml::node* n = t.get(key);
-    if (!n) return out;
-    const toml::array* a = n->as_array();
-    if (!a) fail(path + "." + key, "must be an array of numbers");
-    for (const auto& e : *a) {
-      auto v = e.value<double>();
-      if (!v) fail(path + "." + key, "must be an array of numbers");
-      if (!std::isfinite(*v))
-        fail(path + "." + key, fmt::format("holds {}; give finite numbers", *v));
-      out.push_back(*v);
+}
+
+Obstacle read_obstacle(const TomlReader& rd, const toml::table& t, const std::string& path) {
+  rd.only_keys(t, path, {"shape", "centre", "radius", "lo", "hi", "vertices"});
+  Obstacle o;
+  const std::string shape =
+      rd.choice(t, "shape", path, {"circle", "rectangle", "polygon"}).value_or("circle");
+  auto plane_point = [&](std::string_view key) {
+    const auto v = rd.vector(t, key, path, 2);
+    if (!v) rd.fail(&t, fmt::format("{}: a {} needs {} = [x, y]", path, shape, key));
+    return std::array<double, 2>{(*v)[0], (*v)[1]};
+  };
+  if (shape == "circle") {
+    o.centre = plane_point("centre");
+    o.radius = rd.number(t, "radius", path).value_or(0);
+  } else if (shape == "rectangle") {
+    o.shape = Obstacle::Shape::rectangle;
+    o.lo = plane_point("lo");
+    o.hi = plane_point("hi");
+  } else {
+    o.shape = Obstacle::Shape::polygon;
+    const toml::node* v = t.get("vertices");
+    const toml::array* list = v ? v->as_array() : nullptr;
+    if (!list)
+      rd.fail(v ? v : &t,
+              fmt::format("{}.vertices: a polygon needs vertices = [[x, y], [x, y], ...]", path));
+    for (std::size_t k = 0; k < list->size(); ++k) {
+      const toml::node& vertex = *list->get(k);
+      const std::string name = fmt::format("{}.vertices[{}]", path, k);
+      const toml::array* xy = vertex.as_array();
+      if (!xy || xy->size() != 2)
+        rd.fail(&vertex, fmt::format("{}: each vertex is [x, y], two numbers", name));
+      o.vertices.push_back({rd.number_value(*xy->get(0), name + "[0]"),
+                            rd.number_value(*xy->get(1), name + "[1]")});
     }
-    return out;
   }
-  // A number or a formula string.
-  Expression expression(const toml::table& t, const std::string& path, const char* key) const {
-    const toml::node* n = t.get(key);
-    if (!n) return Expression::value(0);
-    if (auto v = n->value<double>()) return Expression::value(*v);
-    if (auto s = n->value<std::string>()) return Expression::parse(*s);
-    fail(path + "." + key, "must be a number or a formula of x, y, z");
+  return o;
+}
+
+void read_initial_table(const TomlReader& rd, const toml::table& init, FlowCase& c) {
+  rd.only_keys(init, "initial", {"u", "v", "w", "p"});
+  c.has_initial = true;
+  for (int q = 0; q < 3; ++q) {
+    const std::string_view comp = std::string_view("uvw").substr(std::size_t(q), 1);
+    if (!init.get(comp)) continue;
+    if (q >= c.dims) rd.fail(init.get(comp), "initial.w: a 2D case has no w");
+    c.initial_velocity[std::size_t(q)] = *rd.expression(init, comp, "initial");
   }
-};
+  if (auto p = rd.expression(init, "p", "initial")) c.initial_pressure = *p;
+}
+
+void read_method_table(const TomlReader& rd, const toml::table& m, FlowCase& c) {
+  TomlReader::Names keys{"coupling",        "convection",      "time",
+                         "momentum_solver", "pressure_solver", "obstacle_treatment"};
+  for (const Parameter<FlowCase>& p : flow_method_parameters()) keys.push_back(p.key);
+  rd.only_keys(m, "method", keys);
+  if (m.get("coupling")) c.coupling = parsed(rd, m, "coupling", "method", parse_coupling);
+  if (m.get("convection")) c.convection = parsed(rd, m, "convection", "method", parse_convection);
+  if (m.get("time")) c.time_scheme = parsed(rd, m, "time", "method", parse_time_scheme);
+  if (m.get("obstacle_treatment"))
+    c.obstacle_treatment =
+        parsed(rd, m, "obstacle_treatment", "method", parse_obstacle_treatment);
+  if (auto v = rd.choice(m, "momentum_solver", "method", {"sor", "bicgstab"}))
+    c.momentum_solver = *v;
+  if (auto v = rd.string(m, "pressure_solver", "method")) c.pressure_solver = *v;
+  for (const Parameter<FlowCase>& p : flow_method_parameters()) {
+    if (const auto* dm = std::get_if<double FlowCase::*>(&p.member)) {
+      if (auto v = rd.number(m, p.key, "method")) c.**dm = *v;
+    } else if (const auto* im = std::get_if<int FlowCase::*>(&p.member)) {
+      if (auto v = rd.integer(m, p.key, "method", 0, INT_MAX)) c.**im = int(*v);
+    }
+  }
+  if (m.get("dt") && m.get("cfl"))
+    rd.fail(m.get("dt"), "method: give dt (a fixed time step) or cfl (a step from the CFL "
+                         "number), not both: dt would silently win");
+  // Both use -1 for "unset", so an explicit value is checked here, where it is still
+  // known to have been given.
+  if (m.get("momentum_omega") && !(c.momentum_omega > 0 && c.momentum_omega < 2))
+    rd.fail(m.get("momentum_omega"),
+            fmt::format("method.momentum_omega is {}; valid: (0, 2)", c.momentum_omega));
+  if (m.get("momentum_tolerance") && !(c.momentum_tolerance >= 0 && c.momentum_tolerance < 1))
+    rd.fail(m.get("momentum_tolerance"),
+            fmt::format("method.momentum_tolerance is {}; valid: 0 (a fixed count of sweeps) up "
+                        "to below 1",
+                        c.momentum_tolerance));
+}
+
+void read_output_table(const TomlReader& rd, const toml::table& o, FlowConfig& cfg) {
+  rd.only_keys(o, "output", {"out", "frames", "checkpoint_every", "checkpoint_file"});
+  if (auto v = rd.string(o, "out", "output")) cfg.out = *v;
+  if (auto v = rd.integer(o, "frames", "output", 0, INT_MAX)) cfg.frames = int(*v);
+  if (auto v = rd.integer(o, "checkpoint_every", "output", 0, INT_MAX))
+    cfg.checkpoint_every = int(*v);
+  if (auto v = rd.string(o, "checkpoint_file", "output")) cfg.checkpoint_file = *v;
+}
 
 }  // namespace
 
 FlowConfig parse_flow_config(std::string_view text, const std::string& source) {
-  toml::table root;
-  try {
-    root = toml::parse(text, source);
-  } catch (const toml::parse_error& e) {
-    throw Error(fmt::format("{}: not valid TOML: {}", source, e.description()));
-  }
-  Reader r{source};
-  r.only(root, "", {"flow", "boundary", "obstacle", "initial", "method", "measure", "output"});
+  const TomlReader rd(text, source);
+  const toml::table& root = rd.root();
+  rd.only_keys(root, "",
+               {"flow", "boundary", "obstacle", "initial", "method", "measure", "output"});
   FlowConfig cfg;
   FlowCase& c = cfg.flow_case;
-  const toml::table* f = root["flow"].as_table();
-  if (!f) r.fail("flow", "the [flow] table is missing (cells, domain, viscosity)");
-  r.only(*f, "flow",
-         {"name", "benchmark", "dims", "cells", "lo", "hi", "spacing", "nu", "re", "device"});
-  c.name = r.text(*f, "flow", "name", "flow");
-  const std::string bm = r.text(*f, "flow", "benchmark", "none");
-  if (bm == "cavity")
-    c.benchmark = Benchmark::cavity;
-  else if (bm == "dfg")
-    c.benchmark = Benchmark::dfg;
-  else if (bm != "none")
-    r.fail("flow.benchmark", fmt::format("'{}' is not known; valid: none, cavity, dfg", bm));
-  c.dims = r.integer(*f, "flow", "dims", 2);
-  if (c.dims != 2 && c.dims != 3) r.fail("flow.dims", "valid: 2 or 3");
-  const auto cells = r.numbers(*f, "flow", "cells");
-  if (int(cells.size()) != c.dims) r.fail("flow.cells", fmt::format("give {} cell counts", c.dims));
-  for (int a = 0; a < c.dims; ++a) {
-    const double n = cells[std::size_t(a)];
-    if (n != std::floor(n) || n < 4 || n > 65536)
-      r.fail("flow.cells",
-             fmt::format("{} cells along {}; give whole numbers from 4 to 65536", n, "xyz"[a]));
-    c.cells[std::size_t(a)] = int(n);
-  }
-  if (c.dims == 2) c.cells[2] = 1;
-  const auto lo = r.numbers(*f, "flow", "lo"), hi = r.numbers(*f, "flow", "hi");
-  if (!lo.empty() && int(lo.size()) != c.dims)
-    r.fail("flow.lo", fmt::format("give {} numbers", c.dims));
-  if (!hi.empty() && int(hi.size()) != c.dims)
-    r.fail("flow.hi", fmt::format("give {} numbers", c.dims));
-  for (std::size_t a = 0; a < lo.size(); ++a) c.lo[a] = lo[a];
-  for (std::size_t a = 0; a < hi.size(); ++a) c.hi[a] = hi[a];
-  if (const toml::node* s = f->get("spacing")) {
-    const toml::array* a = s->as_array();
-    if (!a || int(a->size()) != c.dims)
-      r.fail("flow.spacing", fmt::format("give {} strings", c.dims));
-    for (int q = 0; q < c.dims; ++q) {
-      auto v = (*a)[std::size_t(q)].value<std::string>();
-      if (!v) r.fail("flow.spacing", "give strings: uniform or tanh:BETA");
-      c.spacing[std::size_t(q)] = AxisSpacing::parse(*v);
-    }
-  }
-  cfg.device = r.text(*f, "flow", "device", "auto");
-  if (cfg.device != "auto" && cfg.device != "cpu" && cfg.device != "cuda")
-    r.fail("flow.device", fmt::format("'{}' is not known; valid: auto, cpu, cuda", cfg.device));
-  const toml::table* meas = root["measure"].as_table();
-  if (meas) {
-    r.only(*meas, "measure", {"u_ref", "length_ref", "probe_a", "probe_b"});
-    c.u_ref = r.number(*meas, "measure", "u_ref", 1);
-    c.length_ref = r.number(*meas, "measure", "length_ref", 1);
-    const auto pa = r.numbers(*meas, "measure", "probe_a"),
-               pb = r.numbers(*meas, "measure", "probe_b");
-    if (pa.size() != pb.size()) r.fail("measure.probe_b", "give both probes or neither");
-    if (!pa.empty()) {
-      if (int(pa.size()) != c.dims)
-        r.fail("measure.probe_a", fmt::format("give {} numbers", c.dims));
-      c.has_probes = true;
-      for (std::size_t q = 0; q < pa.size(); ++q) c.probe_a[q] = pa[q], c.probe_b[q] = pb[q];
-    }
-  }
-  const bool has_nu = f->get("nu") != nullptr, has_re = f->get("re") != nullptr;
-  if (has_nu == has_re)
-    r.fail("flow.nu", "give exactly one of nu (viscosity) and re (Reynolds number)");
-  if (has_nu)
-    c.nu = r.number(*f, "flow", "nu", 0);
-  else {
-    const double re = r.number(*f, "flow", "re", 0);
-    if (!(re > 0))
-      r.fail("flow.re", fmt::format("the Reynolds number is {}; it must be positive", re));
-    // nu = u_ref length_ref / re: the references must be valid before they define it.
-    if (!(c.u_ref > 0 && c.length_ref > 0))
-      r.fail("measure", fmt::format("u_ref {} and length_ref {} must be positive (with re, they "
-                                    "set the viscosity)",
-                                    c.u_ref, c.length_ref));
-    c.nu = c.u_ref * c.length_ref / re;
-  }
-
+  const toml::table* f = rd.table(root, "flow", "");
+  if (!f) rd.fail(nullptr, "the [flow] table is missing (cells, domain, viscosity)");
+  read_flow_table(rd, *f, cfg);
+  if (const toml::table* m = rd.table(root, "measure", "")) read_measure_table(rd, *m, c);
+  read_viscosity(rd, *f, c);
   for (auto& s : c.sides) s = SideCondition{};
-  if (const toml::table* b = root["boundary"].as_table()) {
-    r.only(*b, "boundary", {"x_low", "x_high", "y_low", "y_high", "z_low", "z_high"});
-    for (int s = 0; s < 6; ++s) {
-      const toml::table* t = (*b)[face_name(s)].as_table();
-      if (!t) continue;
-      const std::string path = std::string("boundary.") + face_name(s);
-      if (s >= 2 * c.dims) r.fail(path, "a 2D case has no z sides");
-      r.only(*t, path, {"type", "velocity", "u", "v", "w"});
-      SideCondition& sc = c.sides[std::size_t(s)];
-      sc.type = parse_side_type(r.text(*t, path, "type", "wall"));
-      const auto vel = r.numbers(*t, path, "velocity");
-      if (!vel.empty()) {
-        if (sc.type != SideType::wall)
-          r.fail(path + ".velocity", "only walls move; inflows give u, v, w");
-        if (int(vel.size()) != c.dims)
-          r.fail(path + ".velocity", fmt::format("give {} numbers", c.dims));
-        for (std::size_t q = 0; q < vel.size(); ++q) sc.velocity[q] = vel[q];
-      }
-      const char* comps[3] = {"u", "v", "w"};
-      for (int q = 0; q < 3; ++q)
-        if (t->get(comps[q])) {
-          if (sc.type != SideType::velocity)
-            r.fail(path + "." + comps[q], "velocity formulas belong to sides of type inflow");
-          sc.profile[std::size_t(q)] = r.expression(*t, path, comps[q]);
-        }
-    }
+  if (const toml::table* b = rd.table(root, "boundary", "")) read_boundary_table(rd, *b, c);
+  const std::vector<const toml::table*> obstacles = rd.tables(root, "obstacle", "");
+  for (std::size_t k = 0; k < obstacles.size(); ++k)
+    c.obstacles.push_back(read_obstacle(rd, *obstacles[k], fmt::format("obstacle[{}]", k)));
+  if (const toml::table* init = rd.table(root, "initial", "")) read_initial_table(rd, *init, c);
+  if (const toml::table* m = rd.table(root, "method", "")) read_method_table(rd, *m, c);
+  if (const toml::table* o = rd.table(root, "output", "")) read_output_table(rd, *o, cfg);
+  try {
+    c.validate();
+  } catch (const Error& e) {
+    throw Error(fmt::format("config '{}': {}", printable(source), e.what()));
   }
-  if (const toml::node* obs = root.get("obstacle")) {
-    const toml::array* arr = obs->as_array();
-    if (!arr) r.fail("obstacle", "write obstacles as [[obstacle]] tables");
-    int idx = 0;
-    for (const auto& e : *arr) {
-      const toml::table* t = e.as_table();
-      const std::string path = fmt::format("obstacle[{}]", idx++);
-      if (!t) r.fail(path, "must be a table");
-      r.only(*t, path, {"shape", "centre", "radius", "lo", "hi", "vertices"});
-      Obstacle o;
-      const std::string shape = r.text(*t, path, "shape", "circle");
-      if (shape == "circle") {
-        const auto ce = r.numbers(*t, path, "centre");
-        if (ce.size() != 2) r.fail(path + ".centre", "give 2 numbers");
-        o.centre = {ce[0], ce[1]};
-        o.radius = r.number(*t, path, "radius", 0);
-      } else if (shape == "rectangle") {
-        o.shape = Obstacle::Shape::rectangle;
-        const auto l = r.numbers(*t, path, "lo"), h = r.numbers(*t, path, "hi");
-        if (l.size() != 2 || h.size() != 2)
-          r.fail(path, "a rectangle needs lo and hi, 2 numbers each");
-        o.lo = {l[0], l[1]};
-        o.hi = {h[0], h[1]};
-      } else if (shape == "polygon") {
-        o.shape = Obstacle::Shape::polygon;
-        const toml::node* v = t->get("vertices");
-        const toml::array* list = v ? v->as_array() : nullptr;
-        if (!list) r.fail(path + ".vertices", "a polygon needs vertices = [[x, y], [x, y], ...]");
-        for (const auto& vertex : *list) {
-          const toml::array* xy = vertex.as_array();
-          auto x = xy && xy->size() == 2 ? (*xy)[0].value<double>() : std::nullopt;
-          auto y = xy && xy->size() == 2 ? (*xy)[1].value<double>() : std::nullopt;
-          if (!x || !y) r.fail(path + ".vertices", "each vertex is [x, y], two numbers");
-          if (!std::isfinite(*x) || !std::isfinite(*y))
-            r.fail(path + ".vertices",
-                   fmt::format("vertex ({}, {}) is not a finite point", *x, *y));
-          o.vertices.push_back({*x, *y});
-        }
-      } else {
-        r.fail(path + ".shape",
-               fmt::format("'{}' is not known; valid: circle, rectangle, polygon", shape));
-      }
-      c.obstacles.push_back(o);
-    }
-  }
-  if (const toml::table* init = root["initial"].as_table()) {
-    r.only(*init, "initial", {"u", "v", "w", "p"});
-    c.has_initial = true;
-    const char* comps[3] = {"u", "v", "w"};
-    for (int q = 0; q < 3; ++q) {
-      if (!init->get(comps[q])) continue;
-      if (q >= c.dims) r.fail(std::string("initial.") + comps[q], "a 2D case has no w");
-      c.initial_velocity[std::size_t(q)] = r.expression(*init, "initial", comps[q]);
-    }
-    if (init->get("p")) c.initial_pressure = r.expression(*init, "initial", "p");
-  }
-  if (const toml::table* m = root["method"].as_table()) {
-    r.only(*m, "method",
-           {"coupling",
-            "convection",
-            "time",
-            "relax_u",
-            "relax_p",
-            "max_iterations",
-            "tolerance",
-            "t_end",
-            "cfl",
-            "dt",
-            "correctors",
-            "momentum_solver",
-            "momentum_sweeps",
-            "momentum_omega",
-            "momentum_tolerance",
-            "pressure_tolerance",
-            "pressure_solver",
-            "check_every",
-            "inflow_period",
-            "obstacle_treatment"});
-    c.coupling = parse_coupling(r.text(*m, "method", "coupling", to_string(c.coupling)));
-    c.convection = parse_convection(r.text(*m, "method", "convection", to_string(c.convection)));
-    c.time_scheme = parse_time_scheme(r.text(*m, "method", "time", to_string(c.time_scheme)));
-    c.relax_u = r.number(*m, "method", "relax_u", c.relax_u);
-    c.relax_p = r.number(*m, "method", "relax_p", c.relax_p);
-    c.max_iterations = r.integer(*m, "method", "max_iterations", c.max_iterations);
-    c.steady_tolerance = r.number(*m, "method", "tolerance", c.steady_tolerance);
-    c.t_end = r.number(*m, "method", "t_end", c.t_end);
-    c.cfl = r.number(*m, "method", "cfl", c.cfl);
-    c.dt = r.number(*m, "method", "dt", c.dt);
-    c.correctors = r.integer(*m, "method", "correctors", c.correctors);
-    c.momentum_solver = r.text(*m, "method", "momentum_solver", c.momentum_solver);
-    c.momentum_sweeps = r.integer(*m, "method", "momentum_sweeps", c.momentum_sweeps);
-    c.momentum_omega = r.number(*m, "method", "momentum_omega", c.momentum_omega);
-    if (m->get("momentum_omega") && !(c.momentum_omega > 0 && c.momentum_omega < 2))
-      r.fail("method.momentum_omega", fmt::format("is {}; valid: (0, 2)", c.momentum_omega));
-    c.momentum_tolerance = r.number(*m, "method", "momentum_tolerance", c.momentum_tolerance);
-    if (m->get("momentum_tolerance") && !(c.momentum_tolerance >= 0 && c.momentum_tolerance < 1))
-      r.fail("method.momentum_tolerance",
-             fmt::format("is {}; valid: 0 (a fixed count of sweeps) up to below 1",
-                         c.momentum_tolerance));
-    c.pressure_tolerance = r.number(*m, "method", "pressure_tolerance", c.pressure_tolerance);
-    c.pressure_solver = r.text(*m, "method", "pressure_solver", c.pressure_solver);
-    c.check_every = r.integer(*m, "method", "check_every", c.check_every);
-    c.inflow_period = r.number(*m, "method", "inflow_period", c.inflow_period);
-    c.obstacle_treatment = parse_obstacle_treatment(
-        r.text(*m, "method", "obstacle_treatment", to_string(c.obstacle_treatment)));
-  }
-  if (const toml::table* o = root["output"].as_table()) {
-    r.only(*o, "output", {"out", "frames", "checkpoint_every", "checkpoint_file"});
-    cfg.out = r.text(*o, "output", "out", "");
-    cfg.frames = r.integer(*o, "output", "frames", 10);
-    if (cfg.frames < 0)
-      r.fail("output.frames", fmt::format("is {}; give 0 (none) or more", cfg.frames));
-    cfg.checkpoint_every = r.integer(*o, "output", "checkpoint_every", 0);
-    if (cfg.checkpoint_every < 0)
-      r.fail("output.checkpoint_every",
-             fmt::format("is {}; give a positive number of steps, or 0 for none",
-                         cfg.checkpoint_every));
-    cfg.checkpoint_file = r.text(*o, "output", "checkpoint_file", "");
-  }
-  c.validate();
   return cfg;
 }
 
 FlowConfig load_flow_config(const std::string& path) {
-  std::error_code ec;
-  require(!std::filesystem::is_directory(path, ec),
-          fmt::format("'{}' is a folder; give a flow case file (.toml)", path));
-  std::ifstream in(path);
-  require(bool(in), fmt::format("cannot read the flow case '{}'", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_flow_config(ss.str(), path);
+  return parse_flow_config(read_input_file(path, TomlReader::max_bytes, "config"), path);
 }
 
 }  // namespace gridsolve::flow

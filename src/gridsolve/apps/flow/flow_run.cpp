@@ -140,7 +140,7 @@ FlowResult run_flow(const FlowCase& c, Device d, const FlowRunOptions& o) {
   // Checked before any work: a bad restart file or an unwritable checkpoint path.
   Checkpoint restart;
   if (!o.restart.empty()) {
-    restart = read_checkpoint(o.restart);
+    restart = read_checkpoint(o.restart, checkpoint_size_limit(c));
     require_same_case(restart, c);
   }
   require(o.stop_after >= 0, fmt::format("--stop-after is {}; give a positive number of steps, "

@@ -9,6 +9,7 @@
 #include <numbers>
 
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/problem/expression.hpp"
 
 namespace gridsolve::micromag {
 
@@ -27,6 +28,9 @@ const std::vector<std::string>& StopCondition::variables() {
 StopCondition::StopCondition(const std::string& formula) : impl_(std::make_shared<Impl>()) {
   Impl& p = *impl_;
   p.formula = formula;
+  // "mx = 0" would assign and "0, 1" yield two values: muParser runs both, so a condition
+  // that says something else than it seems is refused, as field formulas are.
+  require_one_expression(formula);
   try {
     p.parser.DefineVar("t", &p.vars.t);
     p.parser.DefineVar("t_stage", &p.vars.t_stage);
@@ -38,6 +42,7 @@ StopCondition::StopCondition(const std::string& formula) : impl_(std::make_share
     p.parser.SetExpr(formula);
     // Evaluating once finds syntax errors and unknown names; GetUsedVar lists the names.
     p.parser.Eval();
+    require_one_result(formula, p.parser.GetNumResults());
     p.torque = p.parser.GetUsedVar().count("max_torque") > 0;
   } catch (const mu::Parser::exception_type& e) {
     throw Error(
