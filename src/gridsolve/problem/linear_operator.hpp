@@ -6,6 +6,9 @@
 
 namespace gridsolve {
 
+template <class T>
+class StencilOperator;
+
 // Where an operator's vectors live: fields of this grid, centring and component count on
 // this device, whose unknowns lie inside `unknowns` (which may also hold known values).
 struct OperatorShape {
@@ -44,6 +47,10 @@ class LinearOperator {
   // Singular operators (all-Neumann): shifts u to the representative the operator defines
   // (zero mean over the unknowns). Others leave u alone.
   virtual void fix_constant(Field<T>& u) const { (void)u; }
+  // The operator as an assembled stencil, for solvers whose sweeps, hierarchies or
+  // transforms read its coefficients; null for a matrix-free operator. Solvers find their
+  // fast paths by asking this, never by the type they were handed.
+  virtual const StencilOperator<T>* stencil() const { return nullptr; }
 
   // A zero field of the operator's shape.
   Field<T> make_field() const {

@@ -62,6 +62,7 @@ class StencilOperator final : public LinearOperator<T> {
   // the solution of a singular operator to zero mean over the unknowns (every solver
   // calls it last).
   OperatorShape shape() const override { return OperatorShape{grid, active, 1, device}; }
+  const StencilOperator<T>* stencil() const override { return this; }
   void apply(const Field<T>& x, Field<T>& y) const override;
   void apply_dot(const Field<T>& x, Field<T>& y, double* dot) const override;
   void diagonal(Field<T>& d) const override;

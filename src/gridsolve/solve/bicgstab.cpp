@@ -26,9 +26,11 @@ template <class T>
 void BiCgStab<T>::setup(const LinearOperator<T>& op) {
   const OperatorShape sh = op.shape();
   require(sh.ncomp == 1, "BiCGStab: one-component operators only");
-  const bool same = op_ && work_ && op_->shape().unknowns.lo == sh.unknowns.lo &&
-                    op_->shape().unknowns.hi == sh.unknowns.hi && op_->shape().device == sh.device;
-  op_ = &op;
+  const LinearOperator<T>* before = this->op_;
+  const bool same = before && work_ && before->shape().unknowns.lo == sh.unknowns.lo &&
+                    before->shape().unknowns.hi == sh.unknowns.hi &&
+                    before->shape().device == sh.device;
+  this->op_ = &op;
   if (same) return;
   work_ = std::make_unique<Workspace>();
   for (Field<T>* f : {&work_->r, &work_->rhat, &work_->p, &work_->v, &work_->s, &work_->t,
@@ -61,9 +63,10 @@ void scale(Device d, const Box& b, const Field<T>& dinv, const Field<T>& x, Fiel
 }  // namespace
 
 template <class T>
-SolveReport BiCgStab<T>::solve(const Field<T>* b, Field<T>& u, const SolveOptions& options) {
-  require(op_ != nullptr, "BiCGStab: solve before setup");
-  const LinearOperator<T>& A = *op_;
+SolveReport BiCgStab<T>::run(const Field<T>* b, Field<T>& u, const SolveOptions& options) {
+  require(options.rule == StopRule::residual,
+          "BiCGStab stops on the relative residual; use --rule residual");
+  const LinearOperator<T>& A = this->op();
   Workspace& w = *work_;
   const OperatorShape sh = A.shape();
   const Device d = sh.device;

@@ -75,32 +75,33 @@ std::string ConjugateGradient<T>::name() const {
 }
 
 template <class T>
-void ConjugateGradient<T>::setup(const StencilOperator<T>& op) {
+void ConjugateGradient<T>::setup(const LinearOperator<T>& op) {
   this->op_ = &op;
   owned_.reset();
   if (kind_ == CgPreconditioner::jacobi) owned_ = std::make_unique<JacobiPreconditioner<T>>(op);
   if (kind_ == CgPreconditioner::multigrid)
-    owned_ = std::make_unique<MultigridPreconditioner<T>>(op, mg_);
+    owned_ = std::make_unique<MultigridPreconditioner<T>>(this->stencil(), mg_);
   if (kind_ == CgPreconditioner::multigrid_float) {
     if constexpr (std::is_same_v<T, double>)
-      owned_ = std::make_unique<MixedPrecisionMultigrid>(op, mg_);
+      owned_ = std::make_unique<MixedPrecisionMultigrid>(this->stencil(), mg_);
     else
-      owned_ = std::make_unique<MultigridPreconditioner<T>>(op, mg_);
+      owned_ = std::make_unique<MultigridPreconditioner<T>>(this->stencil(), mg_);
   }
   setup(op, owned_.get());
 }
 
 template <class T>
-void ConjugateGradient<T>::update(const StencilOperator<T>& op) {
+void ConjugateGradient<T>::update(const LinearOperator<T>& op) {
   bool refreshed = false;
+  const StencilOperator<T>* s = op.stencil();
   if (auto* mg = dynamic_cast<MultigridPreconditioner<T>*>(owned_.get());
-      mg && mg->same_structure(op)) {
-    mg->update(op);
+      mg && s && mg->same_structure(*s)) {
+    mg->update(*s);
     refreshed = true;
   }
   if constexpr (std::is_same_v<T, double>) {
-    if (auto* mixed = dynamic_cast<MixedPrecisionMultigrid*>(owned_.get()))
-      refreshed = mixed->update(op);
+    if (auto* mixed = dynamic_cast<MixedPrecisionMultigrid*>(owned_.get()); mixed && s)
+      refreshed = mixed->update(*s);
   }
   if (!refreshed) return setup(op);
   this->op_ = &op;

@@ -19,11 +19,11 @@ class ConjugateGradient final : public Solver<T> {
   ConjugateGradient(CgPreconditioner pc, MultigridOptions mg = {});
   ~ConjugateGradient() override;
   std::string name() const override;
-  // A stencil operator: builds the preconditioner (for mgcg the multigrid hierarchy)
-  // and the iteration's workspace.
-  void setup(const StencilOperator<T>& op) override;
+  // Builds the preconditioner (for mgcg the multigrid hierarchy, which needs a stencil
+  // operator; cg and pcg take any) and the iteration's workspace.
+  void setup(const LinearOperator<T>& op) override;
   // Same structure: a multigrid preconditioner's hierarchy is refreshed in place.
-  void update(const StencilOperator<T>& op) override;
+  void update(const LinearOperator<T>& op) override;
   // Any symmetric positive (semi)definite operator, matrix-free ones included, with a
   // preconditioner the caller owns and keeps alive (null: none).
   void setup(const LinearOperator<T>& op, Preconditioner<T>* preconditioner);

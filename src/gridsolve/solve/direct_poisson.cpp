@@ -72,8 +72,9 @@ std::pair<int, int> unknown_range(const Grid& g, const std::array<BoundaryKind, 
 }  // namespace
 
 template <class T>
-void DirectPoisson<T>::setup(const StencilOperator<T>& op) {
-  this->op_ = &op;
+void DirectPoisson<T>::setup(const LinearOperator<T>& any) {
+  this->op_ = &any;
+  const StencilOperator<T>& op = this->stencil();
   const bool bcr = kind_ == Kind::buneman;
   check_qualifies(op, bcr);
   const Grid& g = op.grid;
@@ -136,7 +137,7 @@ template <class T>
 SolveReport DirectPoisson<T>::run(const Field<T>* b, Field<T>& u, const SolveOptions& options) {
   (void)options;
   const auto t0 = std::chrono::steady_clock::now();
-  const StencilOperator<T>& op = this->op();
+  const StencilOperator<T>& op = this->stencil();
   const bool bcr = kind_ == Kind::buneman;
   Cache& c = *cache_;
   const std::array<int, 3> first = c.first, m = c.m;

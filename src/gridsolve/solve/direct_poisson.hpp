@@ -18,7 +18,7 @@ class DirectPoisson final : public Solver<T> {
   // Builds the transform plans or the reduction's factors (kept while the problem's
   // shape holds). Throws Error when the problem does not qualify (variable k, masks,
   // Robin sides; buneman: Neumann sides, 3D, or no axis with 2^k - 1 interior nodes).
-  void setup(const StencilOperator<T>& op) override;
+  void setup(const LinearOperator<T>& op) override;
 
   // One direct solve; the report's residual is measured afterwards.
   SolveReport run(const Field<T>* b, Field<T>& u, const SolveOptions& options) override;

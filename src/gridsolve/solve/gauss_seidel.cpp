@@ -10,7 +10,7 @@ namespace gridsolve {
 
 template <class T>
 SolveReport GaussSeidel<T>::run(const Field<T>* rhs, Field<T>& u, const SolveOptions& options) {
-  const StencilOperator<T>& op = this->op();
+  const StencilOperator<T>& op = this->stencil();
   require(op.device == Device::cpu,
           "gauss-seidel is the sequential CPU reference; use --solver sor (red-black) on cuda");
   SolveReport report;

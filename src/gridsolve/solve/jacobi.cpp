@@ -147,7 +147,7 @@ double jacobi_sweep_generic_measuring(const StencilOperator<T>& op, const Field<
 
 template <class T>
 SolveReport Jacobi<T>::run(const Field<T>* b, Field<T>& u, const SolveOptions& options) {
-  const StencilOperator<T>& op = this->op();
+  const StencilOperator<T>& op = this->stencil();
   SolveReport report;
   report.solver = name();
   ConvergenceMonitor monitor(options, report);

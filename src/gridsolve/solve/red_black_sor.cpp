@@ -62,7 +62,7 @@ void red_black_iteration_generic(const StencilOperator<T>& op, Field<T>& u, T om
 
 template <class T>
 SolveReport RedBlackSor<T>::run(const Field<T>* b, Field<T>& u, const SolveOptions& options) {
-  const StencilOperator<T>& op = this->op();
+  const StencilOperator<T>& op = this->stencil();
   SolveReport report;
   report.solver = name();
   ConvergenceMonitor monitor(options, report);

@@ -10,7 +10,10 @@ class RedBlackSor final : public Solver<T> {
   // With gauss_seidel set, omega is 1 unless given (red-black Gauss-Seidel).
   explicit RedBlackSor(bool gauss_seidel = false) : gauss_seidel_(gauss_seidel) {}
   std::string name() const override { return gauss_seidel_ ? "rb-gs" : "sor"; }
-  void setup(const StencilOperator<T>& op) override { this->op_ = &op; }
+  void setup(const LinearOperator<T>& op) override {
+    this->op_ = &op;
+    this->stencil();  // refuses a matrix-free operator now, not at the first solve
+  }
 
   SolveReport run(const Field<T>* b, Field<T>& u, const SolveOptions& options) override;
 

@@ -7,6 +7,7 @@
 
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/field.hpp"
+#include "gridsolve/problem/linear_operator.hpp"
 #include "gridsolve/problem/stencil_operator.hpp"
 #include "gridsolve/solve/multigrid/multigrid_options.hpp"
 #include "gridsolve/solve/solve_options.hpp"
@@ -16,16 +17,18 @@ namespace gridsolve {
 // The lifecycle: setup(op) builds what every solve of that operator reuses (multigrid
 // hierarchies and coarse operators, Krylov workspaces, transform plans, colour-split
 // copies); update(op) takes new coefficients on the same structure; solve(b, u) does
-// only the iteration. The operator must outlive the solves.
+// only the iteration. The operator must outlive the solves. Every solver takes any
+// LinearOperator; those that read stencil coefficients (relaxations, multigrid, direct
+// solvers, multigrid preconditioners) ask it for its stencil and refuse a matrix-free one.
 template <class T>
 class Solver {
  public:
   virtual ~Solver() = default;
   virtual std::string name() const = 0;
-  virtual void setup(const StencilOperator<T>& op) = 0;
+  virtual void setup(const LinearOperator<T>& op) = 0;
   // Same grid, mask and fixed nodes, new coefficients or source: refreshes what setup
   // built. Solvers whose setup holds nothing that depends on the values just re-point.
-  virtual void update(const StencilOperator<T>& op) { setup(op); }
+  virtual void update(const LinearOperator<T>& op) { setup(op); }
 
   // Solves A u = b with the operator of the last setup. u holds the start and the known
   // (fixed) values, and is improved in place; b is a per-node right-hand side of the
@@ -36,7 +39,7 @@ class Solver {
   // The same with the operator's own right-hand side.
   SolveReport solve(Field<T>& u, const SolveOptions& options) { return run(nullptr, u, options); }
   // One operator, one solve.
-  SolveReport solve(const StencilOperator<T>& op, Field<T>& u, const SolveOptions& options) {
+  SolveReport solve(const LinearOperator<T>& op, Field<T>& u, const SolveOptions& options) {
     setup(op);
     return run(nullptr, u, options);
   }
@@ -47,11 +50,19 @@ class Solver {
 
  protected:
   // The operator of the last setup; solving before setup is a programming error.
-  const StencilOperator<T>& op() const {
+  const LinearOperator<T>& op() const {
     require(op_ != nullptr, name() + ": solve before setup");
     return *op_;
   }
-  const StencilOperator<T>* op_ = nullptr;
+  // The operator's stencil, for solvers that read its coefficients.
+  const StencilOperator<T>& stencil() const {
+    const StencilOperator<T>* s = op().stencil();
+    require(s != nullptr, name() +
+                              " reads the coefficients of an assembled stencil; this operator is "
+                              "matrix-free (cg, pcg and bicgstab take any operator)");
+    return *s;
+  }
+  const LinearOperator<T>* op_ = nullptr;
 };
 
 // Names and aliases are the solver registry's (solver_registry.hpp). Unknown names

@@ -6,6 +6,7 @@
 
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/core/text.hpp"
+#include "gridsolve/solve/bicgstab.hpp"
 #include "gridsolve/solve/conjugate_gradient.hpp"
 #include "gridsolve/solve/direct_poisson.hpp"
 #include "gridsolve/solve/gauss_seidel.hpp"
@@ -77,6 +78,12 @@ template <class T>
 struct MakePcg {
   static std::unique_ptr<Solver<T>> make(const MultigridOptions&) {
     return std::make_unique<ConjugateGradient<T>>(CgPreconditioner::jacobi);
+  }
+};
+template <class T>
+struct MakeBiCgStab {
+  static std::unique_ptr<Solver<T>> make(const MultigridOptions&) {
+    return std::make_unique<BiCgStab<T>>(true);
   }
 };
 template <class T>
@@ -153,6 +160,12 @@ std::vector<SolverInfo> build_rows() {
                                         .summary = "Jacobi-preconditioned CG",
                                         .needs = cg_family,
                                         .reads = plain}));
+  rows.push_back(with_factory<MakeBiCgStab>(
+      {.name = "bicgstab",
+       .aliases = {},
+       .summary = "Jacobi-preconditioned BiCGStab: nonsymmetric systems, any operator",
+       .needs = {.residual_rule_only = true},
+       .reads = plain}));
   rows.push_back(
       with_factory<MakeBuneman>({.name = "buneman",
                                  .aliases = {"bcr"},

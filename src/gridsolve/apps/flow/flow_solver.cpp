@@ -717,7 +717,7 @@ void FlowSolver<T>::sweep_momentum(int comp, int sweeps) {
     so.tolerance = case_.momentum_tolerance > 0 ? case_.momentum_tolerance : 1e-6;
     so.max_iterations = 200;
     so.progress_after = 1e30;
-    bicgstab_[c].solve(nullptr, u_[c], so);
+    bicgstab_[c].solve(u_[c], so);
     return;
   }
   const StencilView<T> a = op.view();

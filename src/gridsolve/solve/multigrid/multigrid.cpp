@@ -467,23 +467,24 @@ void MultigridHierarchy<T>::update(const StencilOperator<T>& op) {
 }
 
 template <class T>
-void MultigridSolver<T>::setup(const StencilOperator<T>& op) {
+void MultigridSolver<T>::setup(const LinearOperator<T>& op) {
   this->op_ = &op;
-  hierarchy_ = std::make_unique<MultigridHierarchy<T>>(op, options_);
+  hierarchy_ = std::make_unique<MultigridHierarchy<T>>(this->stencil(), options_);
 }
 
 template <class T>
-void MultigridSolver<T>::update(const StencilOperator<T>& op) {
-  if (!hierarchy_ || !hierarchy_->same_structure(op)) return setup(op);
+void MultigridSolver<T>::update(const LinearOperator<T>& op) {
+  const StencilOperator<T>* s = op.stencil();
+  if (!hierarchy_ || !s || !hierarchy_->same_structure(*s)) return setup(op);
   this->op_ = &op;
-  hierarchy_->update(op);
+  hierarchy_->update(*s);
 }
 
 template <class T>
 SolveReport MultigridSolver<T>::run(const Field<T>* b, Field<T>& u, const SolveOptions& options) {
   require(options.rule == StopRule::residual,
           "multigrid stops on the relative residual; use --rule residual");
-  const StencilOperator<T>& op = this->op();
+  const StencilOperator<T>& op = this->stencil();
   SolveReport report;
   report.solver = name();
   ConvergenceMonitor monitor(options, report);

@@ -61,9 +61,9 @@ class MultigridSolver final : public Solver<T> {
   std::string name() const override { return "mg"; }
   // Builds the level hierarchy: coarse operators, transfer weights, the coarsest
   // level's inverse, and every level's workspace.
-  void setup(const StencilOperator<T>& op) override;
+  void setup(const LinearOperator<T>& op) override;
   // Same structure: the hierarchy's coefficients refreshed in place (else a new setup).
-  void update(const StencilOperator<T>& op) override;
+  void update(const LinearOperator<T>& op) override;
 
   SolveReport run(const Field<T>* b, Field<T>& u, const SolveOptions& options) override;
 
