@@ -1,6 +1,7 @@
 // Fields with centring, components, ghost widths and a valid box in global indices.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 
 #include "gridsolve/exec/field.hpp"
@@ -125,6 +126,82 @@ TEST(ExchangeGhosts, PeriodicCopiedAndZeroSides) {
   EXPECT_EQ(w(9, 4, 0), w(1, 4, 0));
   EXPECT_EQ(w(8, 5, 0), w(0, 5, 0));
   EXPECT_EQ(w(3, 8, 0), w(3, 0, 0));
+}
+
+// Walls and inflows: the ghost is 2 w f - the edge value, so that their mean, the value
+// half a cell out where the wall is, is w f.
+TEST(ExchangeGhosts, MirrorAboutAConstantWall) {
+  const Grid g = Grid::unit(2, 9);  // 8 x 8 cells
+  Field<double> f(g, Centring::cell(), 2, 2, Device::cpu);
+  const FieldView<double> v = f.view();
+  for (int c = 0; c < 2; ++c)
+    for (int j = 0; j < 8; ++j)
+      for (int i = 0; i < 8; ++i) v(i, j, 0, c) = 0.37 * (100 * c + 10 * j + i + 1);
+  v(3, -1, 0, 1) = 77;
+  GhostSides sides;
+  sides.face[0] = GhostRule::mirror;
+  sides.mirror[0] = GhostMirror{0.5, 3.0, false};
+  sides.face[3] = GhostRule::mirror;
+  sides.mirror[3].value = -1.25;  // factor 1
+  exchange_ghosts(f, sides);
+  for (int c = 0; c < 2; ++c)
+    for (int j = 0; j < 8; ++j) {
+      EXPECT_EQ(v(-1, j, 0, c), 2.0 * 0.5 * 3.0 - v(0, j, 0, c));
+      EXPECT_DOUBLE_EQ(0.5 * (v(-1, j, 0, c) + v(0, j, 0, c)), 1.5);
+      EXPECT_EQ(v(-2, j, 0, c), v(-1, j, 0, c));  // every layer mirrors the edge value
+    }
+  for (int i = -2; i < 8; ++i) {  // y after x: over the x ghosts too
+    EXPECT_EQ(v(i, 8, 0, 0), 2.0 * -1.25 - v(i, 7, 0, 0));
+    EXPECT_DOUBLE_EQ(0.5 * (v(i, 8, 0, 1) + v(i, 7, 0, 1)), -1.25);
+  }
+  EXPECT_EQ(v(-1, 8, 0, 0), 2.0 * -1.25 - (2.0 * 0.5 * 3.0 - v(0, 7, 0, 0)));  // corner
+  EXPECT_EQ(v(3, -1, 0, 1), 77.0);  // kept side
+  EXPECT_EQ(v(8, 3, 0, 1), 0.0);
+}
+
+// A profile over the face: w read from a field's ghost layer at the ghost's own index,
+// scaled by the face's factor (an inflow's ramp); a periodic node axis beside it.
+TEST(ExchangeGhosts, MirrorReadsAProfileFromAField) {
+  const Grid g = Grid::unit(2, 7);  // 6 x 6 cells; faces normal to x: 7 x 6
+  Field<double> u(g, Centring::face(0), 1, 1, Device::cpu);
+  Field<double> wall(g, Centring::face(0), 1, 1, Device::cpu);
+  const FieldView<double> v = u.view(), w = wall.view();
+  for (int j = 0; j < 6; ++j)
+    for (int i = 0; i < 7; ++i) v(i, j, 0) = std::sin(1.0 + i) * (j + 2);
+  for (int i = -1; i <= 7; ++i) w(i, -1, 0) = 0.1 * i + 0.3, w(i, 6, 0) = 1 - 0.05 * i * i;
+  GhostSides sides;
+  sides.face[0] = sides.face[1] = GhostRule::periodic;
+  sides.face[2] = sides.face[3] = GhostRule::mirror;
+  sides.mirror[2] = GhostMirror{0, 0.25, true};
+  sides.mirror[3].from_field = true;
+  exchange_ghosts(u, sides, wall);
+  EXPECT_EQ(v(6, 2, 0), v(0, 2, 0));   // the image face
+  EXPECT_EQ(v(-1, 2, 0), v(5, 2, 0));  // period 6
+  EXPECT_EQ(v(7, 2, 0), v(1, 2, 0));
+  for (int i = -1; i <= 7; ++i) {
+    EXPECT_EQ(v(i, -1, 0), 2.0 * w(i, -1, 0) * 0.25 - v(i, 0, 0));
+    EXPECT_EQ(v(i, 6, 0), 2.0 * w(i, 6, 0) - v(i, 5, 0));
+  }
+  // Without the field, or with one of another shape or device, the exchange refuses.
+  EXPECT_THROW(exchange_ghosts(u, sides), Error);
+  Field<double> other(g, Centring::cell(), 1, 1, Device::cpu);
+  EXPECT_THROW(exchange_ghosts(u, sides, other), Error);
+}
+
+// A mask whose image node was computed on its own keeps it; its ghosts still wrap.
+TEST(ExchangeGhosts, ImagesKeptWhenAsked) {
+  const Grid g = Grid::unit(2, 9);
+  Field<std::uint8_t> m(g, Centring::face(0), 1, 1, Device::cpu);
+  const FieldView<std::uint8_t> v = m.view();
+  for (int j = 0; j < 8; ++j)
+    for (int i = 0; i < 9; ++i) v(i, j, 0) = std::uint8_t(1 + i + 9 * j);
+  GhostSides sides;
+  sides.face[0] = sides.face[1] = GhostRule::periodic;
+  sides.rewrite_images = false;
+  exchange_ghosts(m, sides);
+  EXPECT_EQ(v(8, 3, 0), 1 + 8 + 27);  // its own value, not node 0's
+  EXPECT_EQ(v(-1, 3, 0), v(7, 3, 0));
+  EXPECT_EQ(v(9, 3, 0), v(1, 3, 0));
 }
 
 #if defined(GRIDSOLVE_BOUNDS_CHECK)

@@ -547,3 +547,62 @@ TEST(FlowObstacles, ConcavePolygonCoversItsArea) {
     EXPECT_LT(std::abs(area - exact), 4 * w * h / 2);
   }
 }
+
+TEST(FlowCase, MomentumSolverParsedOnce) {
+  EXPECT_EQ(parse_momentum_solver("sor"), MomentumSolver::sor);
+  EXPECT_EQ(parse_momentum_solver("bicgstab"), MomentumSolver::bicgstab);
+  try {
+    parse_momentum_solver("cg");
+    ADD_FAILURE() << "an unknown momentum solver was accepted";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "momentum solver 'cg' is not known; valid: sor, bicgstab");
+  }
+  FlowCase c = cavity_case(100, 8);
+  c.momentum_solver = "gmres";
+  EXPECT_THROW(c.validate(), Error);
+}
+
+// The ghost rules of every side, through exchange_ghosts, after a step: walls and the
+// ramped inflow hold their value half a cell out (ghost and edge value average to it),
+// outflow and normal ghosts copy the edge, the pressure has zero gradient.
+TEST(FlowBoundaries, GhostsHoldTheWallAndInflowValues) {
+  FlowCase c;
+  c.cells = {12, 10, 1};
+  c.hi = {1.5, 1, 1};
+  c.nu = 0.05;
+  c.sides[0].type = SideType::velocity;
+  c.sides[0].profile[0] = Expression::parse("4 * y * (1 - y)");
+  c.sides[0].profile[1] = Expression::parse("0.2 * y + 0.1");
+  c.sides[1].type = SideType::outflow;
+  c.sides[3].velocity = {0.75, 0, 0};
+  c.inflow_period = 2;
+  FlowSolver<double> s(c, Device::cpu);
+  s.set_velocity(0, [](double x, double y, double) { return 0.3 + x * y; });
+  s.set_velocity(1, [](double x, double y, double) { return 0.1 * x - y * y; });
+  const double dt = 0.1;
+  s.piso_step(dt, false);
+  const double factor = std::sin(std::numbers::pi * dt / c.inflow_period);
+  const Field<double> uf = s.velocity(0).copy_to(Device::cpu);
+  const Field<double> vf = s.velocity(1).copy_to(Device::cpu);
+  const Field<double> pf = s.pressure().copy_to(Device::cpu);
+  const auto u = uf.cview(), v = vf.cview(), p = pf.cview();
+  const MacGrid& g = s.grid();
+  const int nx = 12, ny = 10;
+  for (int j = 0; j < ny; ++j) {
+    const double y = g.xc(1, j);
+    EXPECT_NEAR(u(0, j, 0), 4 * y * (1 - y) * factor, 1e-14);  // the inflow's face
+    EXPECT_EQ(u(-1, j, 0), u(0, j, 0));                          // normal: the edge
+    EXPECT_EQ(p(-1, j, 0), p(0, j, 0));
+    EXPECT_EQ(p(nx, j, 0), p(nx - 1, j, 0));
+  }
+  for (int j = 0; j <= ny; ++j) {  // v sits on the faces normal to y
+    const double y = g.xf(1, j);
+    EXPECT_NEAR(0.5 * (v(-1, j, 0) + v(0, j, 0)), (0.2 * y + 0.1) * factor, 1e-14);
+    EXPECT_EQ(v(nx, j, 0), v(nx - 1, j, 0));  // outflow: zero gradient
+  }
+  for (int i = 0; i <= nx; ++i) {
+    EXPECT_NEAR(0.5 * (u(i, -1, 0) + u(i, 0, 0)), 0.0, 1e-14);         // resting wall
+    EXPECT_NEAR(0.5 * (u(i, ny, 0) + u(i, ny - 1, 0)), 0.75, 1e-14);  // moving lid
+  }
+  for (int i = 0; i < nx; ++i) EXPECT_EQ(v(i, -1, 0), v(i, 0, 0));  // normal: the edge
+}

@@ -260,6 +260,51 @@ TEST(SortCli, BadFilesExitWithTwoAndSayWhy) {
   EXPECT_EQ(o.code, 2) << o.output;
 }
 
+TEST(SortCli, FloatKeysThatWouldComeBackAsOtherNumbersAreRefused) {
+  const auto d = scratch_dir();
+  std::ofstream(d / "digits.txt") << "1.5\n-999.9952785957291 0.25\n";
+  Outcome o = gridsolve("sort " + (d / "digits.txt").string() + " --device cpu");
+  EXPECT_EQ(o.code, 2) << o.output;
+  EXPECT_NE(o.output.find("line 2: '-999.9952785957291' does not fit a float key: it would come "
+                          "back as -999.9953; use --type double"),
+            std::string::npos)
+      << o.output;
+  o = gridsolve("sort " + (d / "digits.txt").string() + " --type double --device cpu -q");
+  ASSERT_EQ(o.code, 0) << o.output;
+  EXPECT_EQ(o.output, "-999.9952785957291\n0.25\n1.5\n");
+  std::ofstream(d / "integer.txt") << "16777217\n";  // 2^24 + 1: float holds 2^24
+  o = gridsolve("sort " + (d / "integer.txt").string() + " --device cpu");
+  EXPECT_EQ(o.code, 2) << o.output;
+  EXPECT_NE(o.output.find("come back as 16777216"), std::string::npos) << o.output;
+  // Keys float holds to the digits written pass, whatever their form: 0.1f to nine and
+  // to seventeen digits, float's smallest normal to nine, a denormal, integers to 2^24.
+  std::ofstream(d / "floats.txt")
+      << "0.1 0.100000001 0.10000000149011612 1.17549435e-38 1e-40 16777216 -0.000 2.50\n";
+  o = gridsolve("sort " + (d / "floats.txt").string() + " --device cpu -q");
+  ASSERT_EQ(o.code, 0) << o.output;
+  EXPECT_EQ(o.output, "-0\n1e-40\n1.1754944e-38\n0.1\n0.1\n0.1\n2.5\n16777216\n");
+}
+
+TEST(SortCli, NanPayloadsSurviveBinaryButNotText) {
+  const auto d = scratch_dir();
+  std::ofstream(d / "nan.txt") << "nan(0x123) 1\n";
+  Outcome o = gridsolve("sort " + (d / "nan.txt").string() + " --device cpu -q");
+  ASSERT_EQ(o.code, 0) << o.output;
+  EXPECT_EQ(o.output, "1\nnan\n");
+  const std::uint32_t bits[2] = {0x7fc00123u, 0x3f800000u};  // NaN with a payload, 1.0f
+  std::ofstream(d / "nan.bin", std::ios::binary)
+      .write(reinterpret_cast<const char*>(bits), sizeof bits);
+  o = gridsolve("sort " + (d / "nan.bin").string() + " -o " + (d / "nan_sorted.bin").string() +
+                " --format binary --device cpu -q");
+  ASSERT_EQ(o.code, 0) << o.output;
+  const std::string out = read_all(d / "nan_sorted.bin");
+  ASSERT_EQ(out.size(), sizeof bits);
+  std::uint32_t got[2];
+  std::memcpy(got, out.data(), sizeof got);
+  EXPECT_EQ(got[0], 0x3f800000u);
+  EXPECT_EQ(got[1], 0x7fc00123u);
+}
+
 TEST(SortCli, BenchOnTheCpuChecksItsResults) {
   const auto d = scratch_dir() / "bench";
   const Outcome o = gridsolve("bench sort --device cpu --n 12 --repeats 1 --out " + d.string());

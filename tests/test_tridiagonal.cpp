@@ -1,10 +1,17 @@
 // Tridiagonal solvers on the CPU against LAPACK gtsv: every method, layout and size class.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
 #include <string>
 #include <tuple>
 
+#include "cli_runner.hpp"
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/solve/tridiag/solution_check.hpp"
 #include "tridiag_reference.hpp"
 
 namespace gridsolve {
@@ -85,6 +92,172 @@ TEST(TridiagonalCpu, CrPcrIsRefusedOnTheCpu) {
   testing::RandomBatch<double> rb(10, 1, Layout::strided, 3);
   std::vector<double> x = rb.d;
   EXPECT_THROW(tridiag::solve(Device::cpu, rb.batch(x.data()), {Method::cr_pcr}), Error);
+}
+
+// The accuracy check of `gridsolve tridiag`: what stable solves measure against the limit.
+// Coefficients are made in double and solved in T from their rounded copies, as the
+// command does; the residual is taken against the double values.
+template <class T>
+double residual_of(const std::vector<double>& a, const std::vector<double>& b,
+                   const std::vector<double>& c, const std::vector<double>& d, int n, int count,
+                   Method method) {
+  std::vector<T> ta(a.begin(), a.end()), tb(b.begin(), b.end()), tc(c.begin(), c.end()),
+      x(d.begin(), d.end());
+  tridiag::solve(
+      Device::cpu,
+      tridiag::Batch<T>{ta.data(), tb.data(), tc.data(), x.data(), n, count, Layout::strided},
+      {method});
+  const std::vector<double> xd(x.begin(), x.end());
+  const tridiag::SolutionCheck check =
+      tridiag::check_solution(a.data(), b.data(), c.data(), d.data(), xd.data(), n, count);
+  EXPECT_TRUE(check.finite);
+  return check.residual;
+}
+
+template <class T>
+void check_stable_solves_pass() {
+  const double limit = tridiag::residual_limit<T>();
+  double worst = 0;
+  for (Method m : {Method::thomas, Method::cyclic_reduction, Method::parallel_cyclic_reduction,
+                   Method::partitioned})
+    for (int n : {1, 2, 3, 101, 1024, 4097, 100003}) {
+      if (n > 4097 && m == Method::parallel_cyclic_reduction) continue;
+      const int count = n > 4097 ? 1 : 3;
+      const std::size_t size = std::size_t(n) * count;
+      // Random diagonally dominant rows (margin >= 0.1), and the 1D Laplacian (-1 2 -1,
+      // condition number about n^2) with a smooth right-hand side, at three scales.
+      testing::RandomBatch<double> rb(n, count, Layout::strided, 5 + n);
+      const double r = residual_of<T>(rb.a, rb.b, rb.c, rb.d, n, count, m);
+      EXPECT_LE(r, limit / 8) << tridiag::to_string(m) << " random n=" << n;
+      worst = std::max(worst, r);
+      for (double scale : {1.0, 1e-30, 1e30}) {
+        std::vector<double> a(size, -scale), b(size, 2 * scale), c(size, -scale), d(size);
+        for (std::size_t k = 0; k < size; ++k) d[k] = scale * std::sin(0.001 * double(k % n));
+        const double l = residual_of<T>(a, b, c, d, n, count, m);
+        EXPECT_LE(l, limit / 8) << tridiag::to_string(m) << " Laplacian n=" << n
+                                << " scale=" << scale;
+        worst = std::max(worst, l);
+      }
+    }
+  std::printf("  worst relative residual of the stable solves: %.3e (limit %.3e)\n", worst, limit);
+}
+
+TEST(TridiagonalAccuracy, StableSolvesStayFarWithinTheLimitDouble) {
+  check_stable_solves_pass<double>();
+}
+
+TEST(TridiagonalAccuracy, StableSolvesStayFarWithinTheLimitFloat) {
+  check_stable_solves_pass<float>();
+}
+
+TEST(TridiagonalAccuracy, CheckFindsNonFiniteValuesAndTheWorstSystem) {
+  // Two systems of 3 rows: 2 x = 2 row by row; system 1's row 2 is off by 1.
+  const std::vector<double> a = {0, 0, 0, 0, 0, 0}, b = {2, 2, 2, 2, 2, 2}, c = {0, 0, 0, 0, 0, 0},
+                            d = {2, 2, 2, 2, 2, 2};
+  std::vector<double> x = {1, 1, 1, 1, 1, 1.5};
+  tridiag::SolutionCheck check =
+      tridiag::check_solution(a.data(), b.data(), c.data(), d.data(), x.data(), 3, 2);
+  EXPECT_TRUE(check.finite);
+  EXPECT_EQ(check.system, 1);
+  EXPECT_EQ(check.row, 2);
+  EXPECT_DOUBLE_EQ(check.residual, 0.2);  // |2 - 3| / (|3| + |2|)
+  x[4] = std::numeric_limits<double>::infinity();
+  x[5] = std::nan("");
+  check = tridiag::check_solution(a.data(), b.data(), c.data(), d.data(), x.data(), 3, 2);
+  EXPECT_FALSE(check.finite);
+  EXPECT_EQ(check.bad_system, 1);
+  EXPECT_EQ(check.bad_row, 1);
+  EXPECT_FALSE(check.residual <= 1);  // inf: never within a limit
+  // A zero right-hand side and a zero solution: residual 0, not 0 / 0.
+  const std::vector<double> zero(6, 0);
+  check = tridiag::check_solution(a.data(), b.data(), c.data(), zero.data(), zero.data(), 3, 2);
+  EXPECT_EQ(check.residual, 0);
+}
+
+// The command: values the precision cannot hold, and solutions that are not finite or not
+// accurate, are never handed out with exit 0.
+using Outcome = cli_testing::CliOutcome;
+
+std::filesystem::path scratch_dir() {
+  auto d = std::filesystem::temp_directory_path() / "gridsolve_tridiag_test";
+  std::filesystem::create_directories(d);
+  return d;
+}
+
+Outcome tridiag_cli(const std::string& name, const std::string& systems,
+                    const std::string& options) {
+  const auto file = scratch_dir() / name;
+  std::ofstream(file) << systems;
+  return cli_testing::run_cli("tridiag " + file.string() + " " + options);
+}
+
+bool has(const Outcome& o, const std::string& text) {
+  return o.output.find(text) != std::string::npos;
+}
+
+TEST(TridiagonalCli, ValuesThePrecisionCannotHoldAreRefusedWithTheirLine) {
+  // Float made these inf and -inf (printed with relative residual 0 and exit 0)...
+  const std::string big = "2 1\n0 1 0 1e300\n0 1 0 -1e300\n";
+  Outcome o = tridiag_cli("big.txt", big, "--precision float");
+  EXPECT_EQ(o.code, 2) << o.output;
+  EXPECT_TRUE(has(o, "line 2: d = 1e300 (row 0 of system 0) is larger than float holds"))
+      << o.output;
+  EXPECT_TRUE(has(o, "--precision double")) << o.output;
+  // ... and these zeros (relative residual 1, exit 0).
+  o = tridiag_cli("tiny.txt", "2 1\n0 1 0 1e-300\n# row 1\n0 1 0 1e-300\n", "--precision float");
+  EXPECT_EQ(o.code, 2) << o.output;
+  EXPECT_TRUE(has(o, "line 2: d = 1e-300 (row 0 of system 0) is smaller than float holds"))
+      << o.output;
+  o = tridiag_cli("denormal.txt", "1 1\n0 4e-39 0 1\n", "--precision float");
+  EXPECT_EQ(o.code, 2) << o.output;
+  EXPECT_TRUE(has(o, "b = 4e-39")) << o.output;
+  // Double holds them.
+  o = tridiag_cli("big.txt", big, "-q");
+  EXPECT_EQ(o.code, 0) << o.output;
+  EXPECT_EQ(o.output, "1.0000000000000001e+300\n-1.0000000000000001e+300\n");
+  o = tridiag_cli("subnormal.txt", "1 1\n0 1 0 1e-310\n", "");
+  EXPECT_EQ(o.code, 2) << o.output;
+  EXPECT_TRUE(has(o, "d = 1e-310 (row 0 of system 0) is smaller than double holds")) << o.output;
+  o = tridiag_cli("range.txt", "1 1\n0 1 0 1e-400\n", "");
+  EXPECT_EQ(o.code, 2) << o.output;
+  EXPECT_TRUE(has(o, "'1e-400' is out of the range of double")) << o.output;
+  // a of a first row and c of a last row are not read: any finite value will do.
+  o = tridiag_cli("unread.txt", "2 1\n1e300 2 0 2\n0 2 -1e-300 4\n", "--precision float -q");
+  EXPECT_EQ(o.code, 0) << o.output;
+  EXPECT_EQ(o.output, "1\n2\n");
+}
+
+TEST(TridiagonalCli, SolutionsNotFiniteOrNotAccurateExitThreeAndAreNotWritten) {
+  const auto out = scratch_dir() / "x.txt";
+  std::filesystem::remove(out);
+  // x = 1e600 is beyond double (it was printed as inf with exit 0).
+  Outcome o = tridiag_cli("infinite.txt", "1 1\n0 1e-300 0 1e300\n", "-o " + out.string());
+  EXPECT_EQ(o.code, 3) << o.output;
+  EXPECT_TRUE(has(o, "x = inf at row 0 of system 0: the solution is not finite")) << o.output;
+  EXPECT_TRUE(has(o, "nothing written")) << o.output;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  // In float x = 1e60 overflows even though every value fits.
+  o = tridiag_cli("overflow.txt", "2 1\n0 1e-30 0 1e30\n0 1 0 1\n", "--precision float");
+  EXPECT_EQ(o.code, 3) << o.output;
+  EXPECT_TRUE(has(o, "not finite in float")) << o.output;
+  // A system that needs pivoting: the pivot 1e-10 passes, the growth of 1e10 ruins x.
+  for (const char* m : {"thomas", "cr", "partitioned"}) {
+    o = tridiag_cli("growth.txt", "2 1\n0 1e-10 1 1\n1 1 0 2\n",
+                    std::string("--method ") + m + " -o " + out.string());
+    EXPECT_EQ(o.code, 3) << m << "\n" << o.output;
+    EXPECT_TRUE(has(o, "in system 0 (largest at row 1) is above the limit 2.8e-14 for double"))
+        << m << "\n"
+        << o.output;
+    EXPECT_FALSE(std::filesystem::exists(out));
+  }
+  o = tridiag_cli("growth_float.txt", "2 1\n0 1e-4 1 1\n1 1 0 2\n", "--precision float");
+  EXPECT_EQ(o.code, 3) << o.output;
+  EXPECT_TRUE(has(o, "above the limit 1.5e-05 for float")) << o.output;
+  // A well-posed system passes and says where it stands against the limit.
+  o = tridiag_cli("good.txt", "3 1\n0 4 -1 3\n-1 4 -1 2\n-1 4 0 3\n", "-o " + out.string());
+  EXPECT_EQ(o.code, 0) << o.output;
+  EXPECT_TRUE(has(o, "(limit 2.8e-14)")) << o.output;
+  EXPECT_TRUE(std::filesystem::exists(out));
 }
 
 }  // namespace

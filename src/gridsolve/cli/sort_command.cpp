@@ -9,8 +9,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -85,6 +87,28 @@ const char* type_name() {
   return "uint32";
 }
 
+// Whether float key `f`, read from the number text [first, last), holds the number to the
+// digits the text gives: `f` written with as many significant digits as the text has (17
+// at most, double's) must read back, in double, as the text does. "0.1", "0.100000001"
+// (0.1f to nine digits) and "16777216" pass; "-999.9952785957291" (float holds
+// -999.9953) and "16777217" (float holds 16777216) do not: sorting them would silently
+// hand back other numbers than it was given.
+bool keeps_its_value(const char* first, const char* last, float f) {
+  if (!std::isfinite(f) || f == 0) return true;  // no digits to lose
+  double text = 0;
+  std::from_chars(first, last, text);
+  if (double(f) == text) return true;
+  int digits = 0;  // significant digits: from the first nonzero one to the exponent
+  for (const char* p = first; p < last && *p != 'e' && *p != 'E'; ++p)
+    if (*p >= '0' && *p <= '9' && (digits > 0 || *p != '0')) ++digits;
+  char written[40];
+  const char* end =
+      fmt::format_to_n(written, sizeof written, "{:.{}e}", f, std::clamp(digits, 1, 17) - 1).out;
+  double back = 0;
+  std::from_chars(written, end, back);
+  return back == text;
+}
+
 template <class K>
 std::vector<K> parse_text(const std::string& path, const std::string& text) {
   std::vector<K> keys;
@@ -113,6 +137,12 @@ std::vector<K> parse_text(const std::string& path, const std::string& text) {
               fmt::format("'{}' line {}: '{}' is not a {} key (expected numbers separated by "
                           "spaces, commas or lines; '#' starts a comment)",
                           path, line, word, type_name<K>()));
+      if constexpr (std::is_same_v<K, float>)
+        if (!keeps_its_value(first, p, value))
+          throw Error(
+              fmt::format("'{}' line {}: '{}' does not fit a float key: it would come "
+                          "back as {}; use --type double",
+                          path, line, word, value));
       require(keys.size() < sort::max_length,
               fmt::format("'{}' has more than {} keys", path, sort::max_length));
       keys.push_back(value);

@@ -18,11 +18,14 @@
 #include <fstream>
 #include <limits>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
+#include "gridsolve/cli/commands.hpp"
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/memory.hpp"
 #include "gridsolve/io/atomic_file.hpp"
+#include "gridsolve/solve/tridiag/solution_check.hpp"
 #include "gridsolve/solve/tridiag/tridiagonal.hpp"
 
 namespace gridsolve::cli {
@@ -116,7 +119,39 @@ long long parse_count(std::string_view t, const std::string& path, const char* w
   return v;
 }
 
-Systems read_systems(const std::string& path) {
+// Whether `v` can be a coefficient in T. Past the largest value the conversion gives
+// inf; below the smallest normal number a value keeps fewer bits than the precision has,
+// and far enough below none (1e-300 in float is 0). Either way the system solved would
+// not be the one in the file.
+enum class Fit { fits, too_large, too_small };
+
+template <class T>
+Fit fit_of(double v) {
+  if (v == 0) return Fit::fits;
+  const T t = T(v);
+  if (std::isinf(t)) return Fit::too_large;
+  if (std::abs(t) < std::numeric_limits<T>::min()) return Fit::too_small;
+  return Fit::fits;
+}
+
+template <class T>
+void require_fit(double v, std::string_view text, const std::string& path, std::size_t line,
+                 char column, std::size_t row, std::size_t system) {
+  const Fit fit = fit_of<T>(v);
+  if (fit == Fit::fits) return;
+  const bool single = std::is_same_v<T, float>;
+  const char* type = single ? "float" : "double";
+  const std::string bound =
+      fit == Fit::too_large
+          ? fmt::format("larger than {} holds (at most {})", type, std::numeric_limits<T>::max())
+          : fmt::format("smaller than {} holds to full precision (at least {})", type,
+                        std::numeric_limits<T>::min());
+  throw Error(fmt::format("'{}' line {}: {} = {} (row {} of system {}) is {}; {}scale the system",
+                          path, line, column, text, row, system, bound,
+                          single ? "use --precision double or " : ""));
+}
+
+Systems read_systems(const std::string& path, bool single) {
   NumberReader in(path);
   std::string_view t;
   const char* header = "'{}' must start with two integers: rows per system and number of systems";
@@ -164,9 +199,20 @@ Systems read_systems(const std::string& path) {
                           path, row_line, k % s.n, k / s.n, q, q == 1 ? "" : "s"));
       double v = 0;
       const auto r = std::from_chars(t.data(), t.data() + t.size(), v);
+      require(r.ec != std::errc::result_out_of_range,
+              fmt::format("'{}' line {}: '{}' is out of the range of double (row {} of system {})",
+                          path, in.line(), t, k % s.n, k / s.n));
       require(r.ec == std::errc() && r.ptr == t.data() + t.size() && std::isfinite(v),
               fmt::format("'{}' line {}: '{}' is not a finite number (row {} of system {})", path,
                           in.line(), t, k % s.n, k / s.n));
+      // a of a first row and c of a last row are never read: their size does not matter.
+      const bool used = !(q == 0 && k % s.n == 0) && !(q == 2 && k % s.n == std::size_t(s.n) - 1);
+      if (used) {
+        if (single)
+          require_fit<float>(v, t, path, in.line(), "abcd"[q], k % s.n, k / s.n);
+        else
+          require_fit<double>(v, t, path, in.line(), "abcd"[q], k % s.n, k / s.n);
+      }
       (*columns[q])[k] = v;
     }
     // And no fifth value on the row's line.
@@ -203,32 +249,46 @@ std::vector<double> solve_as(const Systems& s, Device device, tridiag::Method me
 int tridiag_command(const TridiagSettings& st) {
   const tridiag::Method method = tridiag::parse_method(st.method);
   const Device device = select_device(st.device);
+  const bool single = st.precision == "float" || st.precision == "fp32";
+  require(single || st.precision == "double" || st.precision == "fp64",
+          fmt::format("precision must be double or float, got '{}'", st.precision));
   // Before the work: a result that cannot be written is known now, not after the solve.
   if (!st.output.empty()) check_output_path(st.output);
-  const Systems s = read_systems(st.input);
+  const Systems s = read_systems(st.input, single);
   if (device == Device::cuda)
-    require_memory(device,
-                   s.d.size() * 4 * (st.precision == "float" || st.precision == "fp32" ? 4 : 8),
+    require_memory(device, s.d.size() * 4 * (single ? 4 : 8),
                    fmt::format("solving {} tridiagonal rows", s.d.size()));
-  std::vector<double> x;
-  if (st.precision == "double" || st.precision == "fp64")
-    x = solve_as<double>(s, device, method);
-  else if (st.precision == "float" || st.precision == "fp32")
-    x = solve_as<float>(s, device, method);
-  else
-    throw Error(fmt::format("precision must be double or float, got '{}'", st.precision));
+  const std::vector<double> x =
+      single ? solve_as<float>(s, device, method) : solve_as<double>(s, device, method);
 
-  // Relative residual max |d - A x| / max |d| over all systems, in double.
-  double rmax = 0, dmax = 0;
-  for (int q = 0; q < s.count; ++q)
-    for (int i = 0; i < s.n; ++i) {
-      const std::size_t k = std::size_t(q) * s.n + i;
-      double r = s.d[k] - s.b[k] * x[k];
-      if (i > 0) r -= s.a[k] * x[k - 1];
-      if (i + 1 < s.n) r -= s.c[k] * x[k + 1];
-      rmax = std::max(rmax, std::abs(r));
-      dmax = std::max(dmax, std::abs(s.d[k]));
-    }
+  // A solution is handed out only if it solves the systems in the file (docs/tridiag.md):
+  // finite, and a relative residual within the precision's limit. Otherwise nothing is
+  // written and the exit code is 3, as for a solve that did not converge.
+  const tridiag::SolutionCheck check = tridiag::check_solution(s.a.data(), s.b.data(), s.c.data(),
+                                                               s.d.data(), x.data(), s.n, s.count);
+  const double limit =
+      single ? tridiag::residual_limit<float>() : tridiag::residual_limit<double>();
+  const char* hint = single ? "; --precision double may solve it" : "";
+  if (!check.finite) {
+    const std::size_t k = std::size_t(check.bad_system) * s.n + check.bad_row;
+    std::fprintf(stderr,
+                 "gridsolve tridiag: error: x = %s at row %d of system %d: the solution is not "
+                 "finite in %s (the system is singular or nearly so, or its solution is beyond "
+                 "the precision's range)%s; nothing written\n",
+                 fmt::format("{}", x[k]).c_str(), check.bad_row, check.bad_system,
+                 single ? "float" : "double", hint);
+    return exit_not_converged;
+  }
+  if (!(check.residual <= limit)) {
+    std::fprintf(stderr,
+                 "gridsolve tridiag: error: relative residual %.3e in system %d (largest at row "
+                 "%d) is above the limit %.1e for %s: the solution is not accurate (a system "
+                 "that needs pivoting, or values the precision cannot resolve)%s; nothing "
+                 "written\n",
+                 check.residual, check.system, check.row, limit, single ? "float" : "double", hint);
+    return exit_not_converged;
+  }
+
   std::string text;
   text.reserve(x.size() * 24);
   for (double v : x) text += fmt::format("{:.17g}\n", v);
@@ -242,10 +302,11 @@ int tridiag_command(const TridiagSettings& st) {
     write_file_atomically(st.output, text);
   if (!st.quiet)
     std::fprintf(stderr,
-                 "gridsolve tridiag: %d system(s) of %d rows, %s on %s, relative residual %.3e\n",
-                 s.count, s.n, st.precision.c_str(), to_string(device).c_str(),
-                 dmax > 0 ? rmax / dmax : rmax);
-  return 0;
+                 "gridsolve tridiag: %d system(s) of %d rows, %s on %s, relative residual %.3e "
+                 "(limit %.1e)\n",
+                 s.count, s.n, single ? "float" : "double", to_string(device).c_str(),
+                 check.residual, limit);
+  return exit_ok;
 }
 
 }  // namespace gridsolve::cli

@@ -111,6 +111,12 @@ ObstacleTreatment parse_obstacle_treatment(const std::string& t) {
   throw Error(fmt::format("obstacle treatment '{}' is not known; valid: immersed, staircase", t));
 }
 
+MomentumSolver parse_momentum_solver(const std::string& t) {
+  if (t == "sor") return MomentumSolver::sor;
+  if (t == "bicgstab") return MomentumSolver::bicgstab;
+  throw Error(fmt::format("momentum solver '{}' is not known; valid: sor, bicgstab", t));
+}
+
 std::string to_string(ObstacleTreatment t) {
   return t == ObstacleTreatment::immersed ? "immersed" : "staircase";
 }
@@ -313,8 +319,7 @@ void FlowCase::validate() const {
     require(correctors >= 1 && correctors <= 4,
             fmt::format("{} pressure correctors; valid: 1 to 4 (PISO uses 2)", correctors));
   }
-  require(momentum_solver == "sor" || momentum_solver == "bicgstab",
-          fmt::format("momentum solver '{}' is not known; valid: sor, bicgstab", momentum_solver));
+  parse_momentum_solver(momentum_solver);
   require(momentum_sweeps >= 1 && momentum_sweeps <= 1000,
           fmt::format("momentum_sweeps is {}; valid: 1 to 1000", momentum_sweeps));
   // -1 is the unset default (predictor_omega() chooses).

@@ -58,6 +58,9 @@ std::string to_string(ObstacleTreatment t);
 enum class Convection { upwind, hybrid, tvd, quick, central };
 enum class Coupling { simple, simplec, piso };
 enum class TimeScheme { euler, bdf2 };
+// The momentum predictor's solver: red-black SOR sweeps, or BiCGStab.
+enum class MomentumSolver { sor, bicgstab };
+MomentumSolver parse_momentum_solver(const std::string& text);
 Convection parse_convection(const std::string& text);
 Coupling parse_coupling(const std::string& text);
 TimeScheme parse_time_scheme(const std::string& text);

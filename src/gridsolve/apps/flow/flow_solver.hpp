@@ -1,6 +1,8 @@
 // FlowSolver: incompressible Navier-Stokes on a MAC grid by finite volumes; SIMPLE /
 // SIMPLEC outer iterations (steady) and PISO time steps (transient), every loop on the
-// solver's device through for_each / reduce.
+// solver's device through for_each / reduce, every ghost filled by exchange_ghosts. The
+// steps live one file each: flow_state (setup), flow_boundaries, flow_momentum,
+// flow_projection, flow_diagnostics; flow_solver.cpp holds the loops and checkpoints.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -12,6 +14,7 @@
 #include "gridsolve/apps/flow/flow_case.hpp"
 #include "gridsolve/apps/flow/flow_checkpoint.hpp"
 #include "gridsolve/apps/flow/flow_fields.hpp"
+#include "gridsolve/exec/ghost_exchange.hpp"
 #include "gridsolve/problem/mac_grid.hpp"
 #include "gridsolve/problem/stencil_operator.hpp"
 #include "gridsolve/solve/bicgstab.hpp"
@@ -84,34 +87,52 @@ class FlowSolver {
   const StaggeredField<T>& pressure() const { return p_; }
   const Field<std::uint8_t>& solid() const { return solid_; }
 
-  // The pieces of an iteration (public only because CUDA's device lambdas may not live in
-  // private member functions; callers use the two methods above).
+  // The pieces of an iteration, one file per step (public only because CUDA's device
+  // lambdas may not live in private member functions; callers use the two methods above).
   // The time derivative of a step as now u^{n+1} - previous u^n + before u^{n-1} (all zero:
   // steady).
   struct TimeWeights {
     double now = 0, previous = 0, before = 0;
   };
-  // extrapolated: linearize about u_conv_ (set by extrapolate_convecting_velocity) rather
-  // than the current velocity.
+
+  // flow_boundaries.cpp: the ghost rules of every field, built once from the sides;
+  // boundary faces (with `set_faces`) and every ghost layer for the inflow scaled by
+  // `factor`; the ghosts of one velocity component, and of the pressure.
+  void build_ghost_rules();
+  // The inflow's factor at time t: sin(pi t / inflow_period) when the case ramps it, else 1.
+  void ramp_inflow(double t);
+  void apply_boundaries(double factor, bool set_faces = true);
+  void exchange_velocity_ghosts(int comp, double factor);
+  void exchange_pressure_ghosts();
+
+  // flow_momentum.cpp. extrapolated: linearize about u_conv_ (set by
+  // extrapolate_convecting_velocity) rather than the current velocity.
   void assemble_momentum(int c, const TimeWeights& w, double relax, bool extrapolated = false);
   void extrapolate_convecting_velocity(double omega);
-  void sweep_momentum(int c, int sweeps);
+  // The predictor: the pressure force joins b0, then the case's momentum solver.
+  void solve_momentum(int c, int sweeps);
   // The SOR factor of component c's predictor: the case's, or (when it leaves the choice
   // to the system) Young's optimum for the largest sum |a_nb| / a_P of its rows.
   double predictor_omega(int c) const;
+
+  // flow_projection.cpp: `correctors` rounds of HbyA, the pressure equation, its solve and
+  // the velocity correction (PISO 2, SIMPLE 1).
   void project(int correctors, bool relax_pressure, StepReport& r, bool measure);
-  // Boundary faces (with `set_faces`) and ghost layers for the inflow scaled by `factor`.
-  void apply_boundaries(double factor, bool set_faces = true);
-  // The ghost layers (and a periodic axis's image faces) of one velocity component, and
-  // of the pressure.
-  void fill_velocity_ghosts(int comp, double factor);
-  void fill_pressure_ghosts();
+  void compute_hbya();
+  // Assembles the pressure operator and its source; returns the sum of the squared source.
+  double assemble_pressure();
+  void correct_velocity();
   // The pressure solve through the registry's solver (mg by default), set up once.
   SolveReport solve_pressure(const SolveOptions& options);
   // Builds (fresh) or refreshes the pressure solver's hierarchy from pop_ as it is now.
   void setup_pressure(bool fresh);
   // The pressure operator's arrays (coefficients and source), in a fixed order.
   std::vector<Field<T>*> pressure_arrays();
+
+  // flow_state.cpp: the fields, operators, masks and wall values of the case.
+  void build_momentum_operator(int comp, std::array<Field<std::uint8_t>, 3>& fixed,
+                               double& net_inflow, double& total_inflow);
+  void build_pressure_operator(const std::array<Field<std::uint8_t>, 3>& fixed);
 
  private:
   // The largest change of any velocity face since u_n_ was saved.
@@ -131,11 +152,16 @@ class FlowSolver {
   std::array<StaggeredField<T>, 3> open_;
   std::array<StencilOperator<T>, 3> mom_;
   std::array<BiCgStab<T>, 3> bicgstab_;
+  MomentumSolver momentum_solver_ = MomentumSolver::sor;  // parsed once from the case
   StaggeredField<T> p_;
   Field<std::uint8_t> solid_;
   StencilOperator<T> pop_;
   std::unique_ptr<Solver<T>> pressure_solver_;
   std::array<bool, 3> periodic_{false, false, false};  // per axis
+  // The ghost rules of each velocity component and of the pressure (build_ghost_rules);
+  // the inflow sides' mirror factor is set per fill.
+  std::array<GhostSides, 3> velocity_ghosts_;
+  GhostSides pressure_ghosts_;
   bool pressure_ready_ = false;
   bool keep_setup_ = false;
   std::vector<Field<T>> setup_coefficients_;  // pop_'s arrays at the last setup / update

@@ -1,0 +1,149 @@
+// The flow solver's measurements: the largest divergence, the largest change of a step,
+// the CFL time step, and the forces on the bodies; each one reduction on the device.
+#include <algorithm>
+
+#include "gridsolve/apps/flow/flow_loop_helpers.hpp"
+#include "gridsolve/apps/flow/flow_solver.hpp"
+#include "gridsolve/exec/parallel_for.hpp"
+
+namespace gridsolve::flow {
+
+using namespace detail;
+
+namespace {
+
+struct F2 {
+  double x = 0, y = 0;
+  GRIDSOLVE_HD F2 operator+(const F2& o) const { return {x + o.x, y + o.y}; }
+};
+
+template <class T>
+double max_change(Device d, const Box& b, const FieldView<const T>& a,
+                  const FieldView<const T>& o) {
+  return reduce<double>(
+      d, b,
+      [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
+        const double x = double(a(i, j, k)) - double(o(i, j, k));
+        return x < 0 ? -x : x;
+      },
+      MaxOp{}, 0.0);
+}
+
+}  // namespace
+
+template <class T>
+double FlowSolver<T>::max_divergence() const {
+  const MacGeometry g = grid_.geometry();
+  FieldView<const T> u[3], op[3];
+  for (int q = 0; q < case_.dims; ++q)
+    u[q] = u_[std::size_t(q)].cview(), op[q] = open_[std::size_t(q)].cview();
+  const FieldView<const std::uint8_t> pm = pop_.mask.cview();
+  return reduce<double>(
+      device_, pop_.active,
+      [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
+        if (pm(i, j, k)) return 0.0;
+        const int I[3] = {i, j, k};
+        double vol = 1, div = 0;
+        for (int q = 0; q < g.dims; ++q) vol *= g.width(q, I[q]);
+        for (int q = 0; q < g.dims; ++q) {
+          int F[3] = {i, j, k};
+          F[q] += 1;
+          div += (double(at(op[q], F) * at(u[q], F)) - double(op[q](i, j, k) * u[q](i, j, k))) *
+                 vol / g.width(q, I[q]);
+        }
+        div /= vol;
+        return div < 0 ? -div : div;
+      },
+      MaxOp{}, 0.0);
+}
+
+template <class T>
+double FlowSolver<T>::velocity_change() const {
+  double change = 0;
+  for (int c = 0; c < case_.dims; ++c) {
+    const auto ext = face_extent(grid_.cells(), c);
+    change =
+        std::max(change, max_change(device_, Box{{0, 0, 0}, {ext[0] - 1, ext[1] - 1, ext[2] - 1}},
+                                    u_[std::size_t(c)].cview(), u_n_[std::size_t(c)].cview()));
+  }
+  return change;
+}
+
+template <class T>
+double FlowSolver<T>::cfl_time_step(double cfl) const {
+  const MacGeometry g = grid_.geometry();
+  FieldView<const T> u[3];
+  for (int q = 0; q < case_.dims; ++q) u[q] = u_[std::size_t(q)].cview();
+  const double rate = reduce<double>(
+      device_, pop_.active,
+      [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
+        const int I[3] = {i, j, k};
+        double s = 0;
+        for (int q = 0; q < g.dims; ++q) {
+          int F[3] = {i, j, k};
+          F[q] += 1;
+          double v = 0.5 * (double(u[q](i, j, k)) + double(at(u[q], F)));
+          s += (v < 0 ? -v : v) / g.width(q, I[q]);
+        }
+        return s;
+      },
+      MaxOp{}, 0.0);
+  return rate > 0 ? cfl / rate : 0.0;
+}
+
+// The force of the fluid on the bodies, read off the discrete momentum equations: every
+// term the bodies put into them (the wall terms of the faces beside fixed faces, and the
+// pressure of the cells where a row of free faces ends at a fixed one). Summed over all
+// faces, the interior fluxes cancel, so this equals the momentum balance of any control
+// volume around the body: it converges as the flow field does.
+template <class T>
+Forces FlowSolver<T>::forces() const {
+  if (case_.obstacles.empty()) return {};
+  const MacGeometry g = grid_.geometry();
+  const double nu = case_.nu;
+  double f[3] = {0, 0, 0};
+  for (int comp = 0; comp < case_.dims; ++comp) {
+    const std::size_t c = std::size_t(comp);
+    const StencilView<T> a = mom_[c].view();
+    const FieldView<const T> u = u_[c].cview(), body = body_[c].cview();
+    f[c] += reduce<double>(
+        device_, mom_[c].active,
+        [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
+          return a.is_free(i, j, k) ? nu * double(body(i, j, k)) * double(u(i, j, k)) : 0.0;
+        },
+        SumOp{}, 0.0);
+  }
+  FieldView<const std::uint8_t> fm[3];
+  Box act[3];
+  for (int q = 0; q < case_.dims; ++q) {
+    fm[q] = mom_[std::size_t(q)].mask.cview();
+    act[q] = mom_[std::size_t(q)].active;
+  }
+  const FieldView<const T> p = p_.cview();
+  const F2 pf = reduce<F2>(
+      device_, pop_.active,
+      [=] GRIDSOLVE_HD(int i, int j, int k) -> F2 {
+        const int I[3] = {i, j, k};
+        double out[2] = {0, 0};
+        for (int q = 0; q < 2; ++q) {
+          int H[3] = {i, j, k};
+          H[q] += 1;
+          const bool lo_fixed = at(fm[q], I) != 0, hi_fixed = at(fm[q], H) != 0;
+          const bool lo_free = act[q].contains(i, j, k) && !lo_fixed;
+          const bool hi_free = act[q].contains(H[0], H[1], H[2]) && !hi_fixed;
+          const double area = g.width(1 - q, I[1 - q]);
+          if (lo_free && hi_fixed) out[q] += double(p(i, j, k)) * area;
+          if (lo_fixed && hi_free) out[q] -= double(p(i, j, k)) * area;
+        }
+        return F2{out[0], out[1]};
+      },
+      SumOp{}, F2{});
+  return Forces{f[0] + pf.x, f[1] + pf.y};
+}
+
+template double FlowSolver<double>::max_divergence() const;
+template double FlowSolver<double>::velocity_change() const;
+template double FlowSolver<double>::cfl_time_step(double) const;
+template Forces FlowSolver<double>::forces() const;
+
+}  // namespace gridsolve::flow

@@ -1,0 +1,276 @@
+// The flow solver's projection: HbyA (the momentum equation's velocity without the
+// pressure force), the pressure equation from continuity of HbyA + d grad p, its solve
+// through the registry's solver (set up once, refreshed as the coefficients drift), and
+// the velocity corrected with the new pressure.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "gridsolve/apps/flow/flow_loop_helpers.hpp"
+#include "gridsolve/apps/flow/flow_solver.hpp"
+#include "gridsolve/core/error.hpp"
+#include "gridsolve/exec/memory.hpp"
+#include "gridsolve/exec/parallel_for.hpp"
+
+namespace gridsolve::flow {
+
+using namespace detail;
+
+namespace {
+
+// Two sums reduced in one pass.
+struct SumCount {
+  double s = 0, q = 0;
+  GRIDSOLVE_HD SumCount operator+(const SumCount& o) const { return {s + o.s, q + o.q}; }
+};
+
+}  // namespace
+
+// Pressure equation from continuity of u = HbyA + d (p_lo - p_hi), solved, then the
+// velocity corrected; `correctors` times (PISO 2, SIMPLE 1).
+template <class T>
+void FlowSolver<T>::project(int correctors, bool relax_pressure, StepReport& r, bool measure) {
+  Field<T> p_prev;
+  if (relax_pressure) p_prev = p_.copy_to(device_);
+  for (int corr = 0; corr < correctors; ++corr) {
+    apply_boundaries(inflow_factor_);
+    compute_hbya();
+    const double rhs_sq = assemble_pressure();
+    const double rms = std::sqrt(rhs_sq / double(pop_.unknowns));
+    if (corr == 0) r.continuity = rms;
+    SolveOptions so;
+    so.tolerance = case_.pressure_tolerance;
+    if (!case_.steady()) {
+      // Transient: the target is an absolute mass imbalance (the tolerance times the
+      // flux of one face at the reference velocity), so that a nearly balanced second
+      // corrector does not chase round-off relative to its own tiny right-hand side.
+      double face = case_.u_ref;
+      for (int q = 0; q < case_.dims; ++q) face *= q == 0 ? 1.0 : grid_.min_width(q);
+      if (rms <= case_.pressure_tolerance * face) continue;  // already balanced to it
+      so.tolerance =
+          std::clamp(case_.pressure_tolerance * face / std::max(rms, 1e-300), 1e-12, 0.5);
+    }
+    so.max_iterations = 500;
+    so.progress_after = 1e30;
+    const auto t0 = std::chrono::steady_clock::now();
+    if (profiling_) synchronize(device_);
+    const SolveReport sr = solve_pressure(so);
+    if (pop_.periodic) exchange_pressure_ghosts();  // the correction reads p across the sides
+    if (profiling_) {
+      synchronize(device_);
+      pressure_seconds_ +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+    ++pressure_solves_;
+    pressure_iterations_ += sr.iterations;
+    r.pressure_iterations += sr.iterations;
+    r.pressure_residual = sr.relative_residual;
+    r.pressure_converged = r.pressure_converged && sr.converged;
+    if (!std::isfinite(sr.relative_residual))
+      throw Error("the pressure solve produced a non-finite value: the flow diverged",
+                  Error::Kind::runtime);
+    correct_velocity();
+  }
+  if (relax_pressure) {
+    const FieldView<T> p = p_.view();
+    const FieldView<const T> po = p_prev.cview();
+    const T ap = T(case_.relax_p);
+    for_each(device_, pop_.active, [=] GRIDSOLVE_HD(int i, int j, int k) {
+      p(i, j, k) = po(i, j, k) + ap * (p(i, j, k) - po(i, j, k));
+    });
+  }
+  // Ghosts only: re-extrapolating the outflow now would undo the last cells' continuity.
+  apply_boundaries(inflow_factor_, false);
+  if (measure) r.divergence = max_divergence();
+}
+
+// HbyA at every face (boundary faces and faces a body holds keep their value).
+template <class T>
+void FlowSolver<T>::compute_hbya() {
+  const auto& n = grid_.cells();
+  const MacGeometry g = grid_.geometry();
+  const bool simplec = case_.coupling == Coupling::simplec;
+  for (int comp = 0; comp < case_.dims; ++comp) {
+    const std::size_t c = std::size_t(comp);
+    const StencilView<T> a = mom_[c].view();
+    const FieldView<const T> u = u_[c].cview(), b0 = b0_[c].cview(), d = d_[c].cview(),
+                             p = p_.cview();
+    const FieldView<T> h = hbya_[c].view();
+    const auto ext = face_extent(n, comp);
+    const int cc = comp;
+    for_each(device_, Box{{0, 0, 0}, {ext[0] - 1, ext[1] - 1, ext[2] - 1}},
+             [=] GRIDSOLVE_HD(int i, int j, int k) {
+               if (!a.active.contains(i, j, k) || !a.is_free(i, j, k)) {
+                 h(i, j, k) = u(i, j, k);
+                 return;
+               }
+               const T ap = a.diag(i, j, k);
+               T v = (b0(i, j, k) + a.neighbours(u, i, j, k)) / ap;
+               if (simplec) {
+                 const int I[3] = {i, j, k};
+                 int L[3] = {i, j, k};
+                 L[cc] -= 1;
+                 double area = 1;
+                 for (int q = 0; q < g.dims; ++q)
+                   if (q != cc) area *= g.width(q, I[q]);
+                 v += (T(area) / ap - d(i, j, k)) * (at(p, L) - p(i, j, k));
+               }
+               h(i, j, k) = v;
+             });
+  }
+}
+
+// The pressure operator and its right-hand side (the net outflow of HbyA per cell, its
+// mean removed); returns the sum of the source's squares.
+template <class T>
+double FlowSolver<T>::assemble_pressure() {
+  const int dims = case_.dims;
+  const auto& n = grid_.cells();
+  const MacGeometry g = grid_.geometry();
+  FieldView<const T> h[3], dd[3], op[3];
+  FieldView<const std::uint8_t> fm[3];
+  Box act[3];
+  // Face n of a periodic axis is face 0.
+  int wrap_at[3] = {-1, -1, -1};
+  for (int q = 0; q < dims; ++q)
+    if (periodic_[std::size_t(q)]) wrap_at[q] = n[q];
+  for (int q = 0; q < dims; ++q) {
+    op[q] = open_[std::size_t(q)].cview();
+    h[q] = hbya_[std::size_t(q)].cview();
+    dd[q] = d_[std::size_t(q)].cview();
+    fm[q] = mom_[std::size_t(q)].mask.cview();
+    act[q] = mom_[std::size_t(q)].active;
+  }
+  const FieldView<const std::uint8_t> pm = pop_.mask.cview();
+  const FieldView<T> ap = pop_.ap.view(), rhs = pop_.rhs.view();
+  FieldView<T> nb[6] = {pop_.aw.view(), pop_.ae.view(), pop_.as.view(),
+                        pop_.an.view(), FieldView<T>{}, FieldView<T>{}};
+  if (dims == 3) nb[4] = pop_.ab.view(), nb[5] = pop_.at.view();
+  for_each(device_, pop_.active, [=] GRIDSOLVE_HD(int i, int j, int k) {
+    const int I[3] = {i, j, k};
+    if (pm(i, j, k)) {
+      ap(i, j, k) = 1;
+      for (int f = 0; f < 2 * g.dims; ++f) nb[f](i, j, k) = 0;
+      rhs(i, j, k) = 0;
+      return;
+    }
+    double sum = 0, b = 0;
+    for (int q = 0; q < g.dims; ++q) {
+      double area = 1;
+      for (int e = 0; e < g.dims; ++e)
+        if (e != q) area *= g.width(e, I[e]);
+      for (int side = 0; side < 2; ++side) {
+        int F[3] = {i, j, k};
+        F[q] += side;
+        if (F[q] == wrap_at[q]) F[q] = 0;
+        const bool free_face = act[q].contains(F[0], F[1], F[2]) && !at(fm[q], F);
+        const double open_area = area * double(at(op[q], F));
+        const double coef = free_face ? open_area * double(at(dd[q], F)) : 0.0;
+        nb[2 * q + side](i, j, k) = T(coef);
+        sum += coef;
+        b -= (side ? 1.0 : -1.0) * open_area * double(at(h[q], F));
+      }
+    }
+    ap(i, j, k) = T(sum);
+    rhs(i, j, k) = T(b);
+  });
+  // Continuity of HbyA is solvable only with zero net source: remove the round-off.
+  const FieldView<const T> rc = pop_.rhs.cview();
+  const SumCount sc = reduce<SumCount>(
+      device_, pop_.active,
+      [=] GRIDSOLVE_HD(int i, int j, int k) -> SumCount {
+        if (pm(i, j, k)) return SumCount{};
+        const double v = rc(i, j, k);
+        return SumCount{v, v * v};
+      },
+      SumOp{}, SumCount{});
+  const T mean = T(sc.s / double(pop_.unknowns));
+  for_each(device_, pop_.active, [=] GRIDSOLVE_HD(int i, int j, int k) {
+    if (!pm(i, j, k)) rhs(i, j, k) -= mean;
+  });
+  return sc.q;
+}
+
+// The velocity corrected with the new pressure at every free face.
+template <class T>
+void FlowSolver<T>::correct_velocity() {
+  for (int comp = 0; comp < case_.dims; ++comp) {
+    const std::size_t c = std::size_t(comp);
+    const StencilView<T> a = mom_[c].view();
+    const FieldView<const T> h = hbya_[c].cview(), d = d_[c].cview(), p = p_.cview();
+    const FieldView<T> u = u_[c].view();
+    const int cc = comp;
+    for_each(device_, mom_[c].active, [=] GRIDSOLVE_HD(int i, int j, int k) {
+      if (!a.is_free(i, j, k)) return;
+      int L[3] = {i, j, k};
+      L[cc] -= 1;
+      u(i, j, k) = h(i, j, k) + d(i, j, k) * (at(p, L) - p(i, j, k));
+    });
+  }
+}
+
+template <class T>
+SolveReport FlowSolver<T>::solve_pressure(const SolveOptions& options) {
+  // Set up once; the coefficients change every iteration but slowly, so the hierarchy
+  // (or preconditioner) of an earlier setup still makes a convergent cycle: it is
+  // refreshed with update() every `lifetime` solves, and at once when a solve misses.
+  constexpr int lifetime = 25;
+  // A checkpoint must rebuild the same hierarchy: keep what it was built from.
+  auto remember = [&] {
+    if (!keep_setup_) return;
+    const std::vector<Field<T>*> arrays = pressure_arrays();
+    setup_coefficients_.resize(arrays.size());
+    for (std::size_t a = 0; a < arrays.size(); ++a) {
+      if (setup_coefficients_[a].empty())
+        setup_coefficients_[a] = arrays[a]->copy_to(device_);
+      else
+        setup_coefficients_[a].copy_from(*arrays[a]);
+    }
+  };
+  if (!pressure_ready_ || pressure_age_ >= lifetime) {
+    setup_pressure(!pressure_ready_);
+    remember();
+    pressure_ready_ = true;
+    pressure_age_ = 0;
+  }
+  ++pressure_age_;
+  auto solve = [&] { return pressure_solver_->solve(p_, options); };
+  SolveReport r = solve();
+  if (!r.converged && pressure_age_ > 1) {
+    setup_pressure(false);
+    remember();
+    pressure_age_ = 1;
+    const SolveReport again = solve();
+    const int before = r.iterations;
+    r = again;
+    r.iterations += before;
+  }
+  return r;
+}
+
+template <class T>
+void FlowSolver<T>::setup_pressure(bool fresh) {
+  // update() keeps the hierarchy's storage and recomputes its coarse operators: the
+  // same arithmetic as setup(), so a restart that sets up afresh continues bit for bit.
+  if (fresh)
+    pressure_solver_->setup(pop_);
+  else
+    pressure_solver_->update(pop_);
+}
+
+template <class T>
+std::vector<Field<T>*> FlowSolver<T>::pressure_arrays() {
+  std::vector<Field<T>*> a{&pop_.ap, &pop_.aw, &pop_.ae, &pop_.as, &pop_.an, &pop_.rhs};
+  if (case_.dims == 3) a.push_back(&pop_.ab), a.push_back(&pop_.at);
+  return a;
+}
+
+template void FlowSolver<double>::project(int, bool, StepReport&, bool);
+template void FlowSolver<double>::compute_hbya();
+template double FlowSolver<double>::assemble_pressure();
+template void FlowSolver<double>::correct_velocity();
+template SolveReport FlowSolver<double>::solve_pressure(const SolveOptions&);
+template void FlowSolver<double>::setup_pressure(bool);
+template std::vector<Field<double>*> FlowSolver<double>::pressure_arrays();
+
+}  // namespace gridsolve::flow

@@ -1,0 +1,290 @@
+// The flow solver's state, built once from the case: the velocity and pressure fields,
+// the momentum and pressure operators with their masks of fixed faces and cells, the
+// wall values of the sides, the ghost rules, and the check that the fluid is one region.
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "gridsolve/apps/flow/flow_loop_helpers.hpp"
+#include "gridsolve/apps/flow/flow_obstacles.hpp"
+#include "gridsolve/apps/flow/flow_solver.hpp"
+#include "gridsolve/core/error.hpp"
+#include "gridsolve/exec/ghost_exchange.hpp"
+#include "gridsolve/problem/boundary.hpp"
+
+namespace gridsolve::flow {
+
+namespace {
+
+// Whether velocity face F of a component is free (an unknown, not held by a body): the
+// pressure cells' mask and the fluid's connectivity both read the faces this way.
+template <class T>
+bool face_is_free(const StencilOperator<T>& m, const Field<std::uint8_t>& fixed, const int F[3]) {
+  return m.active.contains(F[0], F[1], F[2]) && !fixed.cview()(F[0], F[1], F[2]);
+}
+
+}  // namespace
+
+// Out of line, with a body: the steps' files instantiate only their own members.
+template <class T>
+FlowSolver<T>::~FlowSolver() {}
+
+template <class T>
+FlowSolver<T>::FlowSolver(const FlowCase& c, Device d) : case_(c), device_(d) {
+  case_.validate();
+  momentum_solver_ = parse_momentum_solver(c.momentum_solver);
+  grid_ = MacGrid(c.dims, c.cells, c.lo, c.hi, c.spacing, d);
+  require_resolved(c.obstacles, grid_, c.obstacle_treatment);
+  const auto& n = grid_.cells();
+  const MacGeometry hg = grid_.host_geometry();
+  for (int q = 0; q < c.dims; ++q) periodic_[std::size_t(q)] = c.periodic(q);
+
+  // Solid cells: centres inside an obstacle (the staircase's body; with the immersed
+  // boundary they only tell outputs where the body is).
+  Field<std::uint8_t> solid_host = make_staggered<std::uint8_t>(n, c.dims, -1, Device::cpu);
+  {
+    const FieldView<std::uint8_t> sv = solid_host.view();
+    for (int j = 0; j < n[1]; ++j)
+      for (int i = 0; i < n[0]; ++i)
+        if (inside_any(c.obstacles, hg.xc(0, i), hg.xc(1, j))) sv(i, j, 0) = 1;
+  }
+  std::array<Field<std::uint8_t>, 3> fixed_host;
+  double net_inflow = 0, total_inflow = 0;
+  for (int comp = 0; comp < c.dims; ++comp)
+    build_momentum_operator(comp, fixed_host, net_inflow, total_inflow);
+  // Without an outflow nothing can carry away what the inflows bring: their net flux must
+  // vanish, or the pressure equation has no solution (the run would report divergence).
+  if (!c.has_outflow() && std::abs(net_inflow) > 1e-9 * total_inflow)
+    throw Error(
+        fmt::format("the inflow sides bring a net volume flux of {:.6g} into a domain "
+                    "with no outflow side; make their fluxes cancel, or set a side's "
+                    "type to outflow",
+                    net_inflow));
+  build_pressure_operator(fixed_host);
+  solid_ = solid_host.copy_to(d);
+  pressure_solver_ = make_solver<T>(c.pressure_solver);
+  build_ghost_rules();
+  apply_boundaries(c.inflow_period > 0 ? 0.0 : 1.0);
+  inflow_factor_ = c.inflow_period > 0 ? 0.0 : 1.0;
+}
+
+// Velocity component comp: its fields, its momentum operator (active faces, faces a body
+// holds), and its wall values; `fixed` gets the held faces, the inflow sums the volume
+// fluxes of the inflow sides (inward positive) and their magnitudes.
+template <class T>
+void FlowSolver<T>::build_momentum_operator(int comp, std::array<Field<std::uint8_t>, 3>& fixed,
+                                            double& net_inflow, double& total_inflow) {
+  const FlowCase& c = case_;
+  const int dims = c.dims;
+  const Device d = device_;
+  const auto& n = grid_.cells();
+  const MacGeometry hg = grid_.host_geometry();
+  const auto ext = face_extent(n, comp);
+  for (auto* f : {&u_, &u_n_, &u_nm1_, &u_conv_, &hbya_, &b0_, &d_, &wall_, &body_, &open_})
+    (*f)[std::size_t(comp)] = make_staggered<T>(n, dims, comp, d);
+  StencilOperator<T>& m = mom_[std::size_t(comp)];
+  m.grid.dims = dims;
+  m.grid.n = ext;
+  m.device = d;
+  m.uniform = false;
+  Box active{{0, 0, 0}, {ext[0] - 1, ext[1] - 1, ext[2] - 1}};
+  // Periodic: face 0 is an unknown and face n its image (a copy, not an unknown).
+  active.lo[comp] = periodic_[std::size_t(comp)] ? 0 : 1;
+  active.hi[comp] = ext[comp] - 2;
+  m.active = active;
+  // The project's periodic stencil: one period of unknowns per periodic axis, the
+  // operator's grid one node longer there (its image), so that the Krylov momentum
+  // solver and the residual norms read across the joint as the sweeps do.
+  GhostSides mask_sides;
+  // The mask's image face keeps its own value: the wall terms beside it were computed
+  // from it.
+  mask_sides.rewrite_images = false;
+  for (int q = 0; q < dims; ++q)
+    if (periodic_[std::size_t(q)]) {
+      m.periodic |= std::uint8_t(1u << q);
+      m.grid.n[q] = n[q] + 1;
+      mask_sides.face[2 * q] = mask_sides.face[2 * q + 1] = GhostRule::periodic;
+    }
+  for (auto* f : {&m.ap, &m.aw, &m.ae, &m.as, &m.an, &m.rhs})
+    *f = make_staggered<T>(n, dims, comp, d);
+  if (dims == 3)
+    m.ab = make_staggered<T>(n, dims, comp, d), m.at = make_staggered<T>(n, dims, comp, d);
+  // Faces a body holds at zero, and the wall terms of the faces beside them.
+  BodyFaces bf = body_faces(c, grid_, comp);
+  const FieldView<const std::uint8_t> mv = bf.fixed.cview();
+  std::int64_t unknowns = 0;
+  for (int k = 0; k < ext[2]; ++k)
+    for (int j = 0; j < ext[1]; ++j)
+      for (int i = 0; i < ext[0]; ++i)
+        if (!mv(i, j, k) && active.contains(i, j, k)) ++unknowns;
+  // Periodic ghosts of the mask: the assembly asks whether a neighbour across the side
+  // is held.
+  exchange_ghosts(bf.fixed, mask_sides);
+  body_[std::size_t(comp)].copy_from(bf.wall);
+  open_[std::size_t(comp)].copy_from(bf.open);
+  fixed[std::size_t(comp)] = std::move(bf.fixed);
+  m.mask = fixed[std::size_t(comp)].copy_to(d);
+  m.unknowns = unknowns;
+
+  // Boundary values: the normal component on the boundary faces, the tangential ones
+  // in the ghost layer (where the wall value sits for the fold and the ghosts' mirror).
+  Field<T> wall = make_staggered<T>(n, dims, comp, Device::cpu);
+  const FieldView<T> wv = wall.view();
+  for (int s = 0; s < 2 * dims; ++s) {
+    const SideCondition& sc = c.sides[std::size_t(s)];
+    if (sc.type != SideType::wall && sc.type != SideType::velocity) continue;
+    const int axis = s / 2;
+    const bool hi = s % 2 == 1;
+    Box slab{{0, 0, 0}, {ext[0] - 1, ext[1] - 1, ext[2] - 1}};
+    const int idx = axis == comp ? (hi ? ext[axis] - 1 : 0) : (hi ? n[axis] : -1);
+    slab.lo[axis] = slab.hi[axis] = idx;
+    for (int k = slab.lo[2]; k <= slab.hi[2]; ++k)
+      for (int j = slab.lo[1]; j <= slab.hi[1]; ++j)
+        for (int i = slab.lo[0]; i <= slab.hi[0]; ++i) {
+          const int I[3] = {i, j, k};
+          double x[3];
+          for (int a = 0; a < 3; ++a)
+            x[a] = a == comp ? hg.xf(a, I[a]) : (a < dims ? hg.xc(a, I[a]) : 0.0);
+          x[axis] = hi ? grid_.hi(axis) : grid_.lo(axis);
+          double value;
+          if (sc.type == SideType::wall)
+            value = axis == comp ? 0.0 : sc.velocity[std::size_t(comp)];
+          else
+            value = sc.profile[std::size_t(comp)](x[0], x[1], x[2]);
+          detail::require_usable(
+              value,
+              [&] { return fmt::format("side {}: the inflow's {}", face_name(s), "uvw"[comp]); },
+              x[0], x[1], x[2]);
+          wv(i, j, k) = T(value);
+          // Net volume flux through the sides (inward positive), for the check below.
+          if (axis == comp) {
+            double area = 1;
+            for (int q = 0; q < dims; ++q)
+              if (q != comp) area *= hg.width(q, I[q]);
+            net_inflow += (hi ? -value : value) * area;
+            total_inflow += std::abs(value) * area;
+          }
+        }
+  }
+  wall_[std::size_t(comp)].copy_from(wall);
+}
+
+// Pressure: cell unknowns; solid cells and cells left without a free face are fixed.
+template <class T>
+void FlowSolver<T>::build_pressure_operator(const std::array<Field<std::uint8_t>, 3>& fixed) {
+  const int dims = case_.dims;
+  const Device d = device_;
+  const auto& n = grid_.cells();
+  p_ = make_staggered<T>(n, dims, -1, d);
+  pop_.grid.dims = dims;
+  pop_.grid.n = n;
+  pop_.device = d;
+  pop_.uniform = false;
+  pop_.active = Box{{0, 0, 0}, {n[0] - 1, n[1] - 1, n[2] - 1}};
+  // Periodic axes: the project's periodic stencil (StencilView::periodic) with the
+  // cells 0 .. n - 1 as one period; its solvers treat the operator's grid as nodes, the
+  // one past the period (the ghost cell n) being the image of cell 0.
+  for (int q = 0; q < dims; ++q)
+    if (periodic_[std::size_t(q)]) {
+      pop_.periodic |= std::uint8_t(1u << q);
+      pop_.grid.n[q] = n[q] + 1;
+    }
+  for (auto* f : {&pop_.ap, &pop_.aw, &pop_.ae, &pop_.as, &pop_.an, &pop_.rhs})
+    *f = make_staggered<T>(n, dims, -1, d);
+  if (dims == 3)
+    pop_.ab = make_staggered<T>(n, dims, -1, d), pop_.at = make_staggered<T>(n, dims, -1, d);
+  Field<std::uint8_t> pmask = make_staggered<std::uint8_t>(n, dims, -1, Device::cpu);
+  std::int64_t fluid = 0;
+  {
+    const FieldView<std::uint8_t> pm = pmask.view();
+    for (int k = 0; k < n[2]; ++k)
+      for (int j = 0; j < n[1]; ++j)
+        for (int i = 0; i < n[0]; ++i) {
+          bool free_face = false;
+          for (int q = 0; q < dims; ++q)
+            for (int side = 0; side < 2; ++side) {
+              int F[3] = {i, j, k};
+              F[q] += side;
+              // On a periodic axis the image face n is face 0, the unknown.
+              if (periodic_[std::size_t(q)] && F[q] >= n[q]) F[q] -= n[q];
+              if (face_is_free(mom_[std::size_t(q)], fixed[std::size_t(q)], F)) free_face = true;
+            }
+          pm(i, j, k) = free_face ? 0 : 1;
+          if (free_face) ++fluid;
+        }
+  }
+  require(fluid > 0, "the obstacles leave no fluid cell");
+  require_connected_fluid(pmask, fixed);
+  pop_.mask = pmask.copy_to(d);
+  pop_.unknowns = fluid;
+  pop_.singular = true;
+}
+
+// The fluid must be one region: where obstacles wall off a pocket (or cut a channel in
+// two) the pressure equation splits into separate singular blocks, and the run would only
+// report divergence. A flood fill over the fluid cells through the free faces.
+template <class T>
+void FlowSolver<T>::require_connected_fluid(const Field<std::uint8_t>& pmask,
+                                            const std::array<Field<std::uint8_t>, 3>& fixed) const {
+  const auto& n = grid_.cells();
+  const int dims = case_.dims;
+  const FieldView<const std::uint8_t> pm = pmask.cview();
+  auto index = [&](int i, int j, int k) {
+    return (std::size_t(k) * std::size_t(n[1]) + std::size_t(j)) * std::size_t(n[0]) +
+           std::size_t(i);
+  };
+  const std::size_t cells = std::size_t(n[0]) * std::size_t(n[1]) * std::size_t(n[2]);
+  std::vector<std::uint8_t> seen(cells, 0);
+  std::vector<std::array<int, 3>> stack;
+  int regions = 0;
+  std::array<int, 3> second{};
+  for (int k = 0; k < n[2]; ++k)
+    for (int j = 0; j < n[1]; ++j)
+      for (int i = 0; i < n[0]; ++i) {
+        if (pm(i, j, k) || seen[index(i, j, k)]) continue;
+        if (++regions == 2) second = {i, j, k};
+        seen[index(i, j, k)] = 1;
+        stack.push_back({i, j, k});
+        while (!stack.empty()) {
+          const std::array<int, 3> c = stack.back();
+          stack.pop_back();
+          for (int q = 0; q < dims; ++q)
+            for (int side = 0; side < 2; ++side) {
+              // The face between c and its neighbour along q (face index = the higher cell).
+              int F[3] = {c[0], c[1], c[2]};
+              F[q] += side;
+              int N[3] = {c[0], c[1], c[2]};
+              N[q] += side ? 1 : -1;
+              if (periodic_[std::size_t(q)]) {
+                if (F[q] >= n[q]) F[q] -= n[q];
+                N[q] = (N[q] + n[q]) % n[q];
+              } else if (N[q] < 0 || N[q] >= n[q]) {
+                continue;
+              }
+              if (!face_is_free(mom_[std::size_t(q)], fixed[std::size_t(q)], F)) continue;
+              if (pm(N[0], N[1], N[2]) || seen[index(N[0], N[1], N[2])]) continue;
+              seen[index(N[0], N[1], N[2])] = 1;
+              stack.push_back({N[0], N[1], N[2]});
+            }
+        }
+      }
+  if (regions > 1) {
+    const MacGeometry g = grid_.host_geometry();
+    throw Error(fmt::format(
+        "the obstacles split the fluid into {} separate regions (a second one holds the cell at "
+        "({:.4g}, {:.4g})): each region's pressure would be undetermined; join them or fill the "
+        "enclosed ones",
+        regions, g.xc(0, second[0]), g.xc(1, second[1])));
+  }
+}
+
+template FlowSolver<double>::FlowSolver(const FlowCase&, Device);
+template FlowSolver<double>::~FlowSolver();
+template void FlowSolver<double>::build_momentum_operator(int, std::array<Field<std::uint8_t>, 3>&,
+                                                          double&, double&);
+template void FlowSolver<double>::build_pressure_operator(
+    const std::array<Field<std::uint8_t>, 3>&);
+template void FlowSolver<double>::require_connected_fluid(
+    const Field<std::uint8_t>&, const std::array<Field<std::uint8_t>, 3>&) const;
+
+}  // namespace gridsolve::flow
