@@ -254,4 +254,17 @@ TEST(OutputSeries, MicromagRunReplacesThePreviousRunsFilesAndRecordsItsId) {
   EXPECT_TRUE(contains(read_text(out + "/m000000.ovf"), "# Desc: run_id " + id + "\n"));
   for (const auto& [path, file_id] : run_ids_in(out)) EXPECT_EQ(file_id, id) << path;
   EXPECT_EQ(read_text(out + "/table.csv").rfind("t,mx,my,mz,", 0), 0u);
+
+  // A run that starts from a snapshot of the previous run in the same folder keeps it
+  // until it has read it.
+  fs::rename(out + "/m000001.ovf", out + "/m000099.ovf");
+  std::string text = read_text(cfg);
+  const std::string uniform = "state = \"uniform\"\ndirection = [1, 0.1, 0]";
+  text.replace(text.find(uniform), uniform.size(),
+               "state = \"file\"\nfile = \"" + out + "/m000099.ovf\"");
+  std::ofstream(cfg) << text;
+  const Outcome again = shell("$GS micromag " + cfg + " -q");
+  ASSERT_EQ(again.code, 0) << again.output;
+  EXPECT_NE(summary_run_id(out), id);
+  EXPECT_TRUE(fs::exists(out + "/m000099.ovf"));
 }

@@ -47,13 +47,18 @@ double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-// The files of a previous run in `dir` (micromag_outputs.hpp: is_run_file).
-std::vector<std::string> run_files_in(const std::string& dir) {
+// The files of a previous run in `dir` (micromag_outputs.hpp: is_run_file), but not
+// `keep`: the state this run starts from may be a snapshot of the previous one.
+std::vector<std::string> run_files_in(const std::string& dir, const std::string& keep) {
   std::vector<std::string> found;
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
-    if (name != "summary.json" && is_run_file(name)) found.push_back(name);
+    std::error_code same;
+    if (name == "summary.json" || !is_run_file(name) ||
+        (!keep.empty() && std::filesystem::equivalent(e.path(), keep, same)))
+      continue;
+    found.push_back(name);
   }
   return found;
 }
@@ -74,12 +79,13 @@ class Runner {
     ResultSet set(c_.out);
     run_id_ = set.run_id();
     check_demag();
-    // Snapshots and the table are written as the run goes: the previous run's files go
-    // now, its summary.json first, so that an interrupted run leaves its own partial
-    // files and no summary, never another run's summary beside them.
-    set.clear_previous("summary.json", run_files_in(c_.out));
     sys_.set_m(initial_magnetization(c_));
     record(0.0);
+    // Snapshots and the table are written as the run goes: the previous run's files go
+    // now, its summary.json first, so that an interrupted run leaves its own partial
+    // files and no summary, never another run's summary beside them. The snapshot this
+    // run starts from stays.
+    set.clear_previous("summary.json", run_files_in(c_.out, c_.initial.file));
     int code = 0;
     nlohmann::json stages = nlohmann::json::array();
     for (std::size_t s = 0; s < c_.stages.size(); ++s) {
@@ -316,7 +322,7 @@ int run_scan(MicromagConfig c, Device d, const RunOverrides& o) {
   const double km = 0.5 * mu0 * r0.ms * r0.ms;
   const double lex = std::sqrt(r0.aex / km);
   ResultSet set(c.out);
-  set.clear_previous("summary.json", run_files_in(c.out));
+  set.clear_previous("summary.json", run_files_in(c.out, {}));
   std::string csv = "edge_lex,edge_m,e_flower,e_vortex,converged_flower,converged_vortex\n";
   nlohmann::json rows = nlohmann::json::array();
   std::vector<double> diff;
