@@ -268,3 +268,21 @@ TEST(OutputSeries, MicromagRunReplacesThePreviousRunsFilesAndRecordsItsId) {
   EXPECT_NE(summary_run_id(out), id);
   EXPECT_TRUE(fs::exists(out + "/m000099.ovf"));
 }
+
+// A folder where summary.json belongs is refused before the run (exit 2), and nothing of
+// the previous run is removed.
+TEST(OutputSeries, MicromagRefusesAFolderAsItsSummaryBeforeRemovingAnything) {
+  Scratch dir;
+  const std::string out = dir / "M";
+  const std::string cfg = dir / "m.toml";
+  std::ofstream(cfg) << "[mesh]\ncells = [8, 4, 1]\nsize = [62.5e-9, 31.25e-9, 3e-9]\n"
+                        "[material]\nMs = 8.0e5\nA = 1.3e-11\nalpha = 0.5\n"
+                        "[solver]\ndevice = \"cpu\"\n[output]\ndir = \""
+                     << out << "\"\nplots = false\n[[stage]]\nkind = \"run\"\ntime = 1e-12\n";
+  fs::create_directories(out + "/summary.json");
+  std::ofstream(out + "/table.csv") << "from an earlier run\n";
+  const Outcome o = shell("$GS micromag " + cfg + " -q");
+  EXPECT_EQ(o.code, 2) << o.output;
+  EXPECT_TRUE(contains(o.output, "summary.json': it is a directory")) << o.output;
+  EXPECT_EQ(read_text(out + "/table.csv"), "from an earlier run\n");
+}

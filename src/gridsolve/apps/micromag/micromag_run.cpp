@@ -55,7 +55,8 @@ std::vector<std::string> run_files_in(const std::string& dir, const std::string&
   for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
     std::error_code same;
-    if (name == "summary.json" || !is_run_file(name) ||
+    // Files (or links) only: a folder of such a name is not ours to remove.
+    if (name == "summary.json" || !is_run_file(name) || e.is_directory(same) ||
         (!keep.empty() && std::filesystem::equivalent(e.path(), keep, same)))
       continue;
     found.push_back(name);
@@ -78,6 +79,8 @@ class Runner {
     const auto t_start = Clock::now();
     ResultSet set(c_.out);
     run_id_ = set.run_id();
+    // Checked before the work: a folder where summary.json belongs is refused, not removed.
+    for (const char* name : {"summary.json", "table.csv"}) prepare_output_file(c_.out, name);
     check_demag();
     sys_.set_m(initial_magnetization(c_));
     record(0.0);
@@ -322,6 +325,7 @@ int run_scan(MicromagConfig c, Device d, const RunOverrides& o) {
   const double km = 0.5 * mu0 * r0.ms * r0.ms;
   const double lex = std::sqrt(r0.aex / km);
   ResultSet set(c.out);
+  for (const char* name : {"summary.json", "sp3.csv"}) prepare_output_file(c.out, name);
   set.clear_previous("summary.json", run_files_in(c.out, {}));
   std::string csv = "edge_lex,edge_m,e_flower,e_vortex,converged_flower,converged_vortex\n";
   nlohmann::json rows = nlohmann::json::array();
