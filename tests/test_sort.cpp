@@ -318,6 +318,7 @@ TEST(SortCli, OnlyRegularFilesOfAPlausibleSizeAreRead) {
   EXPECT_NE(o.output.find("cannot read key file '" + fifo.string() + "': it is a FIFO"),
             std::string::npos)
       << o.output;
+  std::filesystem::remove(fifo);
   o = gridsolve("sort /dev/zero --format binary --device cpu");
   EXPECT_EQ(o.code, 2) << o.output;
   EXPECT_NE(o.output.find("'/dev/zero': it is a character device"), std::string::npos) << o.output;

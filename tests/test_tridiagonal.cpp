@@ -274,6 +274,7 @@ TEST(TridiagonalCli, OnlyRegularFilesOfAPlausibleSizeAreRead) {
   Outcome o = cli_testing::run_cli("tridiag " + fifo.string());
   EXPECT_EQ(o.code, 2) << o.output;
   EXPECT_TRUE(has(o, "cannot read system file '" + fifo.string() + "': it is a FIFO")) << o.output;
+  std::filesystem::remove(fifo);
   o = cli_testing::run_cli("tridiag /dev/zero");
   EXPECT_EQ(o.code, 2) << o.output;
   EXPECT_TRUE(has(o, "'/dev/zero': it is a character device; give a regular file")) << o.output;
