@@ -19,6 +19,7 @@
 #include "gridsolve/io/atomic_file.hpp"
 #include "gridsolve/io/hdf5_writer.hpp"
 #include "gridsolve/io/history_csv.hpp"
+#include "gridsolve/io/result_set.hpp"
 #include "gridsolve/io/summary_json.hpp"
 
 namespace fs = std::filesystem;
@@ -341,4 +342,12 @@ TEST(IoHistoryCsv, HeaderNamesTheWatchedQuantity) {
 
   r.history.clear();
   EXPECT_EQ(history_csv(r, StopRule::update), "iteration,max_update\n");
+}
+
+TEST(IoHistoryCsv, RunIdColumnOnEveryRow) {
+  EXPECT_EQ(with_run_id_column("t,c_d\n0.5,1.25\n1,2\n", "R-1"),
+            "t,c_d,run_id\n0.5,1.25,R-1\n1,2,R-1\n");
+  // A header alone, a last line without its newline, empty lines dropped.
+  EXPECT_EQ(with_run_id_column("step,dt\n", "R"), "step,dt,run_id\n");
+  EXPECT_EQ(with_run_id_column("a\n\n1", "R"), "a,run_id\n1,R\n");
 }

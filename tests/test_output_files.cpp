@@ -252,6 +252,10 @@ TEST(OutputResultSet, FilesCarryOneRunIdAndAKillBeforeCommitKeepsTheOldSet) {
   EXPECT_EQ(h5_run_id(out + "/solution.h5"), id);
   EXPECT_TRUE(contains(read_text(out + "/solution.xdmf"),
                        "<Information Name=\"run_id\" Value=\"" + id + "\"/>"));
+  // history.csv: a last column run_id, the same on every row.
+  const std::string history = read_text(out + "/history.csv");
+  EXPECT_EQ(history.rfind("iteration,relative_residual,run_id\n", 0), 0u) << history;
+  EXPECT_TRUE(history.ends_with("," + id + "\n")) << history;
   {
     // Staged but never committed (the process died first): nothing of it is seen.
     ResultSet next(out);

@@ -2,6 +2,7 @@
 // orders, patterns with duplicates, +-0, infinities and NaN, lengths that are not powers
 // of two, pairs, batches, the min-max butterfly, and the `gridsolve sort` command.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -303,6 +304,50 @@ TEST(SortCli, NanPayloadsSurviveBinaryButNotText) {
   std::memcpy(got, out.data(), sizeof got);
   EXPECT_EQ(got[0], 0x3f800000u);
   EXPECT_EQ(got[1], 0x7fc00123u);
+}
+
+// Key files are regular files no larger than the most keys a sort takes, checked before
+// a byte is read: a FIFO without a writer would wait forever, /dev/zero never ends.
+TEST(SortCli, OnlyRegularFilesOfAPlausibleSizeAreRead) {
+  const auto d = scratch_dir();
+  const auto fifo = d / "pipe";
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  Outcome o = gridsolve("sort " + fifo.string() + " --device cpu");
+  EXPECT_EQ(o.code, 2) << o.output;
+  EXPECT_NE(o.output.find("cannot read key file '" + fifo.string() + "': it is a FIFO"),
+            std::string::npos)
+      << o.output;
+  std::filesystem::remove(fifo);
+  o = gridsolve("sort /dev/zero --format binary --device cpu");
+  EXPECT_EQ(o.code, 2) << o.output;
+  EXPECT_NE(o.output.find("'/dev/zero': it is a character device"), std::string::npos) << o.output;
+  // More bytes than 2^31 keys: refused by its size, before reading (sparse files).
+  struct Case {
+    const char* name;
+    std::uintmax_t bytes;
+    const char* options;
+    const char* expect;
+  } cases[] = {
+      {"big.bin", (std::uintmax_t(8) << 30) + 4, "--format binary",
+       "more than the 8589934592 bytes such a file can have: 2^31 keys of 4 bytes"},
+      {"big.bin", (std::uintmax_t(16) << 30) + 8, "--format binary --type double",
+       "more than the 17179869184 bytes such a file can have: 2^31 keys of 8 bytes"},
+      {"big.txt", (std::uintmax_t(64) << 30) + 1, "",
+       "more than the 68719476736 bytes such a file can have: 2^31 keys, the most gridsolve "
+       "sort takes, at 32 bytes a key"},
+  };
+  for (const Case& c : cases) {
+    const auto file = d / c.name;
+    std::ofstream(file) << "1\n";
+    std::error_code ec;
+    std::filesystem::resize_file(file, c.bytes, ec);
+    if (ec) continue;  // a file system without sparse files of this size
+    o = gridsolve("sort " + file.string() + " " + c.options + " --device cpu");
+    std::filesystem::remove(file);
+    EXPECT_EQ(o.code, 2) << o.output;
+    EXPECT_NE(o.output.find(c.expect), std::string::npos) << o.output;
+  }
 }
 
 TEST(SortCli, BenchOnTheCpuChecksItsResults) {

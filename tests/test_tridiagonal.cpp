@@ -1,6 +1,8 @@
 // Tridiagonal solvers on the CPU against LAPACK gtsv: every method, layout and size class.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -258,6 +260,52 @@ TEST(TridiagonalCli, SolutionsNotFiniteOrNotAccurateExitThreeAndAreNotWritten) {
   EXPECT_EQ(o.code, 0) << o.output;
   EXPECT_TRUE(has(o, "(limit 2.8e-14)")) << o.output;
   EXPECT_TRUE(std::filesystem::exists(out));
+}
+
+// Data files are regular files of a size their header allows, checked before reading: a
+// FIFO without a writer made the command wait forever, /dev/zero was read to the end of
+// its first line, and a huge file would have been read to its end.
+TEST(TridiagonalCli, OnlyRegularFilesOfAPlausibleSizeAreRead) {
+  const auto d = scratch_dir();
+  const auto fifo = d / "pipe";
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  Outcome o = cli_testing::run_cli("tridiag " + fifo.string());
+  EXPECT_EQ(o.code, 2) << o.output;
+  EXPECT_TRUE(has(o, "cannot read system file '" + fifo.string() + "': it is a FIFO")) << o.output;
+  std::filesystem::remove(fifo);
+  o = cli_testing::run_cli("tridiag /dev/zero");
+  EXPECT_EQ(o.code, 2) << o.output;
+  EXPECT_TRUE(has(o, "'/dev/zero': it is a character device; give a regular file")) << o.output;
+  o = cli_testing::run_cli("tridiag " + d.string());
+  EXPECT_EQ(o.code, 2) << o.output;
+  EXPECT_TRUE(has(o, "it is a directory")) << o.output;
+  // 8 GiB (sparse) after a header of one row: 1 MiB of comments and 1 KiB a row at most.
+  const auto big = d / "big.txt";
+  std::ofstream(big) << "1 1\n0 1 0 1\n";
+  std::error_code ec;
+  std::filesystem::resize_file(big, std::uintmax_t(8) << 30, ec);
+  if (!ec) {
+    o = cli_testing::run_cli("tridiag " + big.string());
+    EXPECT_EQ(o.code, 2) << o.output;
+    EXPECT_TRUE(has(o, "has 8589934592 bytes, more than 1 rows of 'a b c d' can take (1049600"))
+        << o.output;
+  }
+  std::filesystem::remove(big);
+  // The header within the first MiB; up to 1 MiB of comments in all is fine.
+  const std::string comment = "# " + std::string(998, 'x') + "\n";
+  std::string late;
+  for (int i = 0; i < 1100; ++i) late += comment;
+  o = tridiag_cli("late_header.txt", late + "1 1\n0 1 0 1\n", "");
+  EXPECT_EQ(o.code, 2) << o.output;
+  EXPECT_TRUE(has(o, "has no header 'n count' in its first 1048576 bytes")) << o.output;
+  std::string plenty;
+  for (int i = 0; i < 1000; ++i) plenty += comment;
+  o = tridiag_cli("comments.txt", plenty + "1 1\n0 1 0 1 # the row\n" + comment, "-q");
+  EXPECT_EQ(o.code, 0) << o.output;
+  EXPECT_EQ(o.output, "1\n");
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10.0);
 }
 
 }  // namespace

@@ -38,7 +38,8 @@ void ResultFiles::write(const ProblemSpec& spec, const RunSettings& settings, De
     fields.add("error", err);
   }
   fields.stage(set, "solution");
-  set.stage_text("history.csv", history_csv(report, settings.options.rule));
+  set.stage_text("history.csv",
+                 with_run_id_column(history_csv(report, settings.options.rule), set.run_id()));
 
   nlohmann::json j = to_json(report);
   j["run_id"] = set.run_id();

@@ -17,12 +17,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <vector>
 
 #include "gridsolve/bench/sort_bench.hpp"
 #include "gridsolve/cli/bench_command.hpp"
+#include "gridsolve/cli/input_files.hpp"
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/memory.hpp"
 #include "gridsolve/io/atomic_file.hpp"
@@ -32,8 +32,10 @@
 
 namespace gridsolve::cli {
 
-// Files larger than this are refused before reading (text: about a billion keys).
-constexpr std::uintmax_t max_file_bytes = std::uintmax_t(16) << 30;
+// The largest key file: as many keys as a sort takes (sort::max_length, 2^31), raw, or
+// as text at 32 bytes a key on average (a float or int32 written in full takes 11 to 15
+// bytes with its separator, a double 25; the rest leaves room for comments).
+constexpr std::uintmax_t text_bytes_per_key = 32;
 
 CLI::App* add_sort_command(CLI::App& app, SortSettings& s) {
   CLI::App* c = app.add_subcommand(
@@ -60,23 +62,24 @@ CLI::App* add_sort_command(CLI::App& app, SortSettings& s) {
 
 namespace {
 
-std::string read_file(const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const fs::file_status st = fs::status(path, ec);
-  require(!ec && fs::exists(st), fmt::format("cannot open '{}': no such file", path));
-  require(fs::is_regular_file(st), fmt::format("'{}' is not a regular file", path));
-  const std::uintmax_t size = fs::file_size(path, ec);
-  require(!ec, fmt::format("cannot read the size of '{}'", path));
-  require(size <= max_file_bytes,
-          fmt::format("'{}' has {} bytes; gridsolve sort reads files of up to {} bytes", path, size,
-                      max_file_bytes));
-  std::ifstream in(path, std::ios::binary);
-  require(bool(in), fmt::format("cannot open '{}'", path));
-  std::string bytes(size, '\0');
-  in.read(bytes.data(), std::streamsize(size));
-  require(std::uintmax_t(in.gcount()) == size, fmt::format("cannot read all of '{}'", path));
-  return bytes;
+// The file's bytes, after the checks every data file gets (a regular file, bounded by
+// what can be sorted) and one for memory: the bytes, the keys and the sorted output are
+// held at once, about three times the file (exactly so for binary keys).
+template <class K>
+std::string read_keys_file(const std::string& path, bool binary) {
+  const std::string reason =
+      binary ? fmt::format("2^31 keys of {} bytes, the most gridsolve sort takes", sizeof(K))
+             : fmt::format("2^31 keys, the most gridsolve sort takes, at {} bytes a key",
+                           text_bytes_per_key);
+  InputFile file(path, sort::max_length * (binary ? sizeof(K) : text_bytes_per_key), "key file",
+                 reason);
+  const std::size_t need = std::size_t(file.size()) * 3;
+  const std::size_t have = host_memory_available();
+  require(need <= have,
+          fmt::format("key file '{}' has {} bytes: sorting it holds the file, its keys and the "
+                      "sorted output, about {}, and {} of memory is available",
+                      path, file.size(), format_bytes(need), format_bytes(have)));
+  return file.read_all();
 }
 
 template <class K>
@@ -166,7 +169,7 @@ std::vector<K> parse_binary(const std::string& path, const std::string& bytes) {
 template <class K>
 int sort_as(const SortSettings& s, const sort::Options& options, Device device) {
   const bool binary = s.format == "binary";
-  const std::string bytes = read_file(s.input);
+  const std::string bytes = read_keys_file<K>(s.input, binary);
   std::vector<K> keys = binary ? parse_binary<K>(s.input, bytes) : parse_text<K>(s.input, bytes);
   const std::size_t n = keys.size();
   require(n > 0, fmt::format("'{}' holds no keys", s.input));

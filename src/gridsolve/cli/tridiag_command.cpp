@@ -5,7 +5,6 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -15,13 +14,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <string_view>
 #include <type_traits>
 #include <vector>
 
 #include "gridsolve/cli/commands.hpp"
+#include "gridsolve/cli/input_files.hpp"
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/memory.hpp"
 #include "gridsolve/io/atomic_file.hpp"
@@ -53,18 +52,11 @@ struct Systems {
 };
 
 // Numbers from a text file, whitespace separated, '#' to the end of a line a comment.
-// Lines are read into a fixed buffer, so a file without newlines (/dev/zero) fails at
-// its first megabyte instead of filling memory.
+// Lines are read into a fixed buffer, so a line without end fails at its first megabyte
+// instead of filling memory, and no more than a set number of bytes is read.
 class NumberReader {
  public:
-  explicit NumberReader(const std::string& path) : path_(path) {
-    struct stat st {};
-    require(::stat(path.c_str(), &st) == 0,
-            fmt::format("cannot open '{}': {}", path, std::strerror(errno)));
-    require(!S_ISDIR(st.st_mode), fmt::format("'{}' is a directory, not a file of systems", path));
-    in_.open(path, std::ios::binary);
-    require(bool(in_), fmt::format("cannot open '{}'", path));
-  }
+  explicit NumberReader(InputFile& file) : file_(file) {}
   // The next token, or false at the end of the file.
   bool next(std::string_view& token) {
     for (;;) {
@@ -85,28 +77,51 @@ class NumberReader {
       if (!std::isspace((unsigned char)line_[p])) return false;
     return true;
   }
+  // No line may start past byte `bytes`; `why` says what that means for the file.
+  void limit(std::uint64_t bytes, std::string why) {
+    limit_ = bytes;
+    limit_why_ = std::move(why);
+  }
 
  private:
   bool read_line() {
-    in_.getline(line_.data(), std::streamsize(line_.size()));
-    const std::size_t got = std::size_t(in_.gcount());
-    if (in_.bad()) throw Error(fmt::format("cannot read '{}'", path_), Error::Kind::runtime);
-    if (got == 0 && in_.eof()) return false;
-    require(!in_.fail() || in_.eof(),
-            fmt::format("'{}' line {} is longer than {} bytes; is it the right file?", path_,
-                        line_no_ + 1, line_.size() - 1));
-    in_.clear(in_.rdstate() & std::ios::eofbit);
+    len_ = pos_ = 0;
+    bool any = false;
+    for (;;) {
+      if (chunk_pos_ == chunk_len_) {
+        chunk_len_ = file_.read(chunk_.data(), chunk_.size());
+        chunk_pos_ = 0;
+        if (chunk_len_ == 0) break;  // the end of the file
+      }
+      if (!any) require(consumed_ <= limit_, limit_why_);
+      any = true;
+      const char* from = chunk_.data() + chunk_pos_;
+      const std::size_t left = chunk_len_ - chunk_pos_;
+      const char* newline = static_cast<const char*>(std::memchr(from, '\n', left));
+      const std::size_t take = newline ? std::size_t(newline - from) : left;
+      require(len_ + take <= line_.size(),
+              fmt::format("'{}' line {} is longer than {} bytes; is it the right file?",
+                          file_.path(), line_no_ + 1, line_.size()));
+      std::memcpy(line_.data() + len_, from, take);
+      len_ += take;
+      const std::size_t step = take + (newline ? 1 : 0);
+      chunk_pos_ += step;
+      consumed_ += step;
+      if (newline) break;
+    }
+    if (!any) return false;
     ++line_no_;
-    len_ = in_.eof() ? got : got - 1;  // the newline was read, not stored
     const char* hash = static_cast<const char*>(std::memchr(line_.data(), '#', len_));
     if (hash) len_ = std::size_t(hash - line_.data());
-    pos_ = 0;
     return true;
   }
-  std::string path_;
-  std::ifstream in_;
-  std::vector<char> line_ = std::vector<char>(std::size_t(1) << 20);
+  InputFile& file_;
+  std::vector<char> chunk_ = std::vector<char>(std::size_t(1) << 16);
+  std::size_t chunk_len_ = 0, chunk_pos_ = 0;
+  std::vector<char> line_ = std::vector<char>((std::size_t(1) << 20) - 1);
   std::size_t len_ = 0, pos_ = 0, line_no_ = 0;
+  std::uint64_t consumed_ = 0, limit_ = std::numeric_limits<std::uint64_t>::max();
+  std::string limit_why_;
 };
 
 long long parse_count(std::string_view t, const std::string& path, const char* what) {
@@ -151,8 +166,21 @@ void require_fit(double v, std::string_view text, const std::string& path, std::
                           single ? "use --precision double or " : ""));
 }
 
+// A plausible file of systems: up to 1 MiB of comments (before the header or anywhere)
+// and up to 1 KiB a row (four numbers of 17 digits take under 100 bytes). Larger is not
+// a file of the systems its header declares: it is refused before it is read.
+constexpr std::uint64_t comment_bytes = std::uint64_t(1) << 20;
+constexpr std::uint64_t row_bytes = 1024;
+
 Systems read_systems(const std::string& path, bool single) {
-  NumberReader in(path);
+  // The bound depends on the header: any regular file may be opened, and is measured
+  // once its header is read.
+  InputFile file(path, std::numeric_limits<std::uintmax_t>::max(), "system file");
+  NumberReader in(file);
+  in.limit(comment_bytes,
+           fmt::format("'{}' has no header 'n count' in its first {} bytes; is it a file of "
+                       "systems?",
+                       path, comment_bytes));
   std::string_view t;
   const char* header = "'{}' must start with two integers: rows per system and number of systems";
   require(in.next(t), fmt::format(fmt::runtime(header), path));
@@ -168,13 +196,19 @@ Systems read_systems(const std::string& path, bool single) {
                       path, count, n, int_max * 64));
   const std::size_t size = std::size_t(n) * std::size_t(count);
   // Every row is at least "a b c d" and a separator: a short file cannot hold what its
-  // header declares, whatever that asks of memory.
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode))
-    require(std::uint64_t(st.st_size) + 1 >= 8 * std::uint64_t(size),
-            fmt::format("'{}' declares {} rows of 'a b c d' (at least 8 bytes each), but the file "
-                        "has only {} bytes",
-                        path, size, std::uint64_t(st.st_size)));
+  // header declares, whatever that asks of memory. A long one is not these rows either.
+  const std::uint64_t bytes = file.size();
+  require(bytes + 1 >= 8 * std::uint64_t(size),
+          fmt::format("'{}' declares {} rows of 'a b c d' (at least 8 bytes each), but the file "
+                      "has only {} bytes",
+                      path, size, bytes));
+  const std::uint64_t most = comment_bytes + row_bytes * std::uint64_t(size);
+  const std::string too_long = fmt::format(
+      "'{}' has {} bytes, more than {} rows of 'a b c d' can take ({} bytes: {} a "
+      "row and {} of comments); is it the right file?",
+      path, bytes, size, most, row_bytes, comment_bytes);
+  require(bytes <= most, too_long);
+  in.limit(most, too_long);  // and if it grows while it is read
   // Four coefficient arrays in double, their copies in the solve's precision, the
   // solution and its text: about 100 bytes a row on the host.
   require_memory(Device::cpu, size * 100, fmt::format("reading {} tridiagonal rows", size));

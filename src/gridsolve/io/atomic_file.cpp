@@ -13,6 +13,8 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -89,18 +91,22 @@ const char* kind_of_file(mode_t m) {
 }
 
 // The folder a new file at `path` goes into must exist and be writable (rename needs it).
-void check_parent_writable(const std::string& path) {
-  fs::path parent = fs::path(path).parent_path();
+void check_parent_writable(const std::string& link, const std::string& resolved) {
+  // Messages name the file as given, and where its link leads.
+  const std::string what = link == resolved
+                               ? fmt::format("'{}'", link)
+                               : fmt::format("'{}' (a symbolic link to '{}')", link, resolved);
+  fs::path parent = fs::path(resolved).parent_path();
   if (parent.empty()) parent = ".";
   struct stat st {};
   if (::stat(parent.c_str(), &st) != 0)
-    throw Error(fmt::format("cannot write '{}': folder '{}': {}", path, parent.string(),
-                            errno_text(errno)));
+    throw Error(
+        fmt::format("cannot write {}: folder '{}': {}", what, parent.string(), errno_text(errno)));
   if (!S_ISDIR(st.st_mode))
-    throw Error(fmt::format("cannot write '{}': '{}' is not a directory", path, parent.string()));
+    throw Error(fmt::format("cannot write {}: '{}' is not a directory", what, parent.string()));
   if (::access(parent.c_str(), W_OK | X_OK) != 0)
-    throw Error(fmt::format("cannot write '{}': folder '{}': {}", path, parent.string(),
-                            errno_text(errno)));
+    throw Error(
+        fmt::format("cannot write {}: folder '{}': {}", what, parent.string(), errno_text(errno)));
 }
 
 // A FIFO opened for writing without a reader either blocks forever or fails; a reader
@@ -128,14 +134,23 @@ int open_stream(const std::string& path) {
   }
 }
 
-// The file `path` names after following symbolic links (the link itself is kept, so a
-// link to a results file still points at the new results).
+// The file `path` names after following symbolic links, one hop at a time (a relative
+// link is relative to its own folder). The links are kept: a link to a results file
+// still points at the new results. A dangling link names the file it points to, which
+// is then created; a loop is refused.
 std::string resolve_links(const std::string& path) {
-  struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return path;
-  std::error_code ec;
-  const fs::path resolved = fs::weakly_canonical(path, ec);
-  return ec ? path : resolved.string();
+  std::string p = path;
+  for (int hops = 0;; ++hops) {
+    struct stat st {};
+    if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return p;
+    if (hops == 40)
+      throw Error(fmt::format("cannot write '{}': too many levels of symbolic links", path));
+    std::error_code ec;
+    const fs::path to = fs::read_symlink(p, ec);
+    if (ec) throw Error(fmt::format("cannot write '{}': {}", path, ec.message()));
+    // Not normalized: "dir/../x" must go through dir as the kernel does (dir may be a link).
+    p = to.is_absolute() ? to.string() : (fs::path(p).parent_path() / to).string();
+  }
 }
 
 // Makes a file's contents durable before the rename publishes it; without this a
@@ -173,11 +188,11 @@ OutputTarget check_output_path(const std::string& path, bool allow_stream) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     if (errno != ENOENT) throw Error(fmt::format("cannot write '{}': {}", path, errno_text(errno)));
-    check_parent_writable(resolve_links(path));
+    check_parent_writable(path, resolve_links(path));
     return OutputTarget::replace;
   }
   if (S_ISREG(st.st_mode)) {
-    check_parent_writable(resolve_links(path));
+    check_parent_writable(path, resolve_links(path));
     return OutputTarget::replace;
   }
   const bool stream = S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode);
@@ -191,6 +206,37 @@ OutputTarget check_output_path(const std::string& path, bool allow_stream) {
     if (fd.get() < 0) throw Error(fmt::format("cannot write '{}': {}", path, errno_text(errno)));
   }
   return OutputTarget::stream;
+}
+
+std::string output_file_of(const std::string& path) {
+  return resolve_links(path);
+}
+
+void remove_output_file(const std::string& path) {
+  const std::string target = resolve_links(path);
+  if (::unlink(target.c_str()) != 0 && errno != ENOENT)
+    throw Error(fmt::format("cannot remove '{}'{}: {}", target,
+                            target == path ? std::string() : fmt::format(" (through '{}')", path),
+                            errno_text(errno)),
+                Error::Kind::runtime);
+}
+
+void publish_file(const std::string& finished, const std::string& path) {
+  const std::string target = resolve_links(path);
+  if (std::rename(finished.c_str(), target.c_str()) == 0) return;
+  const int err = errno;
+  if (err != EXDEV)
+    throw Error(fmt::format("cannot write '{}': renaming '{}' failed: {}", target, finished,
+                            errno_text(err)),
+                Error::Kind::runtime);
+  // The link leads to another file system: copied next to the target, then renamed there.
+  std::ifstream in(finished, std::ios::binary);
+  std::string contents((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in.good() && !in.eof())
+    throw Error(fmt::format("cannot read '{}' to write '{}'", finished, target),
+                Error::Kind::runtime);
+  write_file_atomically(target, contents);
+  ::unlink(finished.c_str());
 }
 
 TemporaryPath::TemporaryPath(std::string path)

@@ -21,6 +21,21 @@ enum class OutputTarget {
 // reads is refused (Error, invalid_input), never replaced. Symbolic links are followed.
 OutputTarget check_output_path(const std::string& path, bool allow_stream = true);
 
+// Symbolic links, one rule for every writer: a link in an output path is kept and the
+// file it points to is replaced (renamed over, in that file's own folder, so the
+// replacement is still atomic). A dangling link is followed too: the file it points to
+// is created, as a shell's `>` would (its folder must exist: Error otherwise). A chain
+// of links is followed to its end; a loop (40 hops) is refused.
+//
+// The file that writing `path` replaces: `path` itself, or where its links lead.
+std::string output_file_of(const std::string& path);
+// Removes the file `path` names (a link's target; the link is kept). Absent is fine; any
+// other failure throws Error (runtime) naming the file and the OS error.
+void remove_output_file(const std::string& path);
+// Renames the finished file `finished` (written by another program, a plot) over the
+// file `path` names, following links as above.
+void publish_file(const std::string& finished, const std::string& path);
+
 // A file another program writes for us (a plot gnuplot draws before we rename it):
 // removed when this object goes away without release(), and by
 // remove_pending_temporaries() when a signal ends the process meanwhile.
@@ -49,7 +64,8 @@ std::string prepare_output_file(const std::string& dir, const std::string& name)
 // target; if commit() never runs (an exception unwinds, or SIGINT/SIGTERM arrives and
 // remove_pending_temporaries() runs), the temporary is removed, so readers see either
 // the old file or the complete new one, never a torn one. A target that exists and is
-// not a regular file is refused; a symbolic link is kept and its target replaced.
+// not a regular file is refused; a symbolic link is kept and its target replaced
+// (output_file_of).
 class AtomicOutput {
  public:
   explicit AtomicOutput(std::string target);

@@ -7,6 +7,7 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -499,7 +500,8 @@ void check_basename(const std::string& basename) {
 }
 }  // namespace
 
-FieldFilePaths FieldFileWriter::write(const std::string& dir, const std::string& basename) const {
+FieldFilePaths FieldFileWriter::write(const std::string& dir, const std::string& basename,
+                                      const std::string& run_id) const {
   check_basename(basename);
   std::vector<Values> buffers;
   std::vector<DatasetSource> sources;
@@ -508,9 +510,34 @@ FieldFilePaths FieldFileWriter::write(const std::string& dir, const std::string&
   create_output_directory(dir);
   const std::filesystem::path base = std::filesystem::path(dir) / basename;
   FieldFilePaths paths{base.string() + ".h5", base.string() + ".xdmf"};
-  write_hdf5_file_atomically(paths.h5, grid_, sources, {});
-  write_xdmf(paths.xdmf, basename + ".h5", grid_, attributes);
+  write_hdf5_file_atomically(paths.h5, grid_, sources, run_id);
+  write_file_atomically(paths.xdmf, xdmf_text(basename + ".h5", grid_, attributes, run_id));
   return paths;
+}
+
+std::string hdf5_run_id(const std::string& h5_path) {
+  skip_hdf5_exit_handler();
+  const QuietHdf5Errors quiet;
+  Hid file(H5Fopen(h5_path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (!file.ok() || H5Aexists(file.get(), "run_id") <= 0) return {};
+  Hid attr(H5Aopen(file.get(), "run_id", H5P_DEFAULT), H5Aclose);
+  Hid type(attr.ok() ? H5Aget_type(attr.get()) : -1, H5Tclose);
+  if (!type.ok() || H5Tget_class(type.get()) != H5T_STRING || H5Tis_variable_str(type.get()) != 0)
+    return {};
+  std::string value(H5Tget_size(type.get()), '\0');
+  if (H5Aread(attr.get(), type.get(), value.data()) < 0) return {};
+  value.resize(std::strlen(value.c_str()));
+  return value;
+}
+
+std::string FieldFileWriter::stage_hdf5(ResultSet& set, const std::string& h5_name) const {
+  std::vector<Values> buffers;
+  std::vector<DatasetSource> sources;
+  std::vector<XdmfAttribute> attributes;
+  collect(buffers, sources, attributes);
+  const std::string path = set.path_of(h5_name);
+  write_hdf5_file(set.stage(h5_name), path, grid_, sources, set.run_id());
+  return path;
 }
 
 FieldFilePaths FieldFileWriter::stage(ResultSet& set, const std::string& basename) const {

@@ -62,6 +62,10 @@ struct XdmfAttribute {
 void write_xdmf(const std::string& xdmf_path, const std::string& h5_reference, const Grid& g,
                 const std::vector<XdmfAttribute>& attributes);
 
+// The "run_id" string attribute on the root of an HDF5 file a result set wrote; empty
+// when the file cannot be read or has none.
+std::string hdf5_run_id(const std::string& h5_path);
+
 struct FieldFilePaths {
   std::string h5;
   std::string xdmf;
@@ -89,13 +93,18 @@ class FieldFileWriter {
   FieldFileWriter& blank_outside(std::vector<std::uint8_t> outside);
 
   // Creates `dir` if needed and writes dir/basename.h5 and dir/basename.xdmf, each
-  // atomically; the .h5 goes first so the .xdmf never points at a missing file.
-  FieldFilePaths write(const std::string& dir, const std::string& basename) const;
+  // atomically; the .h5 goes first so the .xdmf never points at a missing file. A
+  // non-empty `run_id` is recorded in both (as stage() does).
+  FieldFilePaths write(const std::string& dir, const std::string& basename,
+                       const std::string& run_id = {}) const;
 
   // The same pair staged in a result set (published by its commit(), with the set's
   // run id in both files: a "run_id" attribute on the HDF5 root, an Information
   // element in the XDMF).
   FieldFilePaths stage(ResultSet& set, const std::string& basename) const;
+  // Only the HDF5 file, as `h5_name` (for a set that describes it with its own XDMF);
+  // returns its final path.
+  std::string stage_hdf5(ResultSet& set, const std::string& h5_name) const;
 
   std::size_t size() const { return fields_.size(); }
 

@@ -19,7 +19,7 @@ namespace gridsolve {
 template <class T>
 void write_ovf2(const std::string& path, const OvfMesh& m, const std::array<std::vector<T>, 3>& v,
                 const std::string& title, const std::array<std::string, 3>& labels,
-                const std::string& unit, double time) {
+                const std::string& unit, double time, const std::string& run_id) {
   static_assert(sizeof(T) == 4 || sizeof(T) == 8);
   const std::size_t cells = std::size_t(m.n[0]) * m.n[1] * m.n[2];
   for (const auto& c : v)
@@ -42,6 +42,7 @@ void write_ovf2(const std::string& path, const OvfMesh& m, const std::array<std:
   line(fmt::format("valuelabels: {} {} {}", labels[0], labels[1], labels[2]));
   line(fmt::format("valueunits: {0} {0} {0}", unit));
   line(fmt::format("Desc: Total simulation time: {:.17g} s", time));
+  if (!run_id.empty()) line("Desc: run_id " + run_id);
   for (int a = 0; a < 3; ++a)
     line(fmt::format("{}base: {:.17g}", ax[a], m.origin[a] + 0.5 * m.cell[a]));
   for (int a = 0; a < 3; ++a) line(fmt::format("{}nodes: {}", ax[a], m.n[a]));
@@ -64,10 +65,12 @@ void write_ovf2(const std::string& path, const OvfMesh& m, const std::array<std:
 
 template void write_ovf2<float>(const std::string&, const OvfMesh&,
                                 const std::array<std::vector<float>, 3>&, const std::string&,
-                                const std::array<std::string, 3>&, const std::string&, double);
+                                const std::array<std::string, 3>&, const std::string&, double,
+                                const std::string&);
 template void write_ovf2<double>(const std::string&, const OvfMesh&,
                                  const std::array<std::vector<double>, 3>&, const std::string&,
-                                 const std::array<std::string, 3>&, const std::string&, double);
+                                 const std::array<std::string, 3>&, const std::string&, double,
+                                 const std::string&);
 
 namespace {
 

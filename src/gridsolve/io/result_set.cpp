@@ -3,11 +3,10 @@
 
 #include <unistd.h>
 
-#include <cerrno>
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <random>
-#include <system_error>
 
 #include <fmt/format.h>
 
@@ -26,7 +25,27 @@ std::string make_run_id() {
   return fmt::format("{}-{}-{:08x}", stamp, long(::getpid()), rd());
 }
 
-ResultSet::ResultSet(std::string dir) : dir_(std::move(dir)), run_id_(make_run_id()) {
+std::string with_run_id_column(std::string_view csv, const std::string& run_id) {
+  std::string out;
+  out.reserve(csv.size() +
+              (run_id.size() + 1) * std::size_t(std::count(csv.begin(), csv.end(), '\n')));
+  bool header = true;
+  while (!csv.empty()) {
+    const std::size_t end = csv.find('\n');
+    const std::string_view line = csv.substr(0, end);
+    csv.remove_prefix(end == std::string_view::npos ? csv.size() : end + 1);
+    if (line.empty()) continue;
+    out.append(line);
+    out += ',';
+    out += header ? std::string_view("run_id") : std::string_view(run_id);
+    out += '\n';
+    header = false;
+  }
+  return out;
+}
+
+ResultSet::ResultSet(std::string dir, std::string run_id)
+    : dir_(std::move(dir)), run_id_(run_id.empty() ? make_run_id() : std::move(run_id)) {
   create_output_directory(dir_);
 }
 
@@ -54,20 +73,32 @@ void ResultSet::stage_text(const std::string& name, std::string_view contents) {
 }
 
 namespace {
-void remove_manifest(const std::string& path) {
-  if (::unlink(path.c_str()) != 0 && errno != ENOENT)
-    throw Error(
-        fmt::format("cannot replace '{}': {}", path, std::generic_category().message(errno)),
-        Error::Kind::runtime);
+void check_relative(const std::string& name) {
+  require(!name.empty() && name.front() != '/' && name.find("..") == std::string::npos,
+          fmt::format("result file name '{}' must name a file inside the result folder", name));
 }
 }  // namespace
+
+void ResultSet::retire(const std::string& name) {
+  check_relative(name);
+  retired_.push_back(name);
+}
+
+void ResultSet::clear_previous(const std::string& manifest, const std::vector<std::string>& names) {
+  remove_output_file(path_of(manifest));
+  for (const std::string& n : names) {
+    check_relative(n);
+    remove_output_file(path_of(n));
+  }
+}
 
 void ResultSet::commit_before_manifest(const std::string& manifest) {
   for (const std::string& n : names_)
     require(n != manifest, fmt::format("the manifest '{}' is written later, not staged", manifest));
   for (const auto& f : files_) f->sync();
-  remove_manifest(path_of(manifest));
+  remove_output_file(path_of(manifest));
   for (const auto& f : files_) f->commit();
+  for (const std::string& n : retired_) remove_output_file(path_of(n));
 }
 
 void ResultSet::commit(const std::string& manifest) {
@@ -77,11 +108,12 @@ void ResultSet::commit(const std::string& manifest) {
   require(m < names_.size(), fmt::format("the manifest '{}' was not staged", manifest));
   // Everything on disk (and every deferred write error seen) before anything is renamed.
   for (const auto& f : files_) f->sync();
-  // The old manifest goes first: from here until the new one lands, the folder says
-  // that its set is incomplete.
-  remove_manifest(path_of(manifest));
+  // The old manifest goes first (through a link: the file it points to, the link kept):
+  // from here until the new one lands, the folder says that its set is incomplete.
+  remove_output_file(files_[m]->target());
   for (std::size_t i = 0; i < files_.size(); ++i)
     if (i != m) files_[i]->commit();
+  for (const std::string& n : retired_) remove_output_file(path_of(n));
   files_[m]->commit();
 }
 

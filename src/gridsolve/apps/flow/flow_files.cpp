@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <regex>
 
 #include "gridsolve/io/atomic_file.hpp"
 #include "gridsolve/io/hdf5_writer.hpp"
@@ -27,8 +29,9 @@ std::vector<double> nodes_to_cells(const std::vector<double>& v, int nx, int ny)
 
 const char* field_names[] = {"u", "v", "w", "p", "vorticity", "stream_function"};
 
-// Writes the cell-centred fields to `h5` (datasets shaped (ny, nx) or (nz, ny, nx)).
-void write_fields_h5(const std::string& h5, const FlowSnapshot& snap) {
+// The cell-centred fields (datasets shaped (ny, nx) or (nz, ny, nx)) on a grid of the
+// cell centres.
+FieldFileWriter fields_writer(const FlowSnapshot& snap) {
   const MacGrid& g = snap.grid();
   const auto n = g.cells();
   Grid cg =
@@ -43,7 +46,6 @@ void write_fields_h5(const std::string& h5, const FlowSnapshot& snap) {
         for (int i = 0; i < n[0]; ++i) v(i, j, k) = values[q++];
     return f;
   };
-  const std::filesystem::path p(h5);
   FieldFileWriter w(cg);
   for (int c = 0; c < g.dims(); ++c) w.add(field_names[c], field_of(snap.cell_velocity(c)));
   w.add("p", field_of(snap.cell_pressure()));
@@ -51,7 +53,7 @@ void write_fields_h5(const std::string& h5, const FlowSnapshot& snap) {
     w.add("vorticity", field_of(nodes_to_cells(snap.vorticity(), n[0], n[1])));
     w.add("stream_function", field_of(nodes_to_cells(snap.stream_function(), n[0], n[1])));
   }
-  w.write(p.parent_path().string(), p.stem().string());
+  return w;
 }
 
 // One <Grid> of the XDMF file: a rectilinear mesh through the cell centres (the spacing
@@ -92,53 +94,115 @@ std::string xdmf_grid(const FlowSnapshot& snap, const std::string& h5, const std
   return x;
 }
 
-const char* xdmf_head =
-    "<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
-    "<Xdmf Version=\"3.0\">\n  <Domain>\n";
+// The XDMF files begin with the run id, as every file of the set does.
+std::string xdmf_head(const std::string& run_id) {
+  return fmt::format(
+      "<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
+      "<Xdmf Version=\"3.0\">\n  <Domain>\n    <Information Name=\"run_id\" Value=\"{}\"/>\n",
+      run_id);
+}
 const char* xdmf_tail = "  </Domain>\n</Xdmf>\n";
 
 std::string csv_number(double v) {
   return fmt::format("{:.17g}", v);
 }
 
-}  // namespace
+// The files of a flow result set besides summary.json and the frames.
+const char* set_files[] = {"history.csv",      "forces.csv",          "centreline_u.csv",
+                           "centreline_v.csv", "centreline_ghia.csv", "fields.h5",
+                           "fields.xdmf",      "series.xdmf",         "vorticity.png",
+                           "centrelines.png",  "forces.png"};
 
-void prepare_output(const std::string& dir) {
-  create_output_directory(dir);
-  create_output_directory(dir + "/frames");
-  // Every result file's place checked now, not after the run: a folder or a device where
-  // summary.json belongs would otherwise cost the whole run's work.
-  for (const char* name :
-       {"summary.json", "history.csv", "forces.csv", "centreline_u.csv", "centreline_v.csv",
-        "centreline_ghia.csv", "fields.h5", "fields.xdmf", "series.xdmf"})
-    prepare_output_file(dir, name);
+// The frames in dir/frames numbered `from` or later (fields_NNNN.h5 and .xdmf), relative
+// to dir: a previous run's, never to be listed beside this run's.
+std::vector<std::string> frames_from(const std::string& dir, int from) {
+  static const std::regex frame_name(R"(fields_([0-9]{4,9})\.(h5|xdmf))");
+  std::vector<std::string> found;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir + "/frames", ec)) {
+    const std::string name = e.path().filename().string();
+    std::smatch m;
+    if (std::regex_match(name, m, frame_name) && std::stoi(m[1].str()) >= from)
+      found.push_back("frames/" + name);
+  }
+  std::sort(found.begin(), found.end());
+  return found;
 }
 
-void write_frame(const std::string& dir, const FlowSolver<double>& s, int index,
-                 const std::vector<double>& times) {
-  const FlowSnapshot snap(s);
-  const std::string name = fmt::format("fields_{:04d}", index);
-  write_fields_h5(dir + "/frames/" + name + ".h5", snap);
-  std::string x = xdmf_head;
+std::string series_xdmf(const FlowSnapshot& snap, int count, const std::vector<double>& times,
+                        const std::string& run_id) {
+  std::string x = xdmf_head(run_id);
   x += "    <Grid Name=\"series\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
-  for (int k = 0; k <= index && k < int(times.size()); ++k)
+  for (int k = 0; k < count && k < int(times.size()); ++k)
     x += xdmf_grid(snap, fmt::format("frames/fields_{:04d}.h5", k), "      ", times[std::size_t(k)],
                    true);
   x += "    </Grid>\n";
   x += xdmf_tail;
-  write_file_atomically(dir + "/series.xdmf", x);
+  return x;
 }
 
-void write_results(const std::string& dir, const FlowSolver<double>& s, const FlowSnapshot& snap,
-                   FlowResult& r) {
-  (void)s;
-  write_fields_h5(dir + "/fields.h5", snap);
-  write_file_atomically(
-      dir + "/fields.xdmf",
-      std::string(xdmf_head) + xdmf_grid(snap, "fields.h5", "    ", r.time, false) + xdmf_tail);
+}  // namespace
+
+FlowOutput::FlowOutput(const std::string& dir, const std::string& run_id) : set_(dir, run_id) {
+  create_output_directory(dir + "/frames");
+  prepare_output_file(dir, "summary.json");
+  for (const char* name : set_files) prepare_output_file(dir, name);
+}
+
+std::string FlowOutput::start(bool writes_frames, int first_frame, const FlowSolver<double>& s,
+                              const std::vector<double>& times) {
+  frames_end_ = first_frame;
+  std::string note;
+  std::vector<std::string> stale;
+  for (int k = 0; k < first_frame; ++k) {
+    const std::string h5 = fmt::format("frames/fields_{:04d}.h5", k);
+    const std::string id = hdf5_run_id(set_.path_of(h5));
+    if (!id.empty() && id != run_id()) {
+      stale.insert(stale.end(), {h5, fmt::format("frames/fields_{:04d}.xdmf", k)});
+      note = fmt::format(
+          "  note: {}/frames held frames of another run (run_id {}): removed; series.xdmf lists "
+          "the {} earlier frames of this run",
+          dir(), id, first_frame);
+    }
+  }
+  if (writes_frames) {
+    for (const std::string& f : frames_from(dir(), first_frame)) stale.push_back(f);
+    for (const char* name : set_files)
+      if (first_frame == 0 || std::string(name) != "series.xdmf") stale.push_back(name);
+    set_.clear_previous("summary.json", stale);
+  } else {
+    for (const std::string& f : stale) set_.retire(f);
+  }
+  // A restart lists the frames it keeps at once, with its run id.
+  if (writes_frames && first_frame > 0)
+    write_file_atomically(set_.path_of("series.xdmf"),
+                          series_xdmf(FlowSnapshot(s), first_frame, times, run_id()));
+  return note;
+}
+
+void FlowOutput::write_frame(const FlowSolver<double>& s, int index,
+                             const std::vector<double>& times) {
+  const FlowSnapshot snap(s);
+  fields_writer(snap).write(dir() + "/frames", fmt::format("fields_{:04d}", index), run_id());
+  write_file_atomically(set_.path_of("series.xdmf"), series_xdmf(snap, index + 1, times, run_id()));
+  frames_end_ = index + 1;
+}
+
+void FlowOutput::write_results(const FlowSnapshot& snap, FlowResult& r) {
+  const std::string& dir = set_.dir();
+  const std::string& id = run_id();
+  fields_writer(snap).stage_hdf5(set_, "fields.h5");
+  set_.stage_text("fields.xdmf",
+                  xdmf_head(id) + xdmf_grid(snap, "fields.h5", "    ", r.time, false) + xdmf_tail);
   r.files.push_back(dir + "/fields.xdmf (+ fields.h5)");
-  if (!r.flow_case.steady() && std::filesystem::exists(dir + "/series.xdmf"))
+  // Nothing of a previous run stays beside this one's summary: its later frames, its
+  // series when this run has none, and the files this case does not produce.
+  for (const std::string& f : frames_from(dir, frames_end_)) set_.retire(f);
+  if (frames_end_ > 0)
     r.files.push_back(dir + "/series.xdmf (time series, frames/)");
+  else
+    set_.retire("series.xdmf");
+  for (const char* png : {"vorticity.png", "centrelines.png", "forces.png"}) set_.retire(png);
   // Centrelines through the middle of the domain (in 3D, in the plane z = middle), at
   // every cell centre plus the walls.
   const MacGrid& g = snap.grid();
@@ -151,14 +215,14 @@ void write_results(const std::string& dir, const FlowSolver<double>& s, const Fl
       t += fmt::format("{},{}\n", csv_number(g.xc(1, j)),
                        csv_number(snap.velocity(0, xm, g.xc(1, j), zm)));
     t += fmt::format("{},{}\n", csv_number(g.hi(1)), csv_number(snap.velocity(0, xm, g.hi(1), zm)));
-    write_file_atomically(dir + "/centreline_u.csv", t);
+    set_.stage_text("centreline_u.csv", with_run_id_column(t, id));
     std::string v = "x,v\n";
     v += fmt::format("{},{}\n", csv_number(g.lo(0)), csv_number(snap.velocity(1, g.lo(0), ym, zm)));
     for (int i = 0; i < g.cells()[0]; ++i)
       v += fmt::format("{},{}\n", csv_number(g.xc(0, i)),
                        csv_number(snap.velocity(1, g.xc(0, i), ym, zm)));
     v += fmt::format("{},{}\n", csv_number(g.hi(0)), csv_number(snap.velocity(1, g.hi(0), ym, zm)));
-    write_file_atomically(dir + "/centreline_v.csv", v);
+    set_.stage_text("centreline_v.csv", with_run_id_column(v, id));
     r.files.push_back(dir + "/centreline_u.csv, centreline_v.csv");
   }
   if (!r.ghia.empty()) {
@@ -166,15 +230,19 @@ void write_results(const std::string& dir, const FlowSolver<double>& s, const Fl
     for (const auto& p : r.ghia)
       t += fmt::format("{},{},{},{},{}\n", p.kind, p.coord, p.reference, csv_number(p.computed),
                        csv_number(p.computed - p.reference));
-    write_file_atomically(dir + "/centreline_ghia.csv", t);
+    set_.stage_text("centreline_ghia.csv", with_run_id_column(t, id));
     r.files.push_back(dir + "/centreline_ghia.csv");
+  } else {
+    set_.retire("centreline_ghia.csv");
   }
   if (!r.forces.empty()) {
     std::string t = "t,c_d,c_l\n";
     for (const auto& f : r.forces)
       t += fmt::format("{},{},{}\n", csv_number(f.t), csv_number(f.c_d), csv_number(f.c_l));
-    write_file_atomically(dir + "/forces.csv", t);
+    set_.stage_text("forces.csv", with_run_id_column(t, id));
     r.files.push_back(dir + "/forces.csv");
+  } else {
+    set_.retire("forces.csv");
   }
   {
     std::string t = "step,time,dt,continuity,change,divergence,pressure_iterations\n";
@@ -182,11 +250,17 @@ void write_results(const std::string& dir, const FlowSolver<double>& s, const Fl
       t += fmt::format("{},{},{},{},{},{},{}\n", h.step, csv_number(h.time), csv_number(h.dt),
                        csv_number(h.continuity), csv_number(h.change), csv_number(h.divergence),
                        h.pressure_iterations);
-    write_file_atomically(dir + "/history.csv", t);
+    set_.stage_text("history.csv", with_run_id_column(t, id));
     r.files.push_back(dir + "/history.csv");
   }
-  write_json_file(dir + "/summary.json", r.summary);
-  r.files.push_back(dir + "/summary.json");
+  // summary.json goes now, and comes back last (write_summary), after the plots.
+  set_.commit_before_manifest("summary.json");
+}
+
+void FlowOutput::write_summary(FlowResult& r) {
+  r.summary["run_id"] = run_id();
+  write_json_file(set_.path_of("summary.json"), r.summary);
+  r.files.push_back(set_.path_of("summary.json"));
 }
 
 nlohmann::json summary_json(const FlowResult& r) {

@@ -132,12 +132,13 @@ unset output
   write_file_atomically(pdir + "/flow.gp", script);
   const std::string problem = run_gnuplot(pdir, "flow.gp");
   if (!problem.empty()) return problem;
-  namespace fs = std::filesystem;
   for (const std::string& p : pngs) {
     const std::string tmp = dir + "/" + p + ".tmp";
-    std::error_code ec;
-    fs::rename(tmp, dir + "/" + p, ec);
-    if (ec) return fmt::format("could not move {} into place: {}", tmp, ec.message());
+    try {
+      publish_file(tmp, dir + "/" + p);  // a symbolic link kept, the file it names replaced
+    } catch (const Error& e) {
+      return fmt::format("could not move {} into place: {}", tmp, e.what());
+    }
     r.files.push_back(dir + "/" + p);
   }
   return "";

@@ -5,13 +5,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <limits>
 #include <filesystem>
+#include <limits>
+#include <optional>
 
 #include "gridsolve/apps/flow/flow_files.hpp"
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/io/atomic_file.hpp"
 #include "gridsolve/exec/device.hpp"
+#include "gridsolve/io/result_set.hpp"
 #include "gridsolve/io/summary_json.hpp"
 
 namespace gridsolve::flow {
@@ -156,7 +158,14 @@ FlowResult run_flow(const FlowCase& c, Device d, const FlowRunOptions& o) {
   }
   FlowSolver<double> solver(c, d);
   say(fmt::format("{}\n  grid {}, device {}", c.describe(), solver.grid().describe(), res.device));
-  if (!o.out.empty()) prepare_output(o.out);
+  // One id for every file of the run; a restart continues the run of its checkpoint.
+  std::string run_id;
+  if (!o.restart.empty() && restart.header.contains("run_id") &&
+      restart.header["run_id"].is_string())
+    run_id = restart.header["run_id"].get<std::string>();
+  if (run_id.empty()) run_id = make_run_id();
+  std::optional<FlowOutput> output;
+  if (!o.out.empty()) output.emplace(o.out, run_id);
   // The loop's state (a restart takes it from the checkpoint).
   long long step = 0;
   double dt =
@@ -185,6 +194,11 @@ FlowResult run_flow(const FlowCase& c, Device d, const FlowRunOptions& o) {
                       "(write the restarted run to the first run's --out)",
                       o.out, frame));
   }
+  if (output) {
+    const std::string note = output->start(!c.steady() && frames > 0 && frame < frames,
+                                           c.steady() ? 0 : frame, solver, res.frame_times);
+    if (!note.empty()) say(note);
+  }
   long long checkpointed = step;
   auto checkpoint = [&] {
     checkpointed = step;
@@ -192,6 +206,7 @@ FlowResult run_flow(const FlowCase& c, Device d, const FlowRunOptions& o) {
     ck.header["format"] = "gridsolve flow checkpoint";
     ck.header["case"] = case_identity(c);
     ck.header["device"] = res.device;
+    ck.header["run_id"] = run_id;
     res.time = solver.time();
     solver.save_state(ck);
     save_run(ck, res, step, dt, frame, next_frame);
@@ -288,10 +303,9 @@ FlowResult run_flow(const FlowCase& c, Device d, const FlowRunOptions& o) {
         res.history.push_back(HistoryRow{step, solver.time(), h, r.continuity, r.change / h,
                                          r.divergence, r.pressure_iterations});
       }
-      if (!o.out.empty() && frames > 0 && solver.time() >= next_frame * (1 - 1e-9) &&
-          frame < frames) {
+      if (output && frames > 0 && solver.time() >= next_frame * (1 - 1e-9) && frame < frames) {
         res.frame_times.push_back(solver.time());
-        write_frame(o.out, solver, frame++, res.frame_times);
+        output->write_frame(solver, frame++, res.frame_times);
         next_frame += c.t_end / frames;
       }
       if (o.checkpoint_every > 0 && step % o.checkpoint_every == 0) checkpoint();
@@ -376,12 +390,14 @@ FlowResult run_flow(const FlowCase& c, Device d, const FlowRunOptions& o) {
     }
   }
   res.summary = summary_json(res);
-  if (!o.out.empty()) {
-    write_results(o.out, solver, snap, res);
+  if (output) {
+    // Fields and CSVs, then the plots drawn from them, summary.json last.
+    output->write_results(snap, res);
     if (o.plots) {
       const std::string problem = write_plots(o.out, snap, res);
       if (!problem.empty()) say("  plots not drawn: " + problem);
     }
+    output->write_summary(res);
   }
   return res;
 }

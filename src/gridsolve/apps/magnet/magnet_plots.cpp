@@ -196,18 +196,18 @@ PlotOutcome write_magnet_plots(const std::string& dir, const MagnetResult& r) {
       // Removed if gnuplot fails, or a signal ends the run while it draws.
       TemporaryPath drawn(png + ".tmp");
       const std::string problem = run_gnuplot(plots, std::string(name) + ".gp");
-      std::error_code ec;
       if (!problem.empty()) {
         out.problem += (out.problem.empty() ? "" : "; ") + problem;
         continue;
       }
-      std::filesystem::rename(png + ".tmp", png, ec);
-      if (!ec) drawn.release();
-      if (ec)
-        out.problem += fmt::format("{}could not rename {}.tmp: {}", out.problem.empty() ? "" : "; ",
-                                   png, ec.message());
-      else
+      try {
+        publish_file(png + ".tmp", png);  // a symbolic link kept, the file it names replaced
+        drawn.release();
         out.written.push_back(name + std::string(".png"));
+      } catch (const std::exception& e) {
+        out.problem += fmt::format("{}could not rename {}.tmp: {}", out.problem.empty() ? "" : "; ",
+                                   png, e.what());
+      }
     }
   } catch (const std::exception& e) {
     out.problem = e.what();

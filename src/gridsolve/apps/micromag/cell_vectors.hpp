@@ -1,6 +1,7 @@
 // CellVectors<T>: a three-component field on the cells of the micromagnetic mesh
 // (magnetization, torques, stage slopes): the project's cell-centred Field with three
-// components (one array each) and no ghosts, plus the raw pointers the loop bodies use.
+// components (one array each) and one ghost layer, which exchange_ghosts fills for the loop
+// bodies that read neighbours; plus the raw pointers the pointwise loop bodies use.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include "gridsolve/core/grid.hpp"
 #include "gridsolve/core/hd.hpp"
 #include "gridsolve/exec/field.hpp"
+#include "gridsolve/exec/ghost_exchange.hpp"
 
 namespace gridsolve::micromag {
 
@@ -35,26 +37,56 @@ inline Grid cell_grid(std::array<int, 3> n) {
   return g;
 }
 
+// The mesh's cells as a field with one ghost layer. A single layer (one cell along z) is
+// stored as a 2D field: it has no z neighbours to read, and ghost planes would triple a
+// film's memory.
+template <class T>
+Field<T> cell_field(Device d, std::array<int, 3> n, int ncomp) {
+  const Box cells{{0, 0, 0}, {n[0] - 1, n[1] - 1, n[2] - 1}, Centring::cell()};
+  return Field<T>(cells, n[2] > 1 ? 3 : 2, ncomp, 1, d);
+}
+
+// How the ghosts of the mesh's cell fields are filled: periodic across the sides of a
+// periodic axis; elsewhere kept as they are, the region map's ghosts there being vacuum
+// (set once): a free surface, which exchange reads as a neighbour without material. An
+// axis of one cell is free even when periodic: the cell would be its own neighbour and
+// add nothing.
+inline GhostSides cell_ghost_sides(std::array<int, 3> n, std::array<bool, 3> periodic) {
+  GhostSides s;
+  for (int a = 0; a < 3; ++a)
+    if (periodic[a] && n[a] > 1) s.face[2 * a] = s.face[2 * a + 1] = GhostRule::periodic;
+  return s;
+}
+
 template <class T>
 class CellVectors {
  public:
   CellVectors() = default;
-  CellVectors(Device d, std::array<int, 3> n)
-      : n_(n), f_(cell_grid(n), Centring::cell(), 3, 0, d) {}
+  CellVectors(Device d, std::array<int, 3> n) : n_(n), f_(cell_field<T>(d, n, 3)) {}
   Device device() const { return f_.device(); }
   std::int64_t cells() const { return std::int64_t(n_[0]) * n_[1] * n_[2]; }
-  const Field<T>& field() const { return f_; }
   CellIndex index() const { return {f_.layout().pitch, f_.layout().plane}; }
-  // Elements from comp(c) to past the last cell: loops over this flat range see the
-  // cells and the row padding, which stays zero.
-  std::int64_t span() const {
-    const CellIndex x = index();
-    return x(n_[0] - 1, n_[1] - 1, n_[2] - 1) + 1;
-  }
   T* comp(int c) const { return f_.storage() + f_.layout().offset + c * f_.layout().component; }
   Vec3Ptr<T> ptr() const { return {{comp(0), comp(1), comp(2)}}; }
+  // For loop bodies that read neighbours: fill_ghosts first.
+  FieldView<const T> view() const { return f_.cview(); }
+  void fill_ghosts(const GhostSides& sides) { exchange_ghosts(f_, sides); }
 
-  // Host copies of the components, x fastest, without padding.
+  // The cells as a 3D cell-centred field without ghosts, on the host (for the writers,
+  // whose grid is cell_grid(n)).
+  Field<T> field() const {
+    Field<T> out(cell_grid(n_), Centring::cell(), 3, 0, Device::cpu);
+    const std::array<std::vector<T>, 3> v = to_host();
+    const FieldView<T> w = out.view();
+    for (int c = 0; c < 3; ++c)
+      for (int k = 0; k < n_[2]; ++k)
+        for (int j = 0; j < n_[1]; ++j)
+          for (int i = 0; i < n_[0]; ++i)
+            w(i, j, k, c) = v[c][(std::size_t(k) * n_[1] + j) * n_[0] + i];
+    return out;
+  }
+
+  // Host copies of the components, x fastest, without ghosts or padding.
   std::array<std::vector<T>, 3> to_host() const {
     const std::vector<T> all = f_.to_vector();  // component after component
     std::array<std::vector<T>, 3> out;

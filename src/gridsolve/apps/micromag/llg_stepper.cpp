@@ -64,7 +64,7 @@ LlgStepper<T>::LlgStepper(MicromagSystem<T>& sys, StepperOptions o) : sys_(sys),
 }
 
 template <class T>
-void LlgStepper<T>::evaluate(const CellVectors<T>& at, CellVectors<T>& k, double t,
+void LlgStepper<T>::evaluate(CellVectors<T>& at, CellVectors<T>& k, double t,
                              const FieldOfTime& b, Slope kind) {
   sys_.demag();
   sys_.slope(at, k, b(t), kind);

@@ -48,7 +48,7 @@ class LlgStepper {
   std::int64_t evaluations() const { return evaluations_; }
 
  private:
-  void evaluate(const CellVectors<T>& at, CellVectors<T>& k, double t, const FieldOfTime& b,
+  void evaluate(CellVectors<T>& at, CellVectors<T>& k, double t, const FieldOfTime& b,
                 Slope kind);
   double step_rk45(double t, double h, const FieldOfTime& b, Slope kind);
   double step_heun(double t, double h, const FieldOfTime& b, Slope kind);

@@ -8,20 +8,30 @@
 #include <filesystem>
 #include <limits>
 #include <numbers>
+#include <regex>
 
+#include "gridsolve/core/error.hpp"
 #include "gridsolve/io/atomic_file.hpp"
 #include "gridsolve/io/gnuplot.hpp"
+#include "gridsolve/io/result_set.hpp"
 
 namespace gridsolve::micromag {
 
-std::string table_csv(const std::vector<TableRow>& rows) {
+std::string table_csv(const std::vector<TableRow>& rows, const std::string& run_id) {
   std::string s = "t,mx,my,mz,E_total,E_exchange,E_anisotropy,E_zeeman,E_demag,max_torque,dt\n";
   for (const TableRow& r : rows)
     s += fmt::format(
         "{:.10e},{:.10f},{:.10f},{:.10f},{:.10e},{:.10e},{:.10e},{:.10e},{:.10e},{:.6e},{:.6e}\n",
         r.t, r.m[0], r.m[1], r.m[2], r.e.total(), r.e.exchange, r.e.anisotropy, r.e.zeeman,
         r.e.demag, r.max_torque, r.dt);
-  return s;
+  return run_id.empty() ? s : with_run_id_column(s, run_id);
+}
+
+bool is_run_file(const std::string& name) {
+  static const std::regex snapshot(
+      R"(m([0-9]{6}|_stage[0-9]+_[a-z]+|_L[0-9.]+_(flower|vortex))\.(ovf|h5|xdmf|png))");
+  return name == "summary.json" || name == "table.csv" || name == "sp3.csv" || name == "m_t.png" ||
+         std::regex_match(name, snapshot);
 }
 
 double first_zero_crossing_mx(const std::vector<TableRow>& rows) {
@@ -93,8 +103,11 @@ std::string run_plot(const std::string& dir, const std::string& name, const std:
   std::string problem = run_gnuplot(work.string(), name + ".gp");
   const std::string png = (std::filesystem::path(dir) / (name + ".png")).string();
   if (problem.empty()) {
-    std::filesystem::rename(png + ".tmp", png, ec);
-    if (ec) problem = fmt::format("could not rename {}.tmp: {}", png, ec.message());
+    try {
+      publish_file(png + ".tmp", png);  // a symbolic link kept, the file it names replaced
+    } catch (const Error& e) {
+      problem = fmt::format("could not rename {}.tmp: {}", png, e.what());
+    }
   } else {
     std::filesystem::remove(png + ".tmp", ec);
   }

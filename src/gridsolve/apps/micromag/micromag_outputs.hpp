@@ -16,8 +16,15 @@ struct TableRow {
   double max_torque = 0, dt = 0;
 };
 
-// CSV text: t, mx, my, mz first, then the energies, max_torque (T) and dt (s).
-std::string table_csv(const std::vector<TableRow>& rows);
+// CSV text: t, mx, my, mz first, then the energies, max_torque (T) and dt (s); with a
+// run id, a last column run_id.
+std::string table_csv(const std::vector<TableRow>& rows, const std::string& run_id = {});
+
+// Whether `name` is one of the files a micromagnetic run writes into its folder
+// (summary.json, table.csv, sp3.csv, m_t.png, the snapshots m000012.ovf,
+// m_stage2_run.h5, m_L8.0000_vortex.ovf, ...): the previous run's are removed when a new
+// run starts there.
+bool is_run_file(const std::string& name);
 
 // The first time <m_x> changes sign (linear interpolation between rows), or NaN.
 double first_zero_crossing_mx(const std::vector<TableRow>& rows);

@@ -18,6 +18,7 @@
 #include "gridsolve/io/atomic_file.hpp"
 #include "gridsolve/io/hdf5_writer.hpp"
 #include "gridsolve/io/ovf_writer.hpp"
+#include "gridsolve/io/result_set.hpp"
 #include "gridsolve/io/summary_json.hpp"
 
 namespace gridsolve::micromag {
@@ -46,6 +47,23 @@ double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
+// The files of a previous run in `dir` (micromag_outputs.hpp: is_run_file), but not
+// `keep`: the state this run starts from may be a snapshot of the previous one.
+std::vector<std::string> run_files_in(const std::string& dir, const std::string& keep) {
+  std::vector<std::string> found;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    std::error_code same;
+    // Files (or links) only: a folder of such a name is not ours to remove.
+    if (name == "summary.json" || !is_run_file(name) || e.is_directory(same) ||
+        (!keep.empty() && std::filesystem::equivalent(e.path(), keep, same)))
+      continue;
+    found.push_back(name);
+  }
+  return found;
+}
+
 template <class T>
 class Runner {
  public:
@@ -59,10 +77,18 @@ class Runner {
 
   int run() {
     const auto t_start = Clock::now();
-    create_output_directory(c_.out);
+    ResultSet set(c_.out);
+    run_id_ = set.run_id();
+    // Checked before the work: a folder where summary.json belongs is refused, not removed.
+    for (const char* name : {"summary.json", "table.csv"}) prepare_output_file(c_.out, name);
     check_demag();
     sys_.set_m(initial_magnetization(c_));
     record(0.0);
+    // Snapshots and the table are written as the run goes: the previous run's files go
+    // now, its summary.json first, so that an interrupted run leaves its own partial
+    // files and no summary, never another run's summary beside them. The snapshot this
+    // run starts from stays.
+    set.clear_previous("summary.json", run_files_in(c_.out, c_.initial.file));
     int code = 0;
     nlohmann::json stages = nlohmann::json::array();
     for (std::size_t s = 0; s < c_.stages.size(); ++s) {
@@ -139,8 +165,10 @@ class Runner {
                               {"evaluations", evaluations_},
                               {"wall_s", seconds_since(t_start)},
                               {"exit_code", code},
-                              {"plot_problems", problems_}};
-    write_json_file(c_.out + "/summary.json", summary);
+                              {"plot_problems", problems_},
+                              {"run_id", run_id_}};
+    set.stage_text("summary.json", json_text(summary));
+    set.commit("summary.json");
     if (!quiet_) {
       if (std::isfinite(cross))
         fmt::print("<m_x> first crosses zero at t = {:.4f} ns\n", cross * 1e9);
@@ -249,7 +277,8 @@ class Runner {
       OvfMesh om;
       om.n = mesh.n;
       om.cell = mesh.cell;
-      write_ovf2<T>(c_.out + "/" + name + ".ovf", om, host, "m", {"m_x", "m_y", "m_z"}, "1", t_);
+      write_ovf2<T>(c_.out + "/" + name + ".ovf", om, host, "m", {"m_x", "m_y", "m_z"}, "1", t_,
+                    run_id_);
     }
     if (c_.hdf5) {
       // m as a cell-centred vector field on a grid of the mesh's nodes.
@@ -257,7 +286,7 @@ class Runner {
       g.spacing = mesh.cell;
       FieldFileWriter w(g);
       w.add("m", sys_.m().field());
-      w.write(c_.out, name);
+      w.write(c_.out, name, run_id_);
     }
     if (picture && c_.plots) {
       std::array<std::vector<double>, 3> md;
@@ -269,7 +298,7 @@ class Runner {
     }
   }
 
-  void write_table() { write_file_atomically(c_.out + "/table.csv", table_csv(rows_)); }
+  void write_table() { write_file_atomically(c_.out + "/table.csv", table_csv(rows_, run_id_)); }
 
   MicromagConfig c_;
   Device device_;
@@ -282,6 +311,7 @@ class Runner {
   std::vector<std::string> problems_;
   std::int64_t steps_ = 0, evaluations_ = 0;
   int snap_index_ = 0;
+  std::string run_id_;
 };
 
 // Standard problem 3: cube edges in exchange lengths, flower and vortex energies.
@@ -294,7 +324,9 @@ int run_scan(MicromagConfig c, Device d, const RunOverrides& o) {
           "[scan] relaxes a vortex about z: give the easy axis (anis_u) in the x-y plane");
   const double km = 0.5 * mu0 * r0.ms * r0.ms;
   const double lex = std::sqrt(r0.aex / km);
-  create_output_directory(c.out);
+  ResultSet set(c.out);
+  for (const char* name : {"summary.json", "sp3.csv"}) prepare_output_file(c.out, name);
+  set.clear_previous("summary.json", run_files_in(c.out, {}));
   std::string csv = "edge_lex,edge_m,e_flower,e_vortex,converged_flower,converged_vortex\n";
   nlohmann::json rows = nlohmann::json::array();
   std::vector<double> diff;
@@ -334,7 +366,7 @@ int run_scan(MicromagConfig c, Device d, const RunOverrides& o) {
         om.n = cfg.problem.mesh.n;
         om.cell = cfg.problem.mesh.cell;
         write_ovf2<T>(fmt::format("{}/m_L{:.4f}_{}.ovf", c.out, L, s ? "vortex" : "flower"), om,
-                      sys.m().to_host(), "m", {"m_x", "m_y", "m_z"}, "1", 0.0);
+                      sys.m().to_host(), "m", {"m_x", "m_y", "m_z"}, "1", 0.0, set.run_id());
       }
     }
     all_converged = all_converged && conv[0] && conv[1];
@@ -356,8 +388,8 @@ int run_scan(MicromagConfig c, Device d, const RunOverrides& o) {
       crossing = a + (b - a) * diff[i - 1] / (diff[i - 1] - diff[i]);
       break;
     }
-  write_file_atomically(c.out + "/sp3.csv", csv);
-  write_json_file(c.out + "/summary.json", {{"command", "micromag scan"},
+  set.stage_text("sp3.csv", with_run_id_column(csv, set.run_id()));
+  set.stage_text("summary.json", json_text({{"command", "micromag scan"},
                                             {"config", c.source},
                                             {"device", to_string(d)},
                                             {"precision", sizeof(T) == 4 ? "float" : "double"},
@@ -365,7 +397,9 @@ int run_scan(MicromagConfig c, Device d, const RunOverrides& o) {
                                             {"exchange_length_m", lex},
                                             {"rows", rows},
                                             {"equal_energy_edge_lex", json_number(crossing)},
-                                            {"converged", all_converged}});
+                                            {"converged", all_converged},
+                                            {"run_id", set.run_id()}}));
+  set.commit("summary.json");
   if (!o.quiet) {
     if (std::isfinite(crossing))
       fmt::print("flower and vortex energies are equal at L = {:.4f} l_ex\n", crossing);

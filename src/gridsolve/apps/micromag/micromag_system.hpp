@@ -1,6 +1,7 @@
 // MicromagSystem<T>: the magnetization and materials on a device, the effective field
-// (exchange, anisotropy, Zeeman, demag), the LLG right-hand side, energies and averages.
-// Every loop runs where the fields live (CPU or GPU) through for_each / reduce.
+// (the terms of effective_field.hpp), the LLG right-hand side, energies and averages.
+// Every loop runs where the fields live (CPU or GPU) through for_each / reduce; the loops
+// that read neighbours fill the ghosts of what they read first (exchange_ghosts).
 #pragma once
 #include <array>
 #include <cstdint>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "gridsolve/apps/micromag/cell_vectors.hpp"
+#include "gridsolve/apps/micromag/field_term.hpp"
 #include "gridsolve/apps/micromag/micromag_problem.hpp"
 #include "gridsolve/exec/device.hpp"
 #include "gridsolve/exec/memory.hpp"
@@ -15,24 +17,8 @@
 
 namespace gridsolve::micromag {
 
-// The material of one region as the loop bodies read it.
-template <class T>
-struct MaterialParams {
-  T ms, aex, alpha, ku1, kc1;
-  T u[3], c1[3], c2[3], c3[3];
-};
-
 // The demag convolution's periodicity of a mesh.
 demag::Periodicity periodicity(const Mesh& mesh);
-
-// Which terms a field evaluation includes.
-enum Term : unsigned {
-  term_exchange = 1,
-  term_anisotropy = 2,
-  term_zeeman = 4,
-  term_demag = 8,
-  term_all = 15
-};
 
 // What the right-hand side computes from B: the LLG slope, the damping-only slope of
 // relax(), or the descent direction m x (m x B) of minimize().
@@ -63,6 +49,11 @@ class MicromagSystem {
   CellVectors<T>& m() { return m_; }
   const CellVectors<T>& m() const { return m_; }
   std::int64_t magnetic_cells() const { return magnetic_cells_; }
+  // The region of every cell (vacuum where Ms = 0), with its ghosts: vacuum beyond the free
+  // sides, the opposite side's regions beyond periodic ones.
+  const Field<std::uint8_t>& region() const { return region_; }
+  // How the ghosts of this mesh's cell fields are filled.
+  const GhostSides& ghost_sides() const { return sides_; }
 
   // Sets m from host arrays (normalized where there is material, zero elsewhere).
   void set_m(const std::array<std::vector<double>, 3>& m);
@@ -73,8 +64,8 @@ class MicromagSystem {
   void demag();
 
   // k = the slope at `v` with external field b (T); the demag input must hold v and
-  // demag() must have run.
-  void slope(const CellVectors<T>& v, CellVectors<T>& k, std::array<double, 3> b, Slope kind);
+  // demag() must have run. Fills v's ghosts.
+  void slope(CellVectors<T>& v, CellVectors<T>& k, std::array<double, 3> b, Slope kind);
   // out = normalize(m0 + h sum) on the magnetic cells, also written to the demag input;
   // returns h max |err| over the cells (0 when err has no terms).
   double combine(const CellVectors<T>& m0, double h, const StageSum<T>& sum, CellVectors<T>& out,
@@ -88,7 +79,7 @@ class MicromagSystem {
   Energies energies(std::array<double, 3> b);
   std::array<double, 3> average_m();
   double max_torque(std::array<double, 3> b);  // max |m x B_eff|, T
-  // B_eff (T) of the chosen terms at m(), on this device.
+  // B_eff (T) of the chosen terms (Term flags) at m(), on this device.
   void effective_field(std::array<double, 3> b, unsigned terms, CellVectors<T>& out);
 
  private:
@@ -96,7 +87,8 @@ class MicromagSystem {
   MicromagProblem problem_;
   Mesh mesh_;
   CellVectors<T> m_;
-  Buffer<std::uint8_t> region_;
+  GhostSides sides_;
+  Field<std::uint8_t> region_;
   Buffer<MaterialParams<T>> params_;
   std::unique_ptr<demag::DemagConvolution<T>> conv_;
   std::int64_t magnetic_cells_ = 0;

@@ -1,0 +1,69 @@
+// The effective field as the sum of its terms, one file each, composed at compile time into
+// the one fused loop body that evaluates them all per cell (no pass per term). A new term
+// (DMI, thermal, spin torque) is a new file in the shape of field_term.hpp and a line in
+// EffectiveField below.
+#pragma once
+#include "gridsolve/apps/micromag/cubic_anisotropy.hpp"
+#include "gridsolve/apps/micromag/demag_field.hpp"
+#include "gridsolve/apps/micromag/exchange_field.hpp"
+#include "gridsolve/apps/micromag/field_term.hpp"
+#include "gridsolve/apps/micromag/uniaxial_anisotropy.hpp"
+#include "gridsolve/apps/micromag/zeeman_field.hpp"
+
+namespace gridsolve::micromag {
+
+// The terms in the order their fields are added.
+template <class T, class... Terms>
+struct TermSum {
+  static TermSum make(const TermInputs<T>&) { return {}; }
+  GRIDSOLVE_HD void add(const CellState<T>&, unsigned, T*) const {}
+  GRIDSOLVE_HD double energy_density(const CellState<T>&, unsigned) const { return 0.0; }
+};
+
+template <class T, class First, class... Rest>
+struct TermSum<T, First, Rest...> {
+  First first;
+  TermSum<T, Rest...> rest;
+
+  static TermSum make(const TermInputs<T>& in) {
+    return {First::make(in), TermSum<T, Rest...>::make(in)};
+  }
+  // Adds the B of the terms selected by `terms` (Term flags).
+  GRIDSOLVE_HD void add(const CellState<T>& c, unsigned terms, T b[3]) const {
+    if (terms & First::bit) first.add(c, b);
+    rest.add(c, terms, b);
+  }
+  // The summed energy density of the selected terms.
+  GRIDSOLVE_HD double energy_density(const CellState<T>& c, unsigned terms) const {
+    const double e = (terms & First::bit) ? first.energy_density(c) : 0.0;
+    return e + rest.energy_density(c, terms);
+  }
+};
+
+// The registry of terms.
+template <class T>
+using EffectiveField = TermSum<T,                     //
+                               ExchangeField<T>,      //
+                               UniaxialAnisotropy<T>,  //
+                               CubicAnisotropy<T>,     //
+                               ZeemanField<T>,         //
+                               DemagField<T>>;
+
+// Everything a loop body needs to evaluate B_eff at a cell; passed by value.
+template <class T>
+struct FieldKernel {
+  FieldView<const T> m;
+  FieldView<const std::uint8_t> region;
+  const MaterialParams<T>* mat;
+  EffectiveField<T> terms;
+
+  static FieldKernel make(const TermInputs<T>& in) {
+    return {in.m, in.region, in.mat, EffectiveField<T>::make(in)};
+  }
+  // The state of cell (i, j, k) of region r.
+  GRIDSOLVE_HD CellState<T> cell(int i, int j, int k, int r) const {
+    return {i, j, k, {m(i, j, k, 0), m(i, j, k, 1), m(i, j, k, 2)}, r, mat[r]};
+  }
+};
+
+}  // namespace gridsolve::micromag

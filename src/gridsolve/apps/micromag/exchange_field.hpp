@@ -1,0 +1,61 @@
+// Exchange: B = (2 / Ms) sum over the 6 neighbours of A_ij (m_j - m_i) / d^2, read from the
+// ghosts of m and of the region map. A neighbour without material adds nothing; so does a
+// free side of the box, whose region ghosts are vacuum; a periodic side's ghosts hold the
+// opposite side's cells. Between regions A_ij is the harmonic mean (mumax3's rule).
+#pragma once
+#include "gridsolve/apps/micromag/field_term.hpp"
+
+namespace gridsolve::micromag {
+
+template <class T>
+struct ExchangeField {
+  static constexpr unsigned bit = term_exchange;
+  FieldView<const T> m;
+  FieldView<const std::uint8_t> region;
+  const MaterialParams<T>* mat;
+  T inv_d2[3];
+  bool layered;  // more than one cell along z (a single layer has no z neighbours stored)
+
+  static ExchangeField make(const TermInputs<T>& in) {
+    ExchangeField e{in.m, in.region, in.mat, {}, in.mesh->n[2] > 1};
+    for (int a = 0; a < 3; ++a) e.inv_d2[a] = T(1 / (in.mesh->cell[a] * in.mesh->cell[a]));
+    return e;
+  }
+
+  // The neighbour at (i, j, k), 1 / d^2 = w away.
+  GRIDSOLVE_HD void neighbour(int i, int j, int k, const CellState<T>& c, T w, T s[3]) const {
+    const int r2 = region(i, j, k);
+    if (mat[r2].ms == T(0)) return;
+    const T a = c.p.aex;
+    T aij = a;
+    if (r2 != c.region) {
+      const T a2 = mat[r2].aex;
+      aij = (a + a2) != T(0) ? T(2) * a * a2 / (a + a2) : T(0);
+    }
+    for (int d = 0; d < 3; ++d) s[d] += aij * w * (m(i, j, k, d) - c.m[d]);
+  }
+
+  GRIDSOLVE_HD void add(const CellState<T>& c, T b[3]) const {
+    if (c.p.aex == T(0)) return;
+    T s[3] = {0, 0, 0};
+    neighbour(c.i - 1, c.j, c.k, c, inv_d2[0], s);
+    neighbour(c.i + 1, c.j, c.k, c, inv_d2[0], s);
+    neighbour(c.i, c.j - 1, c.k, c, inv_d2[1], s);
+    neighbour(c.i, c.j + 1, c.k, c, inv_d2[1], s);
+    if (layered) {
+      neighbour(c.i, c.j, c.k - 1, c, inv_d2[2], s);
+      neighbour(c.i, c.j, c.k + 1, c, inv_d2[2], s);
+    }
+    const T f = T(2) / c.p.ms;
+    for (int d = 0; d < 3; ++d) b[d] += f * s[d];
+  }
+
+  // -1/2 Ms m . B_ex: each pair's energy A |m_j - m_i|^2 / d^2 split between its cells.
+  GRIDSOLVE_HD double energy_density(const CellState<T>& c) const {
+    T b[3] = {0, 0, 0};
+    add(c, b);
+    return linear_energy_density(c, b, -0.5);
+  }
+};
+
+}  // namespace gridsolve::micromag

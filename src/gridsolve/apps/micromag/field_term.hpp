@@ -1,0 +1,66 @@
+// What a term of the effective field sees: the material of a region, the cell it is
+// evaluated at (m there, its region), and the inputs every term is made from. Each term
+// (exchange_field.hpp, uniaxial_anisotropy.hpp, ...) is a small GRIDSOLVE_HD functor with
+//   static constexpr unsigned bit;                        which Term flag selects it
+//   static X make(const TermInputs<T>&);                  built once per kernel launch
+//   void add(const CellState<T>&, T b[3]) const;          adds its B (T) at the cell
+//   double energy_density(const CellState<T>&) const;     its energy density (J/m^3)
+// and effective_field.hpp lists them; the fused kernels compose the list.
+#pragma once
+#include <array>
+#include <cstdint>
+
+#include "gridsolve/apps/micromag/micromag_problem.hpp"
+#include "gridsolve/core/field_view.hpp"
+#include "gridsolve/core/hd.hpp"
+#include "gridsolve/transform/demag_layout.hpp"
+
+namespace gridsolve::micromag {
+
+// The material of one region as the loop bodies read it (unit axes, c3 = c1 x c2).
+template <class T>
+struct MaterialParams {
+  T ms, aex, alpha, ku1, kc1;
+  T u[3], c1[3], c2[3], c3[3];
+};
+
+// Which terms a field evaluation includes.
+enum Term : unsigned {
+  term_exchange = 1,
+  term_anisotropy = 2,
+  term_zeeman = 4,
+  term_demag = 8,
+  term_all = 15
+};
+
+// One magnetic cell (Ms > 0) as the terms see it.
+template <class T>
+struct CellState {
+  int i, j, k;
+  T m[3];
+  int region;
+  const MaterialParams<T>& p;
+};
+
+// What the terms are made from: m and the region map with their ghosts filled (exchange
+// reads the neighbours there), the materials, the mesh, the demag output, B_ext.
+template <class T>
+struct TermInputs {
+  FieldView<const T> m;
+  FieldView<const std::uint8_t> region;
+  const MaterialParams<T>* mat;
+  const Mesh* mesh;
+  const demag::PaddedVector<T>* demag;  // null without demag
+  std::array<double, 3> bext;
+};
+
+// The energy density of a term whose energy is `factor` Ms m . B (linear in m: -1/2;
+// Zeeman: -1), from its field b at the cell.
+template <class T>
+GRIDSOLVE_HD double linear_energy_density(const CellState<T>& c, const T b[3], double factor) {
+  double s = 0;
+  for (int d = 0; d < 3; ++d) s += double(c.m[d]) * double(b[d]);
+  return factor * double(c.p.ms) * s;
+}
+
+}  // namespace gridsolve::micromag
