@@ -22,7 +22,7 @@
 
 #include "gridsolve/bench/sort_bench.hpp"
 #include "gridsolve/cli/bench_command.hpp"
-#include "gridsolve/cli/input_files.hpp"
+#include "gridsolve/io/input_file.hpp"
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/memory.hpp"
 #include "gridsolve/io/atomic_file.hpp"

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "gridsolve/cli/commands.hpp"
-#include "gridsolve/cli/input_files.hpp"
+#include "gridsolve/io/input_file.hpp"
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/memory.hpp"
 #include "gridsolve/io/atomic_file.hpp"

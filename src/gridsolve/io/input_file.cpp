@@ -18,7 +18,6 @@ namespace gridsolve {
 namespace {
 
 const char* kind_of(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
   if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
   if (S_ISCHR(mode)) return "a character device";
   if (S_ISBLK(mode)) return "a block device";
@@ -26,74 +25,73 @@ const char* kind_of(mode_t mode) {
   return "not a regular file";
 }
 
-// An open descriptor that closes itself.
-struct Descriptor {
-  int fd = -1;
-  ~Descriptor() {
-    if (fd >= 0) ::close(fd);
-  }
-};
-
-[[noreturn]] void refuse_os(std::string_view what, const std::string& path, int err) {
-  throw Error(fmt::format("cannot read {} '{}': {}", what, printable(path),
-                          std::generic_category().message(err)));
-}
-
-// Opens `path` for reading and checks it; the descriptor is left blocking again.
-std::uintmax_t open_checked(const std::string& path, std::uintmax_t limit, std::string_view what,
-                            Descriptor& d) {
-  if (path.empty()) throw Error(fmt::format("the {} path is empty; name a file", what));
-  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
-  d.fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (d.fd < 0) refuse_os(what, path, errno);
-  struct stat st {};
-  if (::fstat(d.fd, &st) != 0) refuse_os(what, path, errno);
-  if (S_ISDIR(st.st_mode))
-    throw Error(
-        fmt::format("cannot read {} '{}': it is a directory, not a file", what, printable(path)));
-  if (!S_ISREG(st.st_mode))
-    throw Error(fmt::format("cannot read {} '{}': it is {}; give a regular file", what,
-                            printable(path), kind_of(st.st_mode)));
-  const auto size = std::uintmax_t(st.st_size);
-  if (size > limit)
-    throw Error(fmt::format("{} '{}' is larger than {} bytes ({} bytes); that is not a {} this "
-                            "program wrote or could use",
-                            what, printable(path), limit, size, what));
-  const int flags = ::fcntl(d.fd, F_GETFL);
-  if (flags >= 0) ::fcntl(d.fd, F_SETFL, flags & ~O_NONBLOCK);
-  return size;
-}
-
 }  // namespace
 
-std::uintmax_t require_input_file(const std::string& path, std::uintmax_t limit,
-                                  std::string_view what) {
-  Descriptor d;
-  return open_checked(path, limit, what, d);
+InputFile::InputFile(const std::string& path, std::uintmax_t limit, std::string_view what,
+                     std::string_view limit_reason)
+    : path_(path), what_(what) {
+  if (path.empty()) throw Error(fmt::format("the {} path is empty; name a file", what));
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
+  fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd_ < 0) fail(read_error(errno));
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) fail(read_error(errno));
+  if (S_ISDIR(st.st_mode))
+    fail(fmt::format("cannot read {} '{}': it is a directory, not a file", what_,
+                     printable(path_)));
+  if (!S_ISREG(st.st_mode))
+    fail(fmt::format("cannot read {} '{}': it is {}; give a regular file", what_, printable(path_),
+                     kind_of(st.st_mode)));
+  size_ = std::uintmax_t(st.st_size);
+  if (size_ > limit)
+    fail(fmt::format("{} '{}' has {} bytes, more than the {} bytes such a file can have{}{}", what_,
+                     printable(path_), size_, limit, limit_reason.empty() ? "" : ": ",
+                     limit_reason));
+  const int flags = ::fcntl(fd_, F_GETFL);
+  if (flags >= 0) ::fcntl(fd_, F_SETFL, flags & ~O_NONBLOCK);
 }
 
-std::string read_input_file(const std::string& path, std::size_t limit, std::string_view what) {
-  Descriptor d;
-  const std::uintmax_t size = open_checked(path, limit, what, d);
-  std::string text;
-  text.reserve(std::size_t(size));
-  char buffer[65536];
-  // Read at most one byte past the limit: a file that grew since the check is refused
-  // without reading all of it.
-  while (text.size() <= limit) {
-    const ssize_t got = ::read(d.fd, buffer, sizeof buffer);
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      refuse_os(what, path, errno);
-    }
-    if (got == 0) break;
-    text.append(buffer, std::size_t(got));
+InputFile::~InputFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::size_t InputFile::read(char* buffer, std::size_t n) {
+  for (;;) {
+    const ssize_t got = ::read(fd_, buffer, n);
+    if (got >= 0) return std::size_t(got);
+    if (errno != EINTR) throw Error(read_error(errno), Error::Kind::runtime);
   }
-  if (text.size() > limit)
-    throw Error(fmt::format("{} '{}' is larger than {} bytes; that is not a {} this program "
-                            "wrote or could use",
-                            what, printable(path), limit, what));
-  return text;
+}
+
+std::string InputFile::read_all() {
+  std::string bytes(std::size_t(size_), '\0');
+  std::size_t at = 0;
+  while (at < bytes.size()) {
+    const std::size_t got = read(bytes.data() + at, bytes.size() - at);
+    if (got == 0)
+      throw Error(fmt::format("{} '{}' became shorter while it was read", what_, printable(path_)),
+                  Error::Kind::runtime);
+    at += got;
+  }
+  char extra = 0;
+  if (read(&extra, 1) != 0)
+    throw Error(fmt::format("{} '{}' grew while it was read", what_, printable(path_)),
+                Error::Kind::runtime);
+  return bytes;
+}
+
+std::string InputFile::read_error(int err) const {
+  return fmt::format("cannot read {} '{}': {}", what_, printable(path_),
+                     std::generic_category().message(err));
+}
+
+void InputFile::fail(const std::string& message) {
+  if (fd_ >= 0) ::close(fd_), fd_ = -1;
+  throw Error(message);
+}
+
+std::string read_input_file(const std::string& path, std::uintmax_t limit, std::string_view what) {
+  return InputFile(path, limit, what).read_all();
 }
 
 }  // namespace gridsolve

@@ -149,7 +149,7 @@ std::array<std::vector<double>, 3> parse_ovf2(const std::string& text, OvfMesh& 
 
 std::array<std::vector<double>, 3> read_ovf2(const std::string& path, OvfMesh& m,
                                              std::uintmax_t limit) {
-  const std::string text = read_input_file(path, std::size_t(limit), "OVF file");
+  const std::string text = read_input_file(path, limit, "OVF file");
   auto fail = [&](const std::string& why) -> void {
     throw Error(fmt::format("OVF file '{}': {}", printable(path), why));
   };

@@ -118,7 +118,7 @@ std::uintmax_t checkpoint_size_limit(const FlowCase& c) {
 }
 
 Checkpoint read_checkpoint(const std::string& path, std::uintmax_t limit) {
-  const std::string s = read_input_file(path, std::size_t(limit), "checkpoint");
+  const std::string s = read_input_file(path, limit, "checkpoint");
   if (s.size() < 8 || std::memcmp(s.data(), k_magic, 8) != 0)
     damaged(path, "it does not begin with the flow checkpoint mark GSFLOWCK");
   if (s.size() < 20) damaged(path, fmt::format("it is truncated ({} bytes)", s.size()));
