@@ -42,8 +42,8 @@ struct TermSum<T, First, Rest...> {
 
 // The registry of terms.
 template <class T>
-using EffectiveField = TermSum<T,                     //
-                               ExchangeField<T>,      //
+using EffectiveField = TermSum<T,                      //
+                               ExchangeField<T>,       //
                                UniaxialAnisotropy<T>,  //
                                CubicAnisotropy<T>,     //
                                ZeemanField<T>,         //

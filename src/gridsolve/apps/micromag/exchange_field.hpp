@@ -11,8 +11,8 @@ namespace gridsolve::micromag {
 template <class T>
 struct ExchangeField {
   static constexpr unsigned bit = term_exchange;
-  const T* m[3];                // the components at global (0, 0, 0)
-  const std::uint8_t* region;   // likewise
+  const T* m[3];                   // the components at global (0, 0, 0)
+  const std::uint8_t* region;      // likewise
   std::int64_t step[3], rstep[3];  // the strides of m and of the region map per axis
   const MaterialParams<T>* mat;
   T inv_d2[3];
