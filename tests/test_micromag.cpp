@@ -238,9 +238,7 @@ std::array<std::vector<double>, 3> exchange_reference(const MicromagProblem& p,
   const Mesh& mesh = p.mesh;
   const int n[3] = {mesh.n[0], mesh.n[1], mesh.n[2]};
   auto at = [&](int i, int j, int k) { return (std::size_t(k) * n[1] + j) * n[0] + i; };
-  auto ms = [&](std::size_t q) {
-    return p.region[q] == vacuum ? 0.0 : p.regions[p.region[q]].ms;
-  };
+  auto ms = [&](std::size_t q) { return p.region[q] == vacuum ? 0.0 : p.regions[p.region[q]].ms; };
   std::array<std::vector<double>, 3> b;
   for (auto& c : b) c.assign(m[0].size(), 0.0);
   for (int k = 0; k < n[2]; ++k)
@@ -333,8 +331,8 @@ TEST(MicromagExchange, GhostsGiveTheWrappedNeighbourSum) {
 
 TEST(MicromagExchange, RegionGhostsAreVacuumOnFreeSidesAndWrapOnPeriodicOnes) {
   MicromagProblem p = two_regions_with_holes({5, 4, 3}, {true, false, false});
-  p.region[0] = 3;   // cell (0, 0, 0)
-  p.region[4] = 0;   // cell (4, 0, 0)
+  p.region[0] = 3;  // cell (0, 0, 0)
+  p.region[4] = 0;  // cell (4, 0, 0)
   MicromagSystem<double> sys(p, Device::cpu);
   const GhostSides& s = sys.ghost_sides();
   EXPECT_EQ(s.face[0], GhostRule::periodic);

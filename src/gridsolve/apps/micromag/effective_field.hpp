@@ -42,8 +42,8 @@ struct TermSum<T, First, Rest...> {
 
 // The registry of terms.
 template <class T>
-using EffectiveField = TermSum<T,                     //
-                               ExchangeField<T>,      //
+using EffectiveField = TermSum<T,                      //
+                               ExchangeField<T>,       //
                                UniaxialAnisotropy<T>,  //
                                CubicAnisotropy<T>,     //
                                ZeemanField<T>,         //
@@ -62,7 +62,15 @@ struct FieldKernel {
   }
   // The state of cell (i, j, k) of region r.
   GRIDSOLVE_HD CellState<T> cell(int i, int j, int k, int r) const {
-    return {i, j, k, {m(i, j, k, 0), m(i, j, k, 1), m(i, j, k, 2)}, r, mat[r]};
+    const std::int64_t q = m.index(i, j, k);
+    return {i,
+            j,
+            k,
+            q,
+            region.index(i, j, k),
+            {m.data[q], m.data[q + m.component], m.data[q + 2 * m.component]},
+            r,
+            mat[r]};
   }
 };
 

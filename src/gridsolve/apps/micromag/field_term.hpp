@@ -33,10 +33,12 @@ enum Term : unsigned {
   term_all = 15
 };
 
-// One magnetic cell (Ms > 0) as the terms see it.
+// One magnetic cell (Ms > 0) as the terms see it. q and rq are its elements in m's and in
+// the region map's storage (the neighbours lie at fixed strides from them, ghosts included).
 template <class T>
 struct CellState {
   int i, j, k;
+  std::int64_t q, rq;
   T m[3];
   int region;
   const MaterialParams<T>& p;
