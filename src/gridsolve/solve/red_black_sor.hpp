@@ -21,7 +21,8 @@ class RedBlackSor final : public Solver<T> {
   bool gauss_seidel_;
 };
 
-// One generic red-black iteration in the natural layout (benchmarks, comparisons);
+// One generic red-black iteration in the natural layout (benchmarks, comparisons, and
+// the flow momentum predictor, which runs it on its momentum rows with its own stopping);
 // b null: the operator's own right-hand side.
 template <class T>
 void red_black_iteration_generic(const StencilOperator<T>& op, Field<T>& u, T omega,

@@ -9,6 +9,7 @@
 #include "gridsolve/apps/flow/flow_momentum_assembly.hpp"
 #include "gridsolve/apps/flow/flow_solver.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
+#include "gridsolve/solve/red_black_sor.hpp"
 #include "gridsolve/solve/solver.hpp"
 
 namespace gridsolve::flow {
@@ -100,21 +101,14 @@ void FlowSolver<T>::solve_momentum(int comp, int sweeps) {
     bicgstab_[c].solve(u_[c], so);
     return;
   }
-  const StencilView<T> a = op.view();
-  const FieldView<T> u = u_[c].view();
+  // The solve layer's red-black iteration on the momentum operator: it refreshes the
+  // periodic images before each colour (walls and inflows are folded into the rows, so
+  // no other ghost is read); the velocity's other ghosts are refreshed once at the end.
   const T omega = T(predictor_omega(comp));
   const bool wraps = periodic_[0] || periodic_[1] || periodic_[2];
   auto sweep = [&](int count) {
-    for (int s = 0; s < count; ++s)
-      for (int colour = 0; colour < 2; ++colour) {
-        for_each_colour(device_, op.active, colour, [=] GRIDSOLVE_HD(int i, int j, int k) {
-          if (!a.is_free(i, j, k)) return;
-          const T gs = (a.b(i, j, k) + a.neighbours(u, i, j, k)) / a.diag(i, j, k);
-          u(i, j, k) += omega * (gs - u(i, j, k));
-        });
-        // The neighbours across a periodic side are copies: refresh them as they change.
-        if (wraps) exchange_velocity_ghosts(comp, inflow_factor_);
-      }
+    for (int s = 0; s < count; ++s) red_black_iteration_generic(op, u_[c], omega);
+    if (wraps) exchange_velocity_ghosts(comp, inflow_factor_);
   };
   const double tolerance = case_.predictor_tolerance();
   if (tolerance <= 0) {
