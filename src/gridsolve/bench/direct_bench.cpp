@@ -4,10 +4,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 
 #include "gridsolve/bench/direct_bench_data.hpp"
+#include "gridsolve/bench/host_timing.hpp"
 #include "gridsolve/solve/buneman/buneman.hpp"
 #include "gridsolve/solve/fast_poisson/transform_poisson.hpp"
 #include "gridsolve/solve/tridiag/tridiagonal.hpp"
@@ -16,31 +16,11 @@ namespace gridsolve {
 
 namespace {
 
-template <class F>
-double median_ms(int repeats, F f) {
-  f();  // warm-up
-  std::vector<double> t;
-  for (int r = 0; r < repeats; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    t.push_back(
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
+using bench::median_ms;
 
 BenchRow row(const std::string& name, double ms, double cells, double bytes, double copy_gbs,
              const std::string& traffic) {
-  BenchRow r;
-  r.name = name;
-  r.precision = bytes > 0 ? "fp64" : "-";
-  r.ms = ms;
-  r.gcells_per_s = cells / (ms * 1e6);
-  r.gbytes_per_s = bytes / (ms * 1e6);
-  r.fraction_of_copy = copy_gbs > 0 ? r.gbytes_per_s / copy_gbs : 0;
-  r.traffic = traffic;
-  return r;
+  return bench_row(name, bytes > 0 ? "fp64" : "-", ms, cells, bytes, copy_gbs, traffic);
 }
 
 double cpu_copy_gbs(std::size_t bytes, int repeats, double& ms) {

@@ -31,15 +31,7 @@ using bench::time_ms;
 
 BenchRow row(const std::string& name, const char* prec, double ms, double cells, double bytes,
              double copy_gbs, const std::string& traffic) {
-  BenchRow r;
-  r.name = name;
-  r.precision = prec;
-  r.ms = ms;
-  r.gcells_per_s = cells / (ms * 1e6);
-  r.gbytes_per_s = bytes / (ms * 1e6);
-  r.fraction_of_copy = copy_gbs > 0 ? r.gbytes_per_s / copy_gbs : 0;
-  r.traffic = traffic;
-  return r;
+  return bench_row(name, prec, ms, cells, bytes, copy_gbs, traffic);
 }
 
 double copy_row(std::vector<BenchRow>& out, int repeats) {

@@ -5,10 +5,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <random>
 
+#include "gridsolve/bench/host_timing.hpp"
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/sort/sort.hpp"
 
@@ -16,20 +16,7 @@ namespace gridsolve {
 
 namespace {
 
-template <class F, class R>
-double median_ms(int repeats, F f, R reset) {
-  reset(), f();  // warm-up
-  std::vector<double> t;
-  for (int r = 0; r < repeats; ++r) {
-    reset();
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    t.push_back(
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
+using bench::median_ms;
 
 void check(bool same, const std::string& what) {
   if (!same)

@@ -59,16 +59,26 @@ double median(std::vector<double> v) {
 
 BenchRow make_row(std::string name, std::string precision, double ms, double cells,
                   double bytes_per_cell, double copy_gbs, std::string traffic) {
+  return bench_row(std::move(name), std::move(precision), ms, cells, cells * bytes_per_cell,
+                   copy_gbs, std::move(traffic));
+}
+
+}  // namespace bench_detail
+
+BenchRow bench_row(std::string name, std::string precision, double ms, double cells, double bytes,
+                   double copy_gbs, std::string traffic) {
   BenchRow r;
   r.name = std::move(name);
   r.precision = std::move(precision);
   r.ms = ms;
-  r.gcells_per_s = cells / (ms * 1e-3) / 1e9;
-  r.gbytes_per_s = cells * bytes_per_cell / (ms * 1e-3) / 1e9;
+  r.gcells_per_s = cells / (ms * 1e6);
+  r.gbytes_per_s = bytes / (ms * 1e6);
   r.fraction_of_copy = copy_gbs > 0 ? r.gbytes_per_s / copy_gbs : 0;
   r.traffic = std::move(traffic);
   return r;
 }
+
+namespace bench_detail {
 
 template StencilOperator<float> laplacian<float>(int, Device);
 template StencilOperator<double> laplacian<double>(int, Device);

@@ -20,6 +20,11 @@ struct BenchRow {
   std::string traffic;          // what was counted
 };
 
+// A row from a median time, the cells it updated and the bytes it moved (rates per
+// second), and the copy bandwidth of the same run (0: no fraction).
+BenchRow bench_row(std::string name, std::string precision, double ms, double cells, double bytes,
+                   double copy_gbs, std::string traffic);
+
 // Times on device d, for an n x n node grid (the 5-point Laplacian, random non-zero
 // data): the copy ceiling (cudaMemcpy device to device, or a threaded memcpy on the
 // CPU), one Jacobi sweep (tuned, generic and, on the GPU, a plain one-thread-per-cell

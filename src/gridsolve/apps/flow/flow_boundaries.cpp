@@ -99,10 +99,7 @@ void FlowSolver<T>::apply_boundaries(double factor, bool set_faces) {
           dev, slab,
           [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
             const int I[3] = {i, j, k};
-            double area = 1;
-            for (int q = 0; q < g.dims; ++q)
-              if (q != cc) area *= g.width(q, I[q]);
-            return s * double(u(i, j, k)) * area;
+            return s * double(u(i, j, k)) * face_area(g, cc, I);
           },
           SumOp{}, 0.0);
       if (st == k_outflow)

@@ -12,11 +12,6 @@ using namespace detail;
 
 namespace {
 
-struct F2 {
-  double x = 0, y = 0;
-  GRIDSOLVE_HD F2 operator+(const F2& o) const { return {x + o.x, y + o.y}; }
-};
-
 template <class T>
 double max_change(Device d, const Box& b, const FieldView<const T>& a,
                   const FieldView<const T>& o) {
@@ -120,9 +115,9 @@ Forces FlowSolver<T>::forces() const {
     act[q] = mom_[std::size_t(q)].active;
   }
   const FieldView<const T> p = p_.cview();
-  const F2 pf = reduce<F2>(
+  const SumPair pf = reduce<SumPair>(
       device_, pop_.active,
-      [=] GRIDSOLVE_HD(int i, int j, int k) -> F2 {
+      [=] GRIDSOLVE_HD(int i, int j, int k) -> SumPair {
         const int I[3] = {i, j, k};
         double out[2] = {0, 0};
         for (int q = 0; q < 2; ++q) {
@@ -135,10 +130,10 @@ Forces FlowSolver<T>::forces() const {
           if (lo_free && hi_fixed) out[q] += double(p(i, j, k)) * area;
           if (lo_fixed && hi_free) out[q] -= double(p(i, j, k)) * area;
         }
-        return F2{out[0], out[1]};
+        return SumPair{out[0], out[1]};
       },
-      SumOp{}, F2{});
-  return Forces{f[0] + pf.x, f[1] + pf.y};
+      SumOp{}, SumPair{});
+  return Forces{f[0] + pf.first, f[1] + pf.second};
 }
 
 template double FlowSolver<double>::max_divergence() const;

@@ -8,6 +8,7 @@
 #include "gridsolve/apps/flow/flow_case.hpp"
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/core/field_view.hpp"
+#include "gridsolve/problem/mac_grid.hpp"
 
 namespace gridsolve::flow::detail {
 
@@ -33,6 +34,22 @@ template <class T>
 GRIDSOLVE_HD T at(const FieldView<T>& f, const int* I) {
   return f(I[0], I[1], I[2]);
 }
+
+// The area of the face of velocity component `comp` at I: the widths across it, multiplied.
+GRIDSOLVE_HD inline double face_area(const MacGeometry& g, int comp, const int* I) {
+  double area = 1;
+  for (int q = 0; q < g.dims; ++q)
+    if (q != comp) area *= g.width(q, I[q]);
+  return area;
+}
+
+// Two sums reduced in one pass.
+struct SumPair {
+  double first = 0, second = 0;
+  GRIDSOLVE_HD SumPair operator+(const SumPair& o) const {
+    return {first + o.first, second + o.second};
+  }
+};
 
 // A value a case's formula gave (a boundary, an initial field): beyond k_largest_speed,
 // or not a number, it is bad input named by what() and the point. what() runs only on

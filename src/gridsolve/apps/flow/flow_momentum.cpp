@@ -86,10 +86,7 @@ void FlowSolver<T>::solve_momentum(int comp, int sweeps) {
     const int I[3] = {i, j, k};
     int L[3] = {i, j, k};
     L[cc] -= 1;
-    double area = 1;
-    for (int q = 0; q < g.dims; ++q)
-      if (q != cc) area *= g.width(q, I[q]);
-    rhs(i, j, k) = b0(i, j, k) + T(area) * (at(p, L) - p(i, j, k));
+    rhs(i, j, k) = b0(i, j, k) + T(face_area(g, cc, I)) * (at(p, L) - p(i, j, k));
   });
   if (momentum_solver_ == MomentumSolver::bicgstab) {
     // Krylov: to the momentum tolerance (default 1e-6 relative), Jacobi preconditioned.

@@ -16,16 +16,6 @@ namespace gridsolve::flow {
 
 using namespace detail;
 
-namespace {
-
-// Two sums reduced in one pass.
-struct SumCount {
-  double s = 0, q = 0;
-  GRIDSOLVE_HD SumCount operator+(const SumCount& o) const { return {s + o.s, q + o.q}; }
-};
-
-}  // namespace
-
 // Pressure equation from continuity of u = HbyA + d (p_lo - p_hi), solved, then the
 // velocity corrected; `correctors` times (PISO 2, SIMPLE 1).
 template <class T>
@@ -110,10 +100,7 @@ void FlowSolver<T>::compute_hbya() {
                  const int I[3] = {i, j, k};
                  int L[3] = {i, j, k};
                  L[cc] -= 1;
-                 double area = 1;
-                 for (int q = 0; q < g.dims; ++q)
-                   if (q != cc) area *= g.width(q, I[q]);
-                 v += (T(area) / ap - d(i, j, k)) * (at(p, L) - p(i, j, k));
+                 v += (T(face_area(g, cc, I)) / ap - d(i, j, k)) * (at(p, L) - p(i, j, k));
                }
                h(i, j, k) = v;
              });
@@ -156,9 +143,7 @@ double FlowSolver<T>::assemble_pressure() {
     }
     double sum = 0, b = 0;
     for (int q = 0; q < g.dims; ++q) {
-      double area = 1;
-      for (int e = 0; e < g.dims; ++e)
-        if (e != q) area *= g.width(e, I[e]);
+      const double area = face_area(g, q, I);
       for (int side = 0; side < 2; ++side) {
         int F[3] = {i, j, k};
         F[q] += side;
@@ -176,19 +161,19 @@ double FlowSolver<T>::assemble_pressure() {
   });
   // Continuity of HbyA is solvable only with zero net source: remove the round-off.
   const FieldView<const T> rc = pop_.rhs.cview();
-  const SumCount sc = reduce<SumCount>(
+  const SumPair sc = reduce<SumPair>(
       device_, pop_.active,
-      [=] GRIDSOLVE_HD(int i, int j, int k) -> SumCount {
-        if (pm(i, j, k)) return SumCount{};
+      [=] GRIDSOLVE_HD(int i, int j, int k) -> SumPair {
+        if (pm(i, j, k)) return SumPair{};
         const double v = rc(i, j, k);
-        return SumCount{v, v * v};
+        return SumPair{v, v * v};
       },
-      SumOp{}, SumCount{});
-  const T mean = T(sc.s / double(pop_.unknowns));
+      SumOp{}, SumPair{});
+  const T mean = T(sc.first / double(pop_.unknowns));
   for_each(device_, pop_.active, [=] GRIDSOLVE_HD(int i, int j, int k) {
     if (!pm(i, j, k)) rhs(i, j, k) -= mean;
   });
-  return sc.q;
+  return sc.second;
 }
 
 // The velocity corrected with the new pressure at every free face.
