@@ -19,6 +19,10 @@ class ConjugateGradient final : public Solver<T> {
   ConjugateGradient(CgPreconditioner pc, MultigridOptions mg = {});
   ~ConjugateGradient() override;
   std::string name() const override;
+  // Plain and Jacobi-preconditioned; a multigrid preconditioner does not split yet.
+  bool runs_on_ranks() const override {
+    return kind_ == CgPreconditioner::none || kind_ == CgPreconditioner::jacobi;
+  }
   // A stencil operator: builds the preconditioner (for mgcg the multigrid hierarchy)
   // and the iteration's workspace.
   void setup(const StencilOperator<T>& op) override;

@@ -9,6 +9,7 @@ class Jacobi final : public Solver<T> {
  public:
   std::string name() const override { return "jacobi"; }
   void setup(const StencilOperator<T>& op) override { this->op_ = &op; }
+  bool runs_on_ranks() const override { return true; }
 
   SolveReport run(const Field<T>* b, Field<T>& u, const SolveOptions& options) override;
 };
