@@ -83,6 +83,8 @@ void add_solver_options(CLI::App* app, RunSettings& s, SolverArguments& a) {
   app->add_option("--out", s.out,
                   "folder for summary.json, history.csv and the solution (HDF5 + XDMF)");
   app->add_flag("-q,--quiet", s.quiet, "print nothing but errors");
+  app->add_option("--ranks-grid", s.ranks_grid,
+                  "under mpirun: ranks per axis, PxQ (2D) or PxQxR (3D); default: chosen");
 }
 
 StopRule parse_rule(const std::string& rule) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "gridsolve/exec/communicator.hpp"
 #include "gridsolve/exec/device.hpp"
 #include "gridsolve/solve/solver_registry.hpp"
 
@@ -16,6 +17,16 @@ int info_command() {
   fmt::print("  build       CPU path only (built without CUDA); OpenMP\n");
 #endif
   fmt::print("  cpu         {} OpenMP threads\n", cpu_threads());
+  {
+    const Communicator& world = Communicator::world();
+    fmt::print("  mpi         {}; {} rank{} in this run\n", mpi_description(), world.size(),
+               world.size() == 1 ? "" : "s");
+#if GRIDSOLVE_HAVE_NCCL
+    fmt::print("  nccl        linked (device messages between ranks not used yet)\n");
+#else
+    fmt::print("  nccl        not built in\n");
+#endif
+  }
   const auto devices = cuda_devices();
   if (devices.empty()) {
     fmt::print("  gpu         none: {}\n", cuda_unavailable_reason());

@@ -74,7 +74,19 @@ MpiSession::MpiSession(int& argc, char**& argv, bool start) {
   w.mpi_ = true;
   started_ = true;
 #else
-  (void)argc, (void)argv, (void)start;
+  (void)argc, (void)argv;
+  // Started by mpirun as several copies, a build without MPI would run the whole problem
+  // in each, all writing the same files: refuse instead.
+  const char* size = std::getenv("OMPI_COMM_WORLD_SIZE");
+  if (!size) size = std::getenv("PMI_SIZE");
+  if (start && size && std::atoi(size) > 1) {
+    std::fprintf(stderr,
+                 "gridsolve: this build has no MPI, so each of the %s processes mpirun started "
+                 "would solve the whole problem alone; rebuild with MPI (libopenmpi-dev) or "
+                 "run one process\n",
+                 size);
+    std::exit(2);
+  }
 #endif
 }
 
