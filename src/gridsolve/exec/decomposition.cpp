@@ -136,8 +136,9 @@ std::array<int, 3> parse_ranks_grid(const std::string& text, int dims, int ranks
   std::array<int, 3> p{1, 1, 1};
   const std::string usage = "--ranks-grid takes " +
                             std::string(dims == 3 ? "PxQxR" : "PxQ") +
-                            " (ranks per axis, positive integers whose product is the " +
-                            std::to_string(ranks) + " ranks of the run), got '" + text + "'";
+                            " (ranks per axis: positive integers whose product is the "
+                            "number of ranks, " +
+                            std::to_string(ranks) + "), got '" + text + "'";
   std::size_t at = 0;
   for (int a = 0; a < dims; ++a) {
     if (a > 0) {
