@@ -1,4 +1,4 @@
-// Solvers on ranks: Jacobi, CG and PCG on each rank's part of a Poisson problem give the
+// Solvers on ranks: Jacobi, red-black SOR / Gauss-Seidel, CG and PCG on each rank's part of a Poisson problem give the
 // one-process answer to the solver's tolerance (uneven boxes on 3 ranks, a periodic axis
 // across ranks, a masked variable-coefficient domain, 3D); the others refuse clearly.
 #include <gtest/gtest.h>
@@ -50,9 +50,11 @@ void expect_same_answer(const ModelProblem& m, const std::string& solver, SolveO
   const SolveReport many = make_solver<double>(solver)->solve(part.op, part.u, o);
   ASSERT_TRUE(one.converged) << what << ": " << one.reason;
   EXPECT_TRUE(many.converged) << what << ": " << many.reason;
-  // Jacobi's sweeps are the same arithmetic on any split: the same count; Krylov dot
+  // Jacobi's and red-black sweeps are the same arithmetic on any split: the same count;
+  // Krylov dot
   // products sum in another order, which may move the stop by an iteration.
-  EXPECT_NEAR(many.iterations, one.iterations, solver == "jacobi" ? 0 : 2) << what;
+  const bool same_arithmetic = solver == "jacobi" || solver == "sor" || solver == "rb-gs";
+  EXPECT_NEAR(many.iterations, one.iterations, same_arithmetic ? 0 : 2) << what;
   if (o.rule == StopRule::residual) {
     EXPECT_LT(many.relative_residual, o.tolerance) << what;
     EXPECT_NEAR(many.relative_residual, one.relative_residual, 0.5 * o.tolerance) << what;
@@ -103,6 +105,23 @@ TEST(MpiSolvers, JacobiMaxUpdateRule) {
   expect_same_answer(m, "jacobi", o, 1e-12);
 }
 
+TEST(MpiSolvers, RedBlackSorMatchesOneProcess) {
+  ModelProblem m;
+  m.n = 33;
+  // Each colour's updates are independent of one another: the same arithmetic on any split.
+  expect_same_answer(m, "sor", residual_rule(1e-9), 1e-12);
+  m.sides = "periodic";
+  m.mask = "hole";
+  expect_same_answer(m, "sor", residual_rule(1e-9), 1e-12, {Communicator::world().size(), 1, 1});
+  ModelProblem noise;  // a random source on zero Dirichlet sides, the max-update rule
+  noise.n = 33;
+  noise.rhs = "random";
+  SolveOptions o;
+  o.rule = StopRule::update;
+  o.tolerance = 1e-8;
+  expect_same_answer(noise, "rb-gs", o, 1e-12);
+}
+
 TEST(MpiSolvers, ConjugateGradientsMatchOneProcess) {
   ModelProblem m;
   m.n = 33;
@@ -132,7 +151,7 @@ TEST(MpiSolvers, OthersRefuseSeveralRanks) {
   m.n = 9;
   Discretization<double> whole = assemble<double>(make_model_problem(m), Device::cpu);
   Parted part = split(whole);
-  for (const char* name : {"sor", "mg", "mgcg"}) {
+  for (const char* name : {"gs", "mg", "mgcg", "fft", "buneman"}) {
     try {
       make_solver<double>(name)->solve(part.op, part.u, residual_rule(1e-8));
       ADD_FAILURE() << name << " solved an operator on ranks";

@@ -58,7 +58,7 @@ class Solver {
   // (A solver set up on a matrix-free operator has no stencil operator: o null.)
   void require_ranks_supported(const StencilOperator<T>* o) const {
     require(!o || !o->parts || runs_on_ranks(),
-            name() + " does not run on several ranks yet; jacobi, cg and pcg do");
+            name() + " does not run on several ranks yet; jacobi, sor, rb-gs, cg and pcg do");
   }
   // The operator of the last setup; solving before setup is a programming error.
   const StencilOperator<T>& op() const {
