@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `mpiexec -np K gridsolve poisson` against one process: the same answer to the solver's
 # tolerance, one summary printed (rank 0's) with the ranks in it, the same summary.json
-# keys plus ranks and ranks_grid; refusals end every rank with exit 2, never a hang.
+# keys plus ranks and ranks_grid; refusals (a solver or a command that does not split, a
+# wrong --ranks-grid) end every rank with exit 2, never a hang.
 # Usage: poisson_on_ranks.sh path/to/gridsolve path/to/mpiexec K
 set -uo pipefail
 gridsolve=$1 mpiexec=$2 np=$3
@@ -41,5 +42,10 @@ if [ "$np" -gt 1 ]; then
     --ranks-grid "$((np + 1))x1" >"$work/grid.txt" 2>&1
   code=$?
   [ "$code" -eq 2 ] || fail "a wrong --ranks-grid: exit $code, want 2: $(cat "$work/grid.txt")"
+  # A command that runs on one process only: refused, not run N times over the same files.
+  timeout 60 "${launch[@]}" "$gridsolve" cavity --n 16 --device cpu >"$work/cavity.txt" 2>&1
+  code=$?
+  [ "$code" -eq 2 ] || fail "cavity on ranks: exit $code, want 2: $(cat "$work/cavity.txt")"
+  grep -q "cavity runs on one process" "$work/cavity.txt" || fail "cavity: $(cat "$work/cavity.txt")"
 fi
 echo "poisson_on_ranks ($np ranks): same answer as one process"

@@ -21,6 +21,7 @@
 #include "gridsolve/cli/sort_command.hpp"
 #include "gridsolve/cli/tridiag_command.hpp"
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/exec/communicator.hpp"
 #include "gridsolve/core/text.hpp"
 #include "gridsolve/exec/memory.hpp"
 #include "gridsolve/io/config.hpp"
@@ -273,6 +274,11 @@ int run(int argc, char** argv) {
       heat_run.parameters = parameters_json(heat_parameters(), plate);
       return run_problem(make_heat_plate(plate), heat_run);
     }
+    if (!*solve && Communicator::world().size() > 1)
+      // Each rank would run the whole command alone, all writing the same files.
+      throw Error(fmt::format("{} runs on one process; under mpirun only poisson, heat, solve "
+                              "and info run (on CPU ranks)",
+                              app.get_subcommands().front()->get_name()));
     if (*solve) {
       RunConfig cfg = load_config(config_path);
       RunSettings s;
