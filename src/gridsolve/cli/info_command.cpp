@@ -10,6 +10,7 @@
 namespace gridsolve::cli {
 
 int info_command() {
+  if (!Communicator::world().is_root()) return 0;  // under mpirun: one report, rank 0's
   fmt::print("gridsolve 0.1.0\n");
 #if GRIDSOLVE_HAVE_CUDA
   fmt::print("  build       CUDA path compiled in; OpenMP CPU path\n");
