@@ -4,6 +4,7 @@ set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libcli11-dev libtomlplusplus-dev libfmt-dev
   libhdf5-dev libmuparser-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev
   libfftw3-dev liblapack-dev gnuplot-nox
+  libopenmpi-dev openmpi-bin  # MPI: several processes, and the mpi-labelled tests' mpiexec
   libhypre-dev)  # HYPRE: the structured-multigrid peer of `gridsolve bench mg`
 missing=()
 for p in "${packages[@]}"; do

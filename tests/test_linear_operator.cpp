@@ -28,8 +28,10 @@ class NinePointLaplacian final : public LinearOperator<double> {
  public:
   explicit NinePointLaplacian(int n) : grid_(Grid::unit(2, n)) {}
   OperatorShape shape() const override {
-    return OperatorShape{grid_, Box{{1, 1, 0}, {grid_.n[0] - 2, grid_.n[1] - 2, 0}}, 1,
-                         Device::cpu};
+    OperatorShape s;
+    s.grid = grid_;
+    s.unknowns = Box{{1, 1, 0}, {grid_.n[0] - 2, grid_.n[1] - 2, 0}};
+    return s;  // one component on the CPU, on one rank
   }
   double at(const FieldView<const double>& x, int i, int j) const {
     const double h = grid_.spacing[0];

@@ -21,6 +21,7 @@
 #include "gridsolve/cli/sort_command.hpp"
 #include "gridsolve/cli/tridiag_command.hpp"
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/exec/communicator.hpp"
 #include "gridsolve/core/text.hpp"
 #include "gridsolve/exec/memory.hpp"
 #include "gridsolve/io/config.hpp"
@@ -83,6 +84,8 @@ void add_solver_options(CLI::App* app, RunSettings& s, SolverArguments& a) {
   app->add_option("--out", s.out,
                   "folder for summary.json, history.csv and the solution (HDF5 + XDMF)");
   app->add_flag("-q,--quiet", s.quiet, "print nothing but errors");
+  app->add_option("--ranks-grid", s.ranks_grid,
+                  "under mpirun: ranks per axis, PxQ (2D) or PxQxR (3D); default: chosen");
 }
 
 StopRule parse_rule(const std::string& rule) {
@@ -271,6 +274,11 @@ int run(int argc, char** argv) {
       heat_run.parameters = parameters_json(heat_parameters(), plate);
       return run_problem(make_heat_plate(plate), heat_run);
     }
+    if (!*solve && Communicator::world().size() > 1)
+      // Each rank would run the whole command alone, all writing the same files.
+      throw Error(fmt::format("{} runs on one process; under mpirun only poisson, heat, solve "
+                              "and info run (on CPU ranks)",
+                              app.get_subcommands().front()->get_name()));
     if (*solve) {
       RunConfig cfg = load_config(config_path);
       RunSettings s;

@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "gridsolve/exec/communicator.hpp"
 #include "gridsolve/exec/device.hpp"
 #include "gridsolve/solve/solver_registry.hpp"
 
 namespace gridsolve::cli {
 
 int info_command() {
+  if (!Communicator::world().is_root()) return 0;  // under mpirun: one report, rank 0's
   fmt::print("gridsolve 0.1.0\n");
 #if GRIDSOLVE_HAVE_CUDA
   fmt::print("  build       CUDA path compiled in; OpenMP CPU path\n");
@@ -16,6 +18,16 @@ int info_command() {
   fmt::print("  build       CPU path only (built without CUDA); OpenMP\n");
 #endif
   fmt::print("  cpu         {} OpenMP threads\n", cpu_threads());
+  {
+    const Communicator& world = Communicator::world();
+    fmt::print("  mpi         {}; {} rank{} in this run\n", mpi_description(), world.size(),
+               world.size() == 1 ? "" : "s");
+#if GRIDSOLVE_HAVE_NCCL
+    fmt::print("  nccl        linked (device messages between ranks not used yet)\n");
+#else
+    fmt::print("  nccl        not built in\n");
+#endif
+  }
   const auto devices = cuda_devices();
   if (devices.empty()) {
     fmt::print("  gpu         none: {}\n", cuda_unavailable_reason());

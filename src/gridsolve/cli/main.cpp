@@ -10,6 +10,7 @@
 #include <new>
 
 #include "gridsolve/cli/commands.hpp"
+#include "gridsolve/exec/communicator.hpp"
 #include "gridsolve/exec/memory.hpp"
 #include "gridsolve/io/atomic_file.hpp"
 
@@ -71,5 +72,14 @@ int check_standard_output(int code) {
 int main(int argc, char** argv) {
   occupy_closed_standard_streams();
   install_signal_handlers();
-  return check_standard_output(gridsolve::cli::run(argc, argv));
+  // MPI only under a launcher: a plain `gridsolve ...` stays the one-process program.
+  gridsolve::MpiSession mpi(argc, argv, gridsolve::launched_by_mpi());
+  const int code = check_standard_output(gridsolve::cli::run(argc, argv));
+  // A failure (its message printed by the command) may have struck this rank alone while
+  // the others wait for it in a collective: end them all with its code rather than hang.
+  // Not converging is every rank's shared verdict, so those ranks finish normally.
+  const gridsolve::Communicator& world = gridsolve::Communicator::world();
+  if (world.size() > 1 && code != 0 && code != gridsolve::cli::exit_not_converged)
+    world.abort("stopping every rank", code);
+  return code;
 }

@@ -46,6 +46,8 @@ void ResultFiles::write(const ProblemSpec& spec, const RunSettings& settings, De
   j["command"] = settings.command;
   j["problem"] = spec.name;
   j["device"] = to_string(device);
+  j["ranks"] = settings.ranks;
+  j["ranks_grid"] = settings.ranks_grid_used;
   j["precision"] = sizeof(T) == 8 ? "double" : "float";
   j["dims"] = g.dims;
   j["n"] = g.dims == 3 ? nlohmann::json::array({g.n[0], g.n[1], g.n[2]})

@@ -11,8 +11,11 @@
 #include "gridsolve/cli/result_files.hpp"
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/core/text.hpp"
+#include "gridsolve/exec/communicator.hpp"
+#include "gridsolve/exec/field_part.hpp"
 #include "gridsolve/exec/memory.hpp"
 #include "gridsolve/problem/assemble.hpp"
+#include "gridsolve/problem/stencil_operator_part.hpp"
 
 namespace gridsolve::cli {
 
@@ -42,11 +45,43 @@ double max_error(const ProblemSpec& spec, const Discretization<T>& d) {
   return m;
 }
 
+// The solve on several ranks: each rank takes its part of the operator assembled whole
+// (every rank assembles all of it for now: simple, and memory the sizes run on ranks so far
+// can spare), solves it with the others, and every rank gets the whole solution back for
+// the summary and the files.
+template <class T>
+SolveReport solve_on_ranks(const ResolvedSolve& r, Discretization<T>& d, RunSettings& s) {
+  const Communicator& comm = Communicator::world();
+  require(r.device == Device::cpu,
+          "several ranks run on the CPU only for now; add --device cpu (got " +
+              to_string(r.device) + ")");
+  const Grid& g = d.op.grid;
+  std::array<bool, 3> periodic{};
+  for (int a = 0; a < 3; ++a) periodic[a] = (d.op.periodic >> a) & 1;
+  const std::array<int, 3> asked =
+      s.ranks_grid.empty() ? std::array<int, 3>{0, 0, 0}
+                           : parse_ranks_grid(s.ranks_grid, g.dims, comm.size());
+  auto parts = std::make_shared<const Decomposition>(g.box(Centring::node()), g.dims,
+                                                     comm.size(), periodic, asked);
+  s.ranks = comm.size();
+  s.ranks_grid_used = parts->describe();
+  const StencilOperator<T> op = operator_part(d.op, parts, comm.rank());
+  Field<T> u = field_part(d.u, parts, comm.rank());
+  SolveReport report = run_solve<T>(r, op, u);
+  gather_parts(u, d.u);
+  return report;
+}
+
 template <class T>
 int run_typed(const ProblemSpec& spec, const RunSettings& settings, ResolvedSolve r) {
   const Device device = r.device;
   RunSettings s = settings;
   s.options = r.options;
+  const Communicator& comm = Communicator::world();
+  if (!comm.is_root()) s.quiet = true, s.out.clear();  // rank 0 speaks and writes for all
+  s.ranks_grid_used = spec.grid.dims == 3 ? "1x1x1" : "1x1";
+  if (comm.size() == 1 && !s.ranks_grid.empty())  // checked alone too: 2x1 on one rank is wrong
+    (void)parse_ranks_grid(s.ranks_grid, spec.grid.dims, 1);
   require_solve_memory(spec.grid, sizeof(T), device);
   const auto t0 = clock_type::now();
   Discretization<T> d = assemble<T>(spec, device);
@@ -60,7 +95,8 @@ int run_typed(const ProblemSpec& spec, const RunSettings& settings, ResolvedSolv
                    residual ? "relative residual" : "max update", p.value, p.seconds);
     };
   }
-  SolveReport report = run_solve<T>(r, d.op, d.u);
+  SolveReport report =
+      comm.size() > 1 ? solve_on_ranks<T>(r, d, s) : run_solve<T>(r, d.op, d.u);
   if (d.op.singular)
     report.notes.push_back(fmt::format(
         "no node is fixed, so the net source ({:.3g} of the total) was removed to make the problem "
@@ -76,6 +112,7 @@ int run_typed(const ProblemSpec& spec, const RunSettings& settings, ResolvedSolv
     fmt::print("  solver      {} ({} kernel){}\n", report.solver, report.kernel,
                report.omega > 0 ? fmt::format(", omega {:.6f}", report.omega) : "");
     fmt::print("  device      {}, {}\n", to_string(device), to_string(r.precision));
+    if (s.ranks > 1) fmt::print("  ranks       {} (process grid {})\n", s.ranks, s.ranks_grid_used);
     fmt::print("  result      {}\n", report.reason);
     fmt::print("  iterations  {}{}\n", report.iterations,
                report.convergence_factor > 0 ? fmt::format(" (residual reduction per cycle {:.3f})",

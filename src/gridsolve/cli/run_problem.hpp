@@ -16,10 +16,16 @@ struct RunSettings {
   SolveOptions options;             // what ran (resolved; read by the result files)
   std::string out;                  // results folder; empty writes nothing
   bool quiet = false;
+  // Under mpirun: the process grid asked for ("PxQ" or "PxQxR"; empty chooses), and the
+  // one that ran (set by run_problem, for the summary).
+  std::string ranks_grid;
+  std::string ranks_grid_used = "1x1";
+  int ranks = 1;
   nlohmann::json parameters;  // the application's parameters, for summary.json
 };
 
-// Returns the process exit code (0 converged, 3 not converged).
+// Returns the process exit code (0 converged, 3 not converged). Under mpirun with several
+// ranks the solve runs on each rank's box (CPU), and only rank 0 prints and writes.
 int run_problem(const ProblemSpec& spec, const RunSettings& settings);
 
 }  // namespace gridsolve::cli

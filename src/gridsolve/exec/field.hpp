@@ -1,13 +1,17 @@
 // Field<T>: an owning grid function in host or device memory: a centring, one or more
-// components (structure of arrays), a ghost layer, and its valid box in global indices.
+// components (structure of arrays), a ghost layer, and its valid box in global indices;
+// on several ranks, the decomposition its box is one rank's part of.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/core/field_view.hpp"
 #include "gridsolve/core/grid.hpp"
+#include "gridsolve/exec/decomposition.hpp"
 #include "gridsolve/exec/memory.hpp"
 
 namespace gridsolve {
@@ -34,6 +38,14 @@ class Field {
     buffer_ = Buffer<T>(d, layout_.size);
     zero_bytes(d, buffer_.data(), layout_.size * sizeof(T));
   }
+  // A zero-filled field over rank `rank`'s box of a decomposition: the part of a global
+  // field that rank holds. exchange_ghosts then fills the ghosts that face other ranks
+  // from their values; fields made otherwise are whole (one patch, one rank).
+  Field(std::shared_ptr<const Decomposition> parts, int rank, int ncomp, int ghost, Device d)
+      : Field(parts->box(rank), parts->dims(), ncomp, ghost, d) {
+    parts_ = std::move(parts);
+    rank_ = rank;
+  }
   // Node-centred scalar field with n values per axis from index 0 (multigrid levels).
   Field(std::array<int, 3> n, int dims, Device d)
       : Field(Box{{0, 0, 0}, {n[0] - 1, n[1] - 1, n[2] - 1}}, dims, 1, 1, d) {}
@@ -52,6 +64,11 @@ class Field {
     return b;
   }
   std::int64_t storage_size() const { return layout_.size; }
+  // The decomposition this field is one rank's part of (null: the field is whole), and
+  // that rank.
+  const Decomposition* decomposition() const { return parts_.get(); }
+  const std::shared_ptr<const Decomposition>& shared_decomposition() const { return parts_; }
+  int rank() const { return rank_; }
 
   FieldView<T> view() const { return make_view<T>(); }
   FieldView<const T> cview() const { return make_view<const T>(); }
@@ -63,6 +80,8 @@ class Field {
     out.layout_ = layout_;
     out.centring_ = centring_;
     out.dims_ = dims_;
+    out.parts_ = parts_;
+    out.rank_ = rank_;
     out.buffer_ = Buffer<T>(d, layout_.size);
     copy_bytes(out.buffer_.data(), d, buffer_.data(), device(), layout_.size * sizeof(T));
     return out;
@@ -114,6 +133,8 @@ class Field {
   Layout layout_{};
   Centring centring_{};
   int dims_ = 2;
+  std::shared_ptr<const Decomposition> parts_;  // null: one patch
+  int rank_ = 0;
   Buffer<T> buffer_;
 };
 

@@ -1,8 +1,10 @@
-// exchange_ghosts on one patch: a loop over each ghost slab, on the field's device.
+// exchange_ghosts: a loop over each ghost slab on the field's device, and on several ranks
+// the messages of the faces between them.
 #include "gridsolve/exec/ghost_exchange.hpp"
 
 #include <string>
 
+#include "gridsolve/exec/ghost_messages.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
 
 namespace gridsolve {
@@ -24,6 +26,7 @@ void fill_ghosts(Field<T>& f, const GhostSides& sides, const Field<T>* walls) {
     for (int side = 0; side < 2; ++side) {
       const GhostRule rule = sides.face[2 * a + side];
       if (rule == GhostRule::keep) continue;
+      if (ghost_face_has_message(f, sides, 2 * a + side)) continue;  // another rank's values
       const GhostMirror& m = sides.mirror[2 * a + side];
       const bool from_field = rule == GhostRule::mirror && m.from_field;
       require(!from_field || walls,
@@ -56,6 +59,9 @@ void fill_ghosts(Field<T>& f, const GhostSides& sides, const Field<T>* walls) {
         }
       });
     }
+    // The faces toward other ranks, after this axis's physical sides and before the next
+    // axis, so the next axis's slabs carry filled edges and corners along.
+    if (f.decomposition()) exchange_ghost_messages(f, sides, a, span);
     span.lo[a] -= g;
     span.hi[a] += g;
   }

@@ -1,7 +1,8 @@
 // exchange_ghosts: the one way a field's ghost layers are filled. On one patch: periodic
 // copies, zero-gradient copies of the edge value, zeros, mirrors about a wall value, or
-// nothing (a physical side whose operator reads no ghost); across processes the same call
-// will carry messages.
+// nothing (a physical side whose operator reads no ghost). A field that is one rank's part
+// of a decomposition gets the faces it shares with other ranks (periodic ones included)
+// by messages, and the rules on the physical sides only.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -49,7 +50,9 @@ struct GhostSides {
 // Fills the ghosts of every component, axis by axis (x first, then y over the x ghosts
 // too, then z), so edge and corner ghosts come out right for periodic, copied and
 // mirrored sides. Periodic node-centred axes repeat with period n - 1 (the last node is the
-// first node's image and is rewritten from it), cell-centred ones with period n.
+// first node's image and is rewritten from it), cell-centred ones with period n (n of the
+// global box). On several ranks every rank of the field's decomposition calls it with the
+// same sides (it sends and receives; CPU fields only for now).
 template <class T>
 void exchange_ghosts(Field<T>& f, const GhostSides& sides);
 // The same, mirror faces with from_field reading w from `walls`: a field of f's box,

@@ -1,5 +1,7 @@
 // LinearOperator<T>: what Krylov methods and preconditioners see of a system's matrix.
 #pragma once
+#include <memory>
+
 #include "gridsolve/core/box.hpp"
 #include "gridsolve/core/grid.hpp"
 #include "gridsolve/exec/field.hpp"
@@ -11,11 +13,16 @@ class StencilOperator;
 
 // Where an operator's vectors live: fields of this grid, centring and component count on
 // this device, whose unknowns lie inside `unknowns` (which may also hold known values).
+// On several ranks the vectors are rank `rank`'s parts of `parts` and `unknowns` is the
+// part inside that rank's box: loops over it stay local, and reductions over it must end
+// in an all-reduce.
 struct OperatorShape {
   Grid grid;
   Box unknowns;
   int ncomp = 1;
   Device device = Device::cpu;
+  std::shared_ptr<const Decomposition> parts;  // null: one rank holds everything
+  int rank = 0;
 };
 
 // The contract: vectors are fields of the operator's shape, and every vector a Krylov
@@ -55,6 +62,7 @@ class LinearOperator {
   // A zero field of the operator's shape.
   Field<T> make_field() const {
     const OperatorShape s = shape();
+    if (s.parts) return Field<T>(s.parts, s.rank, s.ncomp, 1, s.device);
     return Field<T>(s.grid, s.unknowns.centring, s.ncomp, 1, s.device);
   }
 };

@@ -4,8 +4,10 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <vector>
 
 #include "gridsolve/core/sum_of_squares.hpp"
+#include "gridsolve/exec/communicator.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
 
 namespace gridsolve {
@@ -15,6 +17,7 @@ StencilView<T> StencilOperator<T>::view() const {
   StencilView<T> v;
   v.dims = grid.dims;
   v.active = active;
+  v.global_active = parts ? global_active : active;
   v.uniform = uniform;
   v.cp = cp, v.cw = cw, v.ce = ce, v.cs = cs, v.cn = cn, v.cb = cb, v.ct = ct;
   v.b_const = b_const;
@@ -38,12 +41,13 @@ GhostSides StencilOperator<T>::ghost_sides() const {
 
 template <class T>
 void StencilOperator<T>::exchange_ghosts(Field<T>& u) const {
-  if (periodic) gridsolve::exchange_ghosts(u, ghost_sides());
+  if (periodic || u.decomposition()) gridsolve::exchange_ghosts(u, ghost_sides());
 }
 
 template <class T>
 void StencilOperator<T>::refresh_images(const Field<T>& u) const {
-  if (periodic) gridsolve::exchange_ghosts(const_cast<Field<T>&>(u), ghost_sides());
+  if (periodic || u.decomposition())
+    gridsolve::exchange_ghosts(const_cast<Field<T>&>(u), ghost_sides());
 }
 
 template <class T>
@@ -83,6 +87,12 @@ void StencilOperator<T>::apply_dot(const Field<T>& x, Field<T>& y, double* dot) 
         return double(ax) * double(xv(i, j, k));
       },
       SumOp{}, 0.0, dot);
+  if (parts) {
+    // The CPU's reduce_into has written *dot by now; device fields never get here on
+    // several ranks (their ghost exchange refuses first).
+    require(device == Device::cpu, "a device operator on several ranks is not built yet");
+    *dot = Communicator::world().sum(*dot);
+  }
 }
 
 template <class T>
@@ -112,6 +122,9 @@ StencilOperator<T> StencilOperator<T>::copy_to(Device d) const {
   o.singular = singular;
   o.rhs_mismatch = rhs_mismatch;
   o.periodic = periodic;
+  o.parts = parts;
+  o.rank = rank;
+  o.global_active = global_active;
   auto copy = [d](const auto& f) {
     using F = std::decay_t<decltype(f)>;
     return f.empty() ? F() : f.copy_to(d);
@@ -148,7 +161,15 @@ double free_norm(const StencilOperator<T>& op, const Field<T>& u, const Field<T>
             double(of_residual ? a.residual(v, i, j, k) : a.known_rhs(v, i, j, k)));
       },
       SumOp{}, SumOfSquares{});
-  return s.norm();
+  if (!op.parts) return s.norm();
+  // Every rank's three accumulators, summed in rank order on every rank: the same norm
+  // everywhere, so every rank takes the same stopping decision.
+  const double mine[3] = {s.small, s.medium, s.big};
+  const std::vector<double> all = Communicator::world().gather_all(mine);
+  SumOfSquares total;
+  for (std::size_t r = 0; r + 2 < all.size(); r += 3)
+    total = total + SumOfSquares{all[r], all[r + 1], all[r + 2]};
+  return total.norm();
 }
 
 }  // namespace
@@ -185,7 +206,8 @@ void StencilOperator<T>::fix_constant(Field<T>& u) const {
         return a.is_free(i, j, k) ? double(v(i, j, k)) : 0.0;
       },
       SumOp{}, 0.0);
-  const T mean = T(sum / double(unknowns));
+  const double total = parts ? Communicator::world().sum(sum) : sum;
+  const T mean = T(total / double(unknowns));
   for_each(device, active, [=] GRIDSOLVE_HD(int i, int j, int k) {
     if (a.is_free(i, j, k)) v(i, j, k) -= mean;
   });

@@ -2,6 +2,7 @@
 // views, and is the fast LinearOperator.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "gridsolve/core/grid.hpp"
@@ -40,10 +41,18 @@ class StencilOperator final : public LinearOperator<T> {
   // Bit a set: axis a is periodic (the active box spans one period there; see
   // StencilView::periodic).
   std::uint8_t periodic = 0;
+  // On several ranks (operator_part): the decomposition whose rank `rank` this operator
+  // is the part of, and the whole problem's active box; `active`, the coefficient fields
+  // and every vector are then that rank's parts, `unknowns` still counts them all, and
+  // the norms and dot products are all-reduced. Null: one rank holds everything.
+  std::shared_ptr<const Decomposition> parts;
+  int rank = 0;
+  Box global_active;
 
   // Fills what the operator reads beyond its unknowns on periodic axes (the ghost below,
-  // the image node above) from the unknowns they copy; nothing when no axis is periodic.
-  // Every sweep that reads neighbours calls it first.
+  // the image node above) from the unknowns they copy, and on several ranks the ghosts
+  // facing other ranks; nothing on one rank without periodic axes. Every sweep that reads
+  // neighbours calls it first.
   void exchange_ghosts(Field<T>& u) const;
   // The same for a field the caller holds const: ghosts and images are derived from the
   // unknowns, so refreshing them leaves the field's value unchanged.
@@ -61,7 +70,9 @@ class StencilOperator final : public LinearOperator<T> {
   // right-hand side); residual is b - A u at free nodes, 0 elsewhere; fix_constant shifts
   // the solution of a singular operator to zero mean over the unknowns (every solver
   // calls it last).
-  OperatorShape shape() const override { return OperatorShape{grid, active, 1, device}; }
+  OperatorShape shape() const override {
+    return OperatorShape{grid, active, 1, device, parts, rank};
+  }
   const StencilOperator<T>* stencil() const override { return this; }
   void apply(const Field<T>& x, Field<T>& y) const override;
   void apply_dot(const Field<T>& x, Field<T>& y, double* dot) const override;

@@ -14,7 +14,10 @@ namespace gridsolve {
 template <class T>
 struct StencilView {
   int dims = 2;
-  Box active;  // nodes that may be unknowns; everything outside it is fixed or ghost
+  Box active;  // nodes that may be unknowns (on several ranks: this rank's part of them)
+  // The whole problem's active box (active itself on one rank): what decides whether a
+  // neighbour is an unknown, and the period of periodic axes.
+  Box global_active;
   // Uniform coefficients (when `uniform`): every free node has the same row.
   bool uniform = true;
   T cp = 0, cw = 0, ce = 0, cs = 0, cn = 0, cb = 0, ct = 0;
@@ -32,7 +35,7 @@ struct StencilView {
   // Index i on `axis` moved into the active box by whole periods (periodic axes only).
   GRIDSOLVE_HD int fold(int axis, int i) const {
     if (!wraps(axis)) return i;
-    const int lo = active.lo[axis], period = active.hi[axis] - lo + 1;
+    const int lo = global_active.lo[axis], period = global_active.hi[axis] - lo + 1;
     const int r = (i - lo) % period;
     return lo + (r < 0 ? r + period : r);
   }
@@ -41,7 +44,7 @@ struct StencilView {
   // its unknown's copy, so it is known only when that node is).
   GRIDSOLVE_HD bool is_known(int i, int j, int k) const {
     if (periodic) i = fold(0, i), j = fold(1, j), k = fold(2, k);
-    return !active.contains(i, j, k) || (mask && mask(i, j, k) != 0);
+    return !global_active.contains(i, j, k) || (mask && mask(i, j, k) != 0);
   }
   GRIDSOLVE_HD T diag(int i, int j, int k) const { return uniform ? cp : ap(i, j, k); }
   GRIDSOLVE_HD T b(int i, int j, int k) const { return rhs ? rhs(i, j, k) : b_const; }

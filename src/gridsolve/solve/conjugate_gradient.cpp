@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <span>
 
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/exec/communicator.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
 #include "gridsolve/solve/convergence_monitor.hpp"
 #include "gridsolve/solve/solve_steps.hpp"
@@ -114,7 +116,7 @@ void ConjugateGradient<T>::setup(const LinearOperator<T>& op, Preconditioner<T>*
   preconditioner_ = preconditioner;
   const OperatorShape s = op.shape();
   // The workspace stays while the shape does (update, or another operator of one grid).
-  const Box field_box = s.grid.box(s.unknowns.centring);
+  const Box field_box = s.parts ? s.parts->box(s.rank) : s.grid.box(s.unknowns.centring);
   if (!work_ || work_->box.lo != field_box.lo || work_->box.hi != field_box.hi ||
       work_->r.device() != s.device || work_->r.ncomp() != s.ncomp) {
     work_ = std::make_unique<Workspace>();
@@ -134,6 +136,8 @@ SolveReport ConjugateGradient<T>::run(const Field<T>* b, Field<T>& u, const Solv
           "conjugate gradients stop on the relative residual; use --rule residual");
   const LinearOperator<T>& op = *operator_;
   Preconditioner<T>* pc = preconditioner_;
+  require(!op.shape().parts || op.shape().device == Device::cpu,
+          name() + " runs on several ranks on the CPU only, for now");
   SolveReport report;
   report.solver = name();
   ConvergenceMonitor monitor(options, report);
@@ -156,6 +160,11 @@ SolveReport ConjugateGradient<T>::run(const Field<T>* b, Field<T>& u, const Solv
   const double sigma = std::ldexp(1.0, std::clamp(-std::ilogb(scale), -max_shift, max_shift));
   const double inv_sigma = 1.0 / sigma;
   const T sig = T(sigma);
+  // On several ranks r . z and r . r are summed over all of them in one all-reduce (p . A p
+  // is, inside apply_dot); on the CPU, where ranks run for now, *s is host memory.
+  auto sum_over_ranks = [&] {
+    if (shape.parts) Communicator::world().sum(std::span<double>(&s->rz_rr.a, 2));
+  };
 
   // r = b - A u, z = M^-1 r, p = z, and r . z, r . r: the start, and the restart after
   // the recursively updated residual has drifted from the true one.
@@ -172,6 +181,7 @@ SolveReport ConjugateGradient<T>::run(const Field<T>* b, Field<T>& u, const Solv
           return Pair{ri * (double(zv(i, j, k)) * sigma), ri * ri};
         },
         SumOp{}, Pair{}, &s->rz_rr);
+    sum_over_ranks();
     single(d, [=] GRIDSOLVE_HD() { s->rz_old = s->rz_rr.a; });
   };
   restart();
@@ -197,6 +207,7 @@ SolveReport ConjugateGradient<T>::run(const Field<T>* b, Field<T>& u, const Solv
             return Pair{rd * rd, rd * rd};
           },
           SumOp{}, Pair{}, &s->rz_rr);
+      sum_over_ranks();
     } else {
       for_each(d, box, [=] GRIDSOLVE_HD(int i, int j, int k) {
         const T alpha = s->pw != 0 ? T(s->rz_old / s->pw * inv_sigma) : T(0);
@@ -212,6 +223,7 @@ SolveReport ConjugateGradient<T>::run(const Field<T>* b, Field<T>& u, const Solv
             return Pair{ri * (double(zv(i, j, k)) * sigma), ri * ri};
           },
           SumOp{}, Pair{}, &s->rz_rr);
+      sum_over_ranks();
     }
     if (monitor.due(it)) {
       Scalars host;

@@ -19,6 +19,10 @@ class ConjugateGradient final : public Solver<T> {
   ConjugateGradient(CgPreconditioner pc, MultigridOptions mg = {});
   ~ConjugateGradient() override;
   std::string name() const override;
+  // Plain and Jacobi-preconditioned; a multigrid preconditioner does not split yet.
+  bool runs_on_ranks() const override {
+    return kind_ == CgPreconditioner::none || kind_ == CgPreconditioner::jacobi;
+  }
   // Builds the preconditioner (for mgcg the multigrid hierarchy, which needs a stencil
   // operator; cg and pcg take any) and the iteration's workspace.
   void setup(const LinearOperator<T>& op) override;

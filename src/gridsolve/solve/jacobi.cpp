@@ -8,6 +8,7 @@
 #endif
 #include <type_traits>
 
+#include "gridsolve/exec/communicator.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
 #include "gridsolve/solve/convergence_monitor.hpp"
 #include "gridsolve/solve/solve_steps.hpp"
@@ -98,7 +99,9 @@ void jacobi_sweep_generic(const StencilOperator<T>& op, const Field<T>& in, Fiel
   const StencilView<T> a = op.view(b);
   const FieldView<const T> u = in.cview();
   const FieldView<T> v = out.view();
-  if (op.device == Device::cpu && a.uniform && !a.mask && !a.rhs && a.dims == 2) {
+  // (The row kernels index rows from x = 0, so a rank's part, whose rows start
+  // elsewhere, takes the generic loop below.)
+  if (op.device == Device::cpu && a.uniform && !a.mask && !a.rhs && a.dims == 2 && !op.parts) {
     jacobi_sweep_streaming_cpu(a, u, v, weight);
     return;
   }
@@ -128,7 +131,7 @@ double jacobi_sweep_generic_measuring(const StencilOperator<T>& op, const Field<
   const StencilView<T> a = op.view(b);
   const FieldView<const T> u = in.cview();
   const FieldView<T> v = out.view();
-  return reduce<double>(
+  const double largest = reduce<double>(
       op.device, op.active,
       [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
         const T old = u(i, j, k);
@@ -143,6 +146,8 @@ double jacobi_sweep_generic_measuring(const StencilOperator<T>& op, const Field<
         return d < 0 ? -d : d;
       },
       MaxOp{}, 0.0);
+  // Every rank stops on the largest update of them all.
+  return op.parts ? Communicator::world().max(largest) : largest;
 }
 
 template <class T>

@@ -12,6 +12,7 @@ class Jacobi final : public Solver<T> {
     this->op_ = &op;
     this->stencil();  // refuses a matrix-free operator now, not at the first solve
   }
+  bool runs_on_ranks() const override { return true; }
 
   SolveReport run(const Field<T>* b, Field<T>& u, const SolveOptions& options) override;
 };

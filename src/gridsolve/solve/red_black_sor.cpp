@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "gridsolve/exec/communicator.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
 #include "gridsolve/solve/convergence_monitor.hpp"
 #include "gridsolve/solve/solve_steps.hpp"
@@ -21,7 +22,8 @@ namespace {
 
 template <class T>
 void half_sweep(const StencilOperator<T>& op, const Field<T>* b, Field<T>& u, int colour, T omega) {
-  op.exchange_ghosts(u);  // periodic images of the other colour's latest values
+  // The other colour's latest values: periodic images, and on several ranks the ghosts.
+  op.exchange_ghosts(u);
   const StencilView<T> a = op.view(b);
   const FieldView<T> v = u.view();
   for_each_colour(op.device, op.active, colour, [=] GRIDSOLVE_HD(int i, int j, int k) {
@@ -37,7 +39,7 @@ double half_sweep_measuring(const StencilOperator<T>& op, const Field<T>* b, Fie
   op.exchange_ghosts(u);
   const StencilView<T> a = op.view(b);
   const FieldView<T> v = u.view();
-  return reduce<double>(
+  const double largest = reduce<double>(
       op.device, op.active,
       [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
         if (((i + j + k) & 1) != colour || !a.is_free(i, j, k)) return 0.0;
@@ -49,6 +51,7 @@ double half_sweep_measuring(const StencilOperator<T>& op, const Field<T>* b, Fie
         return d < 0 ? -d : d;
       },
       MaxOp{}, 0.0);
+  return op.parts ? Communicator::world().max(largest) : largest;  // every rank stops alike
 }
 
 }  // namespace
@@ -101,7 +104,7 @@ SolveReport RedBlackSor<T>::run(const Field<T>* b, Field<T>& u, const SolveOptio
   // the stored rows cost more than the colour-reordered kernel's streams.
   // The tuned kernels copy the operator's own right-hand side; another b takes the
   // generic path.
-  const bool tuned = options.tuned && b == nullptr;
+  const bool tuned = options.tuned && b == nullptr && !op.parts;  // tuned: one rank
   if (tuned && options.rule == StopRule::residual && tuned::fused_sor_applies(op)) {
     tuned::FusedSor<T> sor(op, u);
     if (sor.coverage() >= 0.75) {

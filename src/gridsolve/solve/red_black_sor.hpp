@@ -14,6 +14,9 @@ class RedBlackSor final : public Solver<T> {
     this->op_ = &op;
     this->stencil();  // refuses a matrix-free operator now, not at the first solve
   }
+  // Each colour's sweep reads the other colour through ghosts refreshed just before it,
+  // so a rank's part sweeps as the whole would (the generic kernel).
+  bool runs_on_ranks() const override { return true; }
 
   SolveReport run(const Field<T>* b, Field<T>& u, const SolveOptions& options) override;
 

@@ -25,6 +25,10 @@ class Solver {
  public:
   virtual ~Solver() = default;
   virtual std::string name() const = 0;
+  // Whether the solver runs an operator split over several ranks (its sweeps exchange
+  // ghosts through the operator and its reductions end in all-reduces). The others refuse
+  // such an operator with a message, rather than solving each rank's part alone.
+  virtual bool runs_on_ranks() const { return false; }
   virtual void setup(const LinearOperator<T>& op) = 0;
   // Same grid, mask and fixed nodes, new coefficients or source: refreshes what setup
   // built. Solvers whose setup holds nothing that depends on the values just re-point.
@@ -34,12 +38,17 @@ class Solver {
   // (fixed) values, and is improved in place; b is a per-node right-hand side of the
   // operator's shape.
   SolveReport solve(const Field<T>& b, Field<T>& u, const SolveOptions& options) {
+    require_ranks_supported(op_);
     return run(&b, u, options);
   }
   // The same with the operator's own right-hand side.
-  SolveReport solve(Field<T>& u, const SolveOptions& options) { return run(nullptr, u, options); }
+  SolveReport solve(Field<T>& u, const SolveOptions& options) {
+    require_ranks_supported(op_);
+    return run(nullptr, u, options);
+  }
   // One operator, one solve.
   SolveReport solve(const LinearOperator<T>& op, Field<T>& u, const SolveOptions& options) {
+    require_ranks_supported(&op);  // before setup, which would build on the part alone
     setup(op);
     return run(nullptr, u, options);
   }
@@ -49,6 +58,10 @@ class Solver {
   virtual SolveReport run(const Field<T>* b, Field<T>& u, const SolveOptions& options) = 0;
 
  protected:
+  void require_ranks_supported(const LinearOperator<T>* o) const {
+    require(!o || !o->shape().parts || runs_on_ranks(),
+            name() + " does not run on several ranks yet; jacobi, sor, rb-gs, cg and pcg do");
+  }
   // The operator of the last setup; solving before setup is a programming error.
   const LinearOperator<T>& op() const {
     require(op_ != nullptr, name() + ": solve before setup");

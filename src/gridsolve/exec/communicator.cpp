@@ -1,0 +1,226 @@
+// Communicator over MPI's C API (the only file that includes mpi.h), or one rank without it.
+#include "gridsolve/exec/communicator.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "gridsolve/core/error.hpp"
+
+#if GRIDSOLVE_HAVE_MPI
+#include <mpi.h>
+#endif
+
+namespace gridsolve {
+
+namespace {
+
+#if GRIDSOLVE_HAVE_MPI
+// MPI counts are int: a message beyond 2 GiB is a programming error here (faces are small).
+int count_of(std::size_t n) {
+  require(n <= std::size_t(INT_MAX),
+          "a message between ranks of " + std::to_string(n) + " bytes exceeds MPI's int count");
+  return int(n);
+}
+void check_mpi(int code, const char* what) {
+  if (code == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  throw Error(std::string(what) + " failed: " + std::string(text, std::size_t(length)),
+              Error::Kind::runtime);
+}
+#endif
+
+}  // namespace
+
+const Communicator& Communicator::world() {
+  // Made on first use; an MpiSession started before it fills in rank and size.
+  static Communicator one_rank;
+  return one_rank;
+}
+
+bool launched_by_mpi() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS"})
+    if (std::getenv(name)) return true;
+  return false;
+}
+
+std::string mpi_description() {
+#if GRIDSOLVE_HAVE_MPI
+  char text[MPI_MAX_LIBRARY_VERSION_STRING];
+  int length = 0;
+  MPI_Get_library_version(text, &length);
+  std::string s(text, std::size_t(length));
+  if (const auto end = s.find_first_of(",\n"); end != std::string::npos) s.resize(end);
+  return s;
+#else
+  return "none (built without MPI: one process)";
+#endif
+}
+
+MpiSession::MpiSession(int& argc, char**& argv, bool start) {
+#if GRIDSOLVE_HAVE_MPI
+  if (!start) return;
+  int provided = 0;
+  check_mpi(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+  // Errors come back as codes that check_mpi turns into messages, not as MPI's own abort.
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  auto& w = const_cast<Communicator&>(Communicator::world());
+  MPI_Comm_rank(MPI_COMM_WORLD, &w.rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &w.size_);
+  w.mpi_ = true;
+  started_ = true;
+#else
+  (void)argc, (void)argv;
+  // Started by mpirun as several copies, a build without MPI would run the whole problem
+  // in each, all writing the same files: refuse instead.
+  const char* size = std::getenv("OMPI_COMM_WORLD_SIZE");
+  if (!size) size = std::getenv("PMI_SIZE");
+  if (start && size && std::atoi(size) > 1) {
+    std::fprintf(stderr,
+                 "gridsolve: this build has no MPI, so each of the %s processes mpirun started "
+                 "would solve the whole problem alone; rebuild with MPI (libopenmpi-dev) or "
+                 "run one process\n",
+                 size);
+    std::exit(2);
+  }
+#endif
+}
+
+MpiSession::~MpiSession() {
+#if GRIDSOLVE_HAVE_MPI
+  if (!started_) return;
+  MPI_Finalize();
+  auto& w = const_cast<Communicator&>(Communicator::world());
+  w.rank_ = 0, w.size_ = 1, w.mpi_ = false;
+#endif
+}
+
+double Communicator::sum(double x) const {
+  sum(std::span<double>(&x, 1));
+  return x;
+}
+double Communicator::max(double x) const {
+  max(std::span<double>(&x, 1));
+  return x;
+}
+double Communicator::min(double x) const {
+  x = -x;
+  max(std::span<double>(&x, 1));
+  return -x;
+}
+
+void Communicator::sum(std::span<double> values) const {
+#if GRIDSOLVE_HAVE_MPI
+  if (mpi_ && size_ > 1)
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, values.data(), count_of(values.size()), MPI_DOUBLE,
+                            MPI_SUM, MPI_COMM_WORLD),
+              "MPI_Allreduce (sum)");
+#else
+  (void)values;
+#endif
+}
+
+void Communicator::max(std::span<double> values) const {
+#if GRIDSOLVE_HAVE_MPI
+  if (mpi_ && size_ > 1)
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, values.data(), count_of(values.size()), MPI_DOUBLE,
+                            MPI_MAX, MPI_COMM_WORLD),
+              "MPI_Allreduce (max)");
+#else
+  (void)values;
+#endif
+}
+
+std::vector<double> Communicator::gather_all(std::span<const double> values) const {
+  std::vector<double> all(values.size() * std::size_t(size_));
+  std::copy(values.begin(), values.end(), all.begin());
+#if GRIDSOLVE_HAVE_MPI
+  if (mpi_ && size_ > 1)
+    check_mpi(MPI_Allgather(values.data(), count_of(values.size()), MPI_DOUBLE, all.data(),
+                            count_of(values.size()), MPI_DOUBLE, MPI_COMM_WORLD),
+              "MPI_Allgather");
+#endif
+  return all;
+}
+
+void Communicator::broadcast(std::span<std::byte> bytes, int root) const {
+#if GRIDSOLVE_HAVE_MPI
+  if (mpi_ && size_ > 1)
+    check_mpi(MPI_Bcast(bytes.data(), count_of(bytes.size()), MPI_BYTE, root, MPI_COMM_WORLD),
+              "MPI_Bcast");
+#else
+  (void)bytes, (void)root;
+#endif
+}
+
+void Communicator::broadcast(std::string& text, int root) const {
+  if (size_ == 1) return;
+  double length = double(text.size());  // the size first, so receivers can make room
+  broadcast(std::as_writable_bytes(std::span<double>(&length, 1)), root);
+  text.resize(std::size_t(length));
+  broadcast(std::as_writable_bytes(std::span<char>(text.data(), text.size())), root);
+}
+
+void Communicator::barrier() const {
+#if GRIDSOLVE_HAVE_MPI
+  if (mpi_ && size_ > 1) check_mpi(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+#endif
+}
+
+void Communicator::exchange(std::span<const Message> outgoing,
+                            std::span<const Message> incoming) const {
+  for (const Message& m : outgoing)
+    require(m.peer >= 0 && m.peer < size_, "a message to rank " + std::to_string(m.peer) +
+                                               " of a run of " + std::to_string(size_));
+#if GRIDSOLVE_HAVE_MPI
+  if (mpi_) {
+    std::vector<MPI_Request> requests(incoming.size() + outgoing.size(), MPI_REQUEST_NULL);
+    std::size_t r = 0;
+    // Receives first, so that a message finds its buffer waiting.
+    for (const Message& m : incoming)
+      check_mpi(MPI_Irecv(m.bytes.data(), count_of(m.bytes.size()), MPI_BYTE, m.peer, m.tag,
+                          MPI_COMM_WORLD, &requests[r++]),
+                "MPI_Irecv");
+    for (const Message& m : outgoing)
+      check_mpi(MPI_Isend(m.bytes.data(), count_of(m.bytes.size()), MPI_BYTE, m.peer, m.tag,
+                          MPI_COMM_WORLD, &requests[r++]),
+                "MPI_Isend");
+    check_mpi(MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE),
+              "MPI_Waitall");
+    return;
+  }
+#endif
+  // One rank: every message is to oneself; match by tag.
+  for (const Message& in : incoming) {
+    bool found = false;
+    for (const Message& out : outgoing)
+      if (out.tag == in.tag) {
+        require(out.bytes.size() == in.bytes.size(),
+                "a message to oneself of another size than its receiver expects");
+        std::memcpy(in.bytes.data(), out.bytes.data(), in.bytes.size());
+        found = true;
+        break;
+      }
+    require(found, "a receive with tag " + std::to_string(in.tag) + " that nothing sends");
+  }
+}
+
+void Communicator::abort(const std::string& message, int exit_code) const {
+  if (size_ > 1)
+    std::fprintf(stderr, "gridsolve: rank %d of %d: %s\n", rank_, size_, message.c_str());
+  else
+    std::fprintf(stderr, "gridsolve: %s\n", message.c_str());
+  std::fflush(stderr);
+#if GRIDSOLVE_HAVE_MPI
+  // MPI_Abort ends every rank (the launcher passes the code on), so none waits forever
+  // for a rank that left.
+  if (mpi_ && size_ > 1) MPI_Abort(MPI_COMM_WORLD, exit_code);
+#endif
+  std::exit(exit_code);
+}
+
+}  // namespace gridsolve

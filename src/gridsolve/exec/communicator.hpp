@@ -1,0 +1,85 @@
+// Communicator: the processes (ranks) of one run and what they do together: reductions,
+// broadcasts, barriers, point-to-point messages, and stopping every rank on an error.
+// Without MPI, or when MPI was not started, it is a world of one rank.
+#pragma once
+#include <cstddef>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace gridsolve {
+
+// Starts MPI for the life of the object when this build has it and `start` says so, and
+// finalizes it after. Threads: only the thread that made it calls MPI (OpenMP threads
+// compute, they never communicate), so MPI_THREAD_FUNNELED is asked for.
+class MpiSession {
+ public:
+  MpiSession(int& argc, char**& argv, bool start = true);
+  ~MpiSession();
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+  bool started() const { return started_; }
+
+ private:
+  bool started_ = false;
+};
+
+// True when a launcher (mpirun / mpiexec of Open MPI, MPICH or Slurm) started this
+// process: its environment names a world size. A plain `gridsolve ...` then does not
+// start MPI at all, and stays the one-process program.
+bool launched_by_mpi();
+
+// A description of the MPI this build links ("Open MPI v4.1.4, ..."), or why there is none.
+std::string mpi_description();
+
+// One message of an exchange: `bytes` go to, or come from, rank `peer` under `tag`.
+struct Message {
+  int peer = -1;
+  int tag = 0;
+  std::span<std::byte> bytes;
+};
+
+class Communicator {
+ public:
+  // Every rank of the run (MPI_COMM_WORLD once an MpiSession started MPI, else one rank).
+  static const Communicator& world();
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  bool is_root() const { return rank_ == 0; }
+
+  // All-reductions: every rank gets the same result. The span forms reduce element by
+  // element in place, so the dot products of one Krylov iteration cost one message.
+  double sum(double x) const;
+  double max(double x) const;
+  double min(double x) const;
+  void sum(std::span<double> values) const;
+  void max(std::span<double> values) const;
+  // Every rank's `values` (the same count on each), rank after rank, on every rank: for
+  // reductions that must combine in one order everywhere (a scaled norm).
+  std::vector<double> gather_all(std::span<const double> values) const;
+
+  // Rank `root`'s bytes (or text) on every rank.
+  void broadcast(std::span<std::byte> bytes, int root = 0) const;
+  void broadcast(std::string& text, int root = 0) const;
+  void barrier() const;
+
+  // Receives every `incoming` and sends every `outgoing` at once, and returns when all
+  // are done (no ordering between ranks is needed, so no pattern can deadlock). A
+  // message to oneself is allowed.
+  void exchange(std::span<const Message> outgoing, std::span<const Message> incoming) const;
+
+  // Stops every rank: writes "gridsolve: <message>" (naming this rank when there are
+  // several) to standard error and ends the run with exit_code. An error found on one
+  // rank must end here, not in a return that leaves the others waiting in a collective.
+  [[noreturn]] void abort(const std::string& message, int exit_code) const;
+
+ private:
+  Communicator() = default;
+  int rank_ = 0;
+  int size_ = 1;
+  bool mpi_ = false;
+  friend class MpiSession;
+};
+
+}  // namespace gridsolve

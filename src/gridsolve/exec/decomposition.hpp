@@ -1,0 +1,58 @@
+// Decomposition: a global box split over ranks by a process grid; each rank's box in
+// global indices and its neighbour across each face. Pure arithmetic: no messages.
+#pragma once
+#include <array>
+#include <string>
+
+#include "gridsolve/core/box.hpp"
+
+namespace gridsolve {
+
+// No neighbour across a face: the face is a physical side of the domain.
+inline constexpr int no_rank = -1;
+
+class Decomposition {
+ public:
+  // Splits `global` (of a dims-dimensional grid) over `ranks` ranks. process_grid gives
+  // the ranks per axis (their product must be `ranks`; unused axes 1); all zeros chooses
+  // it: the factorization whose rank boxes share the fewest values across their faces
+  // (the least ghost traffic). Periodic axes make the first and last ranks on that axis
+  // neighbours. Every rank's box holds at least `min_extent` values on each split axis
+  // (a ghost width plus one lets a periodic node axis send its images); otherwise throws
+  // Error naming the sizes.
+  Decomposition(const Box& global, int dims, int ranks, std::array<bool, 3> periodic = {},
+                std::array<int, 3> process_grid = {0, 0, 0}, int min_extent = 2);
+
+  const Box& global() const { return global_; }
+  int dims() const { return dims_; }
+  int ranks() const { return ranks_; }
+  const std::array<int, 3>& process_grid() const { return grid_; }
+  bool periodic(int axis) const { return periodic_[axis]; }
+  // Ranks are numbered x fastest: rank = cx + px (cy + py cz).
+  std::array<int, 3> coords(int rank) const;
+  int rank_at(std::array<int, 3> coords) const;
+  // The rank's box in global indices, with the global box's centring. Along each axis
+  // the values split as evenly as they go, the first ranks taking one more.
+  Box box(int rank) const;
+  // The rank across face f (0..5: x low, x high, y low, y high, z low, z high), wrapping
+  // on periodic axes (possibly the rank itself when its axis has one rank); no_rank on a
+  // physical side.
+  int neighbour(int rank, int face) const;
+  // Whether the rank's box touches the global box's low (side 0) or high (side 1) end.
+  bool at_global_side(int rank, int axis, int side) const;
+  // "2x3" or "2x2x1".
+  std::string describe() const;
+
+ private:
+  Box global_;
+  int dims_ = 2;
+  int ranks_ = 1;
+  std::array<bool, 3> periodic_{};
+  std::array<int, 3> grid_{1, 1, 1};
+};
+
+// Parses "PxQ" (2D) or "PxQxR" (3D): the --ranks-grid of the command line. Throws Error
+// for other text or a product other than ranks.
+std::array<int, 3> parse_ranks_grid(const std::string& text, int dims, int ranks);
+
+}  // namespace gridsolve

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# `mpiexec -np K gridsolve poisson` against one process: the same answer to the solver's
+# tolerance, one summary printed (rank 0's) with the ranks in it, the same summary.json
+# keys plus ranks and ranks_grid; refusals (a solver or a command that does not split, a
+# wrong --ranks-grid) end every rank with exit 2, never a hang.
+# Usage: poisson_on_ranks.sh path/to/gridsolve path/to/mpiexec K
+set -uo pipefail
+gridsolve=$1 mpiexec=$2 np=$3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "poisson_on_ranks ($np ranks): $*" >&2; exit 1; }
+launch=("$mpiexec" -np "$np" --oversubscribe)
+problem=(poisson --n 33 --sides periodic --k variable --solver pcg --tol 1e-10 --device cpu)
+
+"$gridsolve" "${problem[@]}" --out "$work/one" >"$work/one.txt" 2>&1 || fail "one process: $(cat "$work/one.txt")"
+timeout 60 "${launch[@]}" "$gridsolve" "${problem[@]}" --out "$work/many" >"$work/many.txt" 2>&1 ||
+  fail "exit $?: $(cat "$work/many.txt")"
+[ "$(grep -c '^gridsolve poisson' "$work/many.txt")" -eq 1 ] || fail "not one summary: $(cat "$work/many.txt")"
+if [ "$np" -gt 1 ]; then grep -q "^  ranks       $np (process grid " "$work/many.txt" || fail "no ranks line"; fi
+
+# A number of summary.json.
+value() { grep -o "\"$2\": *[^,}]*" "$1/summary.json" | head -1 | sed 's/.*: *//; s/"//g'; }
+[ "$(value "$work/many" ranks)" = "$np" ] || fail "summary.json ranks is '$(value "$work/many" ranks)'"
+[ -n "$(value "$work/many" ranks_grid)" ] || fail "summary.json has no ranks_grid"
+[ "$(value "$work/many" converged)" = true ] || fail "not converged"
+one=$(value "$work/one" max_error) many=$(value "$work/many" max_error)
+# The max error against the exact solution is discretization error (about 1e-3 here); the
+# two solves differ by the solver tolerance, far below it.
+awk -v a="$one" -v b="$many" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && d <= 1e-6 * a) }' ||
+  fail "max error $many on $np ranks, $one on one"
+for key in $(grep -o '"[a-z_]*":' "$work/one/summary.json" | tr -d '":' | sort -u); do
+  grep -q "\"$key\":" "$work/many/summary.json" || fail "summary.json lacks $key"
+done
+
+# A solver that does not split: exit 2 on every rank, with the reason, within the timeout.
+if [ "$np" -gt 1 ]; then
+  timeout 60 "${launch[@]}" "$gridsolve" poisson --n 17 --solver mg --device cpu >"$work/mg.txt" 2>&1
+  code=$?
+  [ "$code" -eq 2 ] || fail "mg on ranks: exit $code, want 2: $(cat "$work/mg.txt")"
+  grep -q "does not run on several ranks" "$work/mg.txt" || fail "mg on ranks: $(cat "$work/mg.txt")"
+  timeout 60 "${launch[@]}" "$gridsolve" poisson --n 17 --solver cg --device cpu \
+    --ranks-grid "$((np + 1))x1" >"$work/grid.txt" 2>&1
+  code=$?
+  [ "$code" -eq 2 ] || fail "a wrong --ranks-grid: exit $code, want 2: $(cat "$work/grid.txt")"
+  # A command that runs on one process only: refused, not run N times over the same files.
+  timeout 60 "${launch[@]}" "$gridsolve" cavity --n 16 --device cpu >"$work/cavity.txt" 2>&1
+  code=$?
+  [ "$code" -eq 2 ] || fail "cavity on ranks: exit $code, want 2: $(cat "$work/cavity.txt")"
+  grep -q "cavity runs on one process" "$work/cavity.txt" || fail "cavity: $(cat "$work/cavity.txt")"
+fi
+echo "poisson_on_ranks ($np ranks): same answer as one process"

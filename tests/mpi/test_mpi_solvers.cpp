@@ -1,0 +1,165 @@
+// Solvers on ranks: Jacobi, red-black SOR / Gauss-Seidel, CG and PCG on each rank's part of a Poisson problem give the
+// one-process answer to the solver's tolerance (uneven boxes on 3 ranks, a periodic axis
+// across ranks, a masked variable-coefficient domain, 3D); the others refuse clearly.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+
+#include "gridsolve/core/error.hpp"
+#include "gridsolve/exec/communicator.hpp"
+#include "gridsolve/exec/field_part.hpp"
+#include "gridsolve/problem/assemble.hpp"
+#include "gridsolve/problem/model_problems.hpp"
+#include "gridsolve/problem/stencil_operator_part.hpp"
+#include "gridsolve/solve/solver.hpp"
+
+namespace gridsolve {
+namespace {
+
+struct Parted {
+  std::shared_ptr<const Decomposition> parts;
+  StencilOperator<double> op;
+  Field<double> u;
+};
+
+Parted split(const Discretization<double>& whole, std::array<int, 3> grid = {0, 0, 0}) {
+  const Communicator& comm = Communicator::world();
+  std::array<bool, 3> periodic{};
+  for (int a = 0; a < 3; ++a) periodic[a] = (whole.op.periodic >> a) & 1;
+  Parted p;
+  p.parts = std::make_shared<const Decomposition>(whole.op.grid.box(Centring::node()),
+                                                  whole.op.grid.dims, comm.size(), periodic,
+                                                  grid);
+  p.op = operator_part(whole.op, p.parts, comm.rank());
+  p.u = field_part(whole.u, p.parts, comm.rank());
+  return p;
+}
+
+// Solves the problem whole (every rank alike) and split, and compares each rank's part.
+void expect_same_answer(const ModelProblem& m, const std::string& solver, SolveOptions o,
+                        double agree, std::array<int, 3> grid = {0, 0, 0}) {
+  const std::string what = solver + " on " + std::to_string(m.dims) + "D " + m.sides + ", mask " +
+                           m.mask + ", k " + m.coefficient;
+  const ProblemSpec spec = make_model_problem(m);
+  Discretization<double> whole = assemble<double>(spec, Device::cpu);
+  Parted part = split(whole, grid);
+  const SolveReport one = make_solver<double>(solver)->solve(whole.op, whole.u, o);
+  const SolveReport many = make_solver<double>(solver)->solve(part.op, part.u, o);
+  ASSERT_TRUE(one.converged) << what << ": " << one.reason;
+  EXPECT_TRUE(many.converged) << what << ": " << many.reason;
+  // Jacobi's and red-black sweeps are the same arithmetic on any split: the same count;
+  // Krylov dot
+  // products sum in another order, which may move the stop by an iteration.
+  const bool same_arithmetic = solver == "jacobi" || solver == "sor" || solver == "rb-gs";
+  EXPECT_NEAR(many.iterations, one.iterations, same_arithmetic ? 0 : 2) << what;
+  if (o.rule == StopRule::residual) {
+    EXPECT_LT(many.relative_residual, o.tolerance) << what;
+    EXPECT_NEAR(many.relative_residual, one.relative_residual, 0.5 * o.tolerance) << what;
+  } else {  // the largest update: the same on every split
+    EXPECT_EQ(many.last_update, one.last_update) << what;
+    EXPECT_LT(many.last_update, o.tolerance) << what;
+  }
+  const Box b = part.u.interior();
+  const FieldView<const double> a = whole.u.cview(), c = part.u.cview();
+  double largest = 0, worst = 0;
+  for (int k = b.lo[2]; k <= b.hi[2]; ++k)
+    for (int j = b.lo[1]; j <= b.hi[1]; ++j)
+      for (int i = b.lo[0]; i <= b.hi[0]; ++i) {
+        largest = std::max(largest, std::fabs(a(i, j, k)));
+        worst = std::max(worst, std::fabs(a(i, j, k) - c(i, j, k)));
+      }
+  largest = Communicator::world().max(largest);
+  worst = Communicator::world().max(worst);
+  EXPECT_GT(largest, 1e-3) << what;  // a solution worth comparing
+  EXPECT_LE(worst, agree * largest) << what << " on a " << part.parts->describe() << " grid";
+}
+
+SolveOptions residual_rule(double tolerance) {
+  SolveOptions o;
+  o.tolerance = tolerance;
+  o.max_iterations = 20000;
+  return o;
+}
+
+TEST(MpiSolvers, JacobiMatchesOneProcess) {
+  ModelProblem m;
+  m.n = 17;
+  expect_same_answer(m, "jacobi", residual_rule(1e-7), 1e-12);
+  // Every split along x (uneven on 3 ranks), then along y.
+  const int n = Communicator::world().size();
+  expect_same_answer(m, "jacobi", residual_rule(1e-7), 1e-12, {n, 1, 1});
+  expect_same_answer(m, "jacobi", residual_rule(1e-7), 1e-12, {1, n, 1});
+}
+
+TEST(MpiSolvers, JacobiMaxUpdateRule) {
+  ModelProblem m;
+  m.n = 17;
+  m.rhs = "random";
+  SolveOptions o;
+  o.rule = StopRule::update;
+  o.tolerance = 1e-7;
+  o.check_every = 5;
+  expect_same_answer(m, "jacobi", o, 1e-12);
+}
+
+TEST(MpiSolvers, RedBlackSorMatchesOneProcess) {
+  ModelProblem m;
+  m.n = 33;
+  // Each colour's updates are independent of one another: the same arithmetic on any split.
+  expect_same_answer(m, "sor", residual_rule(1e-9), 1e-12);
+  m.sides = "periodic";
+  m.mask = "hole";
+  expect_same_answer(m, "sor", residual_rule(1e-9), 1e-12, {Communicator::world().size(), 1, 1});
+  ModelProblem noise;  // a random source on zero Dirichlet sides, the max-update rule
+  noise.n = 33;
+  noise.rhs = "random";
+  SolveOptions o;
+  o.rule = StopRule::update;
+  o.tolerance = 1e-8;
+  expect_same_answer(noise, "rb-gs", o, 1e-12);
+}
+
+TEST(MpiSolvers, ConjugateGradientsMatchOneProcess) {
+  ModelProblem m;
+  m.n = 33;
+  expect_same_answer(m, "cg", residual_rule(1e-10), 1e-8);
+  m.sides = "periodic";  // x periodic across ranks, y Dirichlet
+  expect_same_answer(m, "cg", residual_rule(1e-10), 1e-8);
+  expect_same_answer(m, "pcg", residual_rule(1e-10), 1e-8, {Communicator::world().size(), 1, 1});
+  m.sides = "neumann";
+  m.mask = "fixed";
+  m.coefficient = "variable";
+  expect_same_answer(m, "pcg", residual_rule(1e-10), 1e-8);
+}
+
+TEST(MpiSolvers, ThreeDimensions) {
+  ModelProblem m;
+  m.dims = 3;
+  m.n = 9;
+  expect_same_answer(m, "cg", residual_rule(1e-10), 1e-8);
+  m.sides = "periodic-all";  // singular: the zero-mean solution on every split
+  expect_same_answer(m, "pcg", residual_rule(1e-10), 1e-8);
+  m.sides = "dirichlet";
+  expect_same_answer(m, "jacobi", residual_rule(1e-6), 1e-12);
+}
+
+TEST(MpiSolvers, OthersRefuseSeveralRanks) {
+  ModelProblem m;
+  m.n = 9;
+  Discretization<double> whole = assemble<double>(make_model_problem(m), Device::cpu);
+  Parted part = split(whole);
+  for (const char* name : {"gs", "mg", "mgcg", "fft", "buneman"}) {
+    try {
+      make_solver<double>(name)->solve(part.op, part.u, residual_rule(1e-8));
+      ADD_FAILURE() << name << " solved an operator on ranks";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("several ranks"), std::string::npos) << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gridsolve
