@@ -502,10 +502,18 @@ FieldOfTime field_of_time(const std::array<std::string, 3>& formulas) {
                         "(at most 1e4 T)",
                         formulas[c], at_start));
   }
-  return [ps](double t) {
+  return [ps, formulas](double t) {
     ps->t = t;
     std::array<double, 3> b{};
-    for (int c = 0; c < 3; ++c) b[c] = ps->is_constant[c] ? ps->constant[c] : ps->p[c].Eval();
+    for (int c = 0; c < 3; ++c) {
+      b[c] = ps->is_constant[c] ? ps->constant[c] : ps->p[c].Eval();
+      // A formula that grows past any lab field (exp(t*1e13)) would shrink the adaptive
+      // step towards nothing: it is bad input, named where it happens.
+      if (!(std::abs(b[c]) <= 1e4))
+        throw Error(fmt::format("the field formula '{}' is {} T at t = {:.6g} s; a field must stay "
+                                "finite and at most 1e4 T over the run",
+                                formulas[c], b[c], t));
+    }
     return b;
   };
 }
