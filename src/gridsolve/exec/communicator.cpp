@@ -114,24 +114,21 @@ double Communicator::min(double x) const {
 }
 
 void Communicator::sum(std::span<double> values) const {
-#if GRIDSOLVE_HAVE_MPI
-  if (mpi_ && size_ > 1)
-    check_mpi(MPI_Allreduce(MPI_IN_PLACE, values.data(), count_of(values.size()), MPI_DOUBLE,
-                            MPI_SUM, MPI_COMM_WORLD),
-              "MPI_Allreduce (sum)");
-#else
-  (void)values;
-#endif
+  all_reduce(values, false);
 }
 
 void Communicator::max(std::span<double> values) const {
+  all_reduce(values, true);
+}
+
+void Communicator::all_reduce(std::span<double> values, bool maximum) const {
 #if GRIDSOLVE_HAVE_MPI
   if (mpi_ && size_ > 1)
     check_mpi(MPI_Allreduce(MPI_IN_PLACE, values.data(), count_of(values.size()), MPI_DOUBLE,
-                            MPI_MAX, MPI_COMM_WORLD),
-              "MPI_Allreduce (max)");
+                            maximum ? MPI_MAX : MPI_SUM, MPI_COMM_WORLD),
+              maximum ? "MPI_Allreduce (max)" : "MPI_Allreduce (sum)");
 #else
-  (void)values;
+  (void)values, (void)maximum;
 #endif
 }
 

@@ -75,6 +75,8 @@ class Communicator {
   [[noreturn]] void abort(const std::string& message, int exit_code) const;
 
  private:
+  // Sums (or takes the largest of) each value over every rank, in place.
+  void all_reduce(std::span<double> values, bool maximum) const;
   Communicator() = default;
   int rank_ = 0;
   int size_ = 1;

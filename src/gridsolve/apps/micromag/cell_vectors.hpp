@@ -76,13 +76,7 @@ class CellVectors {
   // whose grid is cell_grid(n)).
   Field<T> field() const {
     Field<T> out(cell_grid(n_), Centring::cell(), 3, 0, Device::cpu);
-    const std::array<std::vector<T>, 3> v = to_host();
-    const FieldView<T> w = out.view();
-    for (int c = 0; c < 3; ++c)
-      for (int k = 0; k < n_[2]; ++k)
-        for (int j = 0; j < n_[1]; ++j)
-          for (int i = 0; i < n_[0]; ++i)
-            w(i, j, k, c) = v[c][(std::size_t(k) * n_[1] + j) * n_[0] + i];
+    place(to_host(), out.view());
     return out;
   }
 
@@ -96,12 +90,7 @@ class CellVectors {
   }
   void from_host(const std::array<std::vector<T>, 3>& v) {
     const Field<T> host = f_.copy_to(Device::cpu);
-    const FieldView<T> w = host.view();
-    for (int c = 0; c < 3; ++c)
-      for (int k = 0; k < n_[2]; ++k)
-        for (int j = 0; j < n_[1]; ++j)
-          for (int i = 0; i < n_[0]; ++i)
-            w(i, j, k, c) = v[c][(std::size_t(k) * n_[1] + j) * n_[0] + i];
+    place(v, host.view());
     f_.copy_from(host);
   }
   void copy_from(const CellVectors& o) { f_.copy_from(o.f_); }
@@ -111,6 +100,14 @@ class CellVectors {
   }
 
  private:
+  // Host components, x fastest, into a host view of this mesh's cells.
+  void place(const std::array<std::vector<T>, 3>& v, const FieldView<T>& w) const {
+    for (int c = 0; c < 3; ++c)
+      for (int k = 0; k < n_[2]; ++k)
+        for (int j = 0; j < n_[1]; ++j)
+          for (int i = 0; i < n_[0]; ++i)
+            w(i, j, k, c) = v[c][(std::size_t(k) * n_[1] + j) * n_[0] + i];
+  }
   std::array<int, 3> n_{1, 1, 1};
   Field<T> f_;
 };
