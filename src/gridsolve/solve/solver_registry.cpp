@@ -127,12 +127,14 @@ std::vector<SolverInfo> build_rows() {
                                         .aliases = {"rb-sor", "red-black-sor"},
                                         .summary = "red-black SOR, optimal omega unless --omega",
                                         .stationary = true,
+                                        .red_black = true,
                                         .needs = any,
                                         .reads = {.omega = true}}));
   rows.push_back(with_factory<MakeRbGs>({.name = "rb-gs",
                                          .aliases = {"red-black-gs"},
                                          .summary = "red-black Gauss-Seidel (SOR at omega 1)",
                                          .stationary = true,
+                                         .red_black = true,
                                          .needs = any,
                                          .reads = plain}));
   rows.push_back(with_factory<MakeMultigrid>({.name = "mg",

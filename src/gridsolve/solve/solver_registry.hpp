@@ -40,6 +40,10 @@ struct SolverInfo {
   // A stationary relaxation (Jacobi, Gauss-Seidel, SOR): its rows may be rescaled, which
   // leaves them unsymmetric.
   bool stationary = false;
+  // A red-black relaxation (sor, rb-gs): a caller with its own sweep control (the flow
+  // momentum predictor) runs red_black_iteration_generic itself, over-relaxed when the
+  // row reads omega.
+  bool red_black = false;
   SolverRequirements needs;
   SolverOptionUse reads;
   double tolerance_fp64 = 1e-8;  // default relative residual per precision: above the

@@ -111,10 +111,14 @@ ObstacleTreatment parse_obstacle_treatment(const std::string& t) {
   throw Error(fmt::format("obstacle treatment '{}' is not known; valid: immersed, staircase", t));
 }
 
-MomentumSolver parse_momentum_solver(const std::string& t) {
-  if (t == "sor") return MomentumSolver::sor;
-  if (t == "bicgstab") return MomentumSolver::bicgstab;
-  throw Error(fmt::format("momentum solver '{}' is not known; valid: sor, bicgstab", t));
+const SolverInfo& momentum_solver_row(const std::string& name) {
+  const SolverInfo& row = find_solver(name);  // unknown names: the registry's hint
+  if (row.needs.symmetric || row.needs.constant_coefficients)
+    throw Error(fmt::format("momentum solver '{}' needs {}; the momentum rows are nonsymmetric "
+                            "with variable coefficients (sor, rb-gs and bicgstab take them)",
+                            name,
+                            row.needs.symmetric ? "a symmetric operator" : "constant coefficients"));
+  return row;
 }
 
 std::string to_string(ObstacleTreatment t) {
@@ -319,7 +323,7 @@ void FlowCase::validate() const {
     require(correctors >= 1 && correctors <= 4,
             fmt::format("{} pressure correctors; valid: 1 to 4 (PISO uses 2)", correctors));
   }
-  parse_momentum_solver(momentum_solver);
+  momentum_solver_row(momentum_solver);
   require(momentum_sweeps >= 1 && momentum_sweeps <= 1000,
           fmt::format("momentum_sweeps is {}; valid: 1 to 1000", momentum_sweeps));
   // -1 is the unset default (predictor_omega() chooses).

@@ -7,6 +7,7 @@
 
 #include "gridsolve/problem/expression.hpp"
 #include "gridsolve/problem/mac_grid.hpp"
+#include "gridsolve/solve/solver_registry.hpp"
 
 namespace gridsolve::flow {
 
@@ -59,8 +60,11 @@ enum class Convection { upwind, hybrid, tvd, quick, central };
 enum class Coupling { simple, simplec, piso };
 enum class TimeScheme { euler, bdf2 };
 // The momentum predictor's solver: red-black SOR sweeps, or BiCGStab.
-enum class MomentumSolver { sor, bicgstab };
-MomentumSolver parse_momentum_solver(const std::string& text);
+// The momentum predictor's solver: a row of the solver registry that takes nonsymmetric,
+// variable-coefficient rows. A red-black row (sor, rb-gs) runs the predictor's own sweeps
+// (to the momentum tolerance, over-relaxed by the rows' factor); any other (bicgstab,
+// jacobi, ...) solves the rows to the momentum tolerance. Throws Error naming the reason.
+const SolverInfo& momentum_solver_row(const std::string& name);
 Convection parse_convection(const std::string& text);
 Coupling parse_coupling(const std::string& text);
 TimeScheme parse_time_scheme(const std::string& text);
@@ -106,7 +110,7 @@ struct FlowCase {
   double inflow_period = 0;
   // Linear solvers: momentum sweeps of red-black SOR per predictor, pressure tolerance
   // (relative residual), the pressure solver's name.
-  std::string momentum_solver = "sor";  // sor (red-black sweeps) | bicgstab
+  std::string momentum_solver = "sor";  // a registry row: sor (red-black sweeps), bicgstab, ...
   int momentum_sweeps = 4;
   double momentum_omega = -1;  // SOR factor; negative (the default): see predictor_omega()
   // When positive, the predictor sweeps on (momentum_sweeps at a time, at most 100 times)

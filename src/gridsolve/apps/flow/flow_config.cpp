@@ -222,8 +222,7 @@ void read_method_table(const TomlReader& rd, const toml::table& m, FlowCase& c) 
   if (m.get("obstacle_treatment"))
     c.obstacle_treatment =
         parsed(rd, m, "obstacle_treatment", "method", parse_obstacle_treatment);
-  if (auto v = rd.choice(m, "momentum_solver", "method", {"sor", "bicgstab"}))
-    c.momentum_solver = *v;
+  if (auto v = rd.string(m, "momentum_solver", "method")) c.momentum_solver = *v;
   if (auto v = rd.string(m, "pressure_solver", "method")) c.pressure_solver = *v;
   for (const Parameter<FlowCase>& p : flow_method_parameters()) {
     if (const auto* dm = std::get_if<double FlowCase::*>(&p.member)) {

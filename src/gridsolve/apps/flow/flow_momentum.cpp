@@ -88,20 +88,22 @@ void FlowSolver<T>::solve_momentum(int comp, int sweeps) {
     L[cc] -= 1;
     rhs(i, j, k) = b0(i, j, k) + T(face_area(g, cc, I)) * (at(p, L) - p(i, j, k));
   });
-  if (momentum_solver_ == MomentumSolver::bicgstab) {
-    // Krylov: to the momentum tolerance (default 1e-6 relative), Jacobi preconditioned.
-    bicgstab_[c].setup(op);
+  if (!momentum_row_->red_black) {
+    // A registry solver (BiCGStab, Jacobi-preconditioned, say): to the momentum tolerance
+    // (default 1e-6 relative).
+    Solver<T>& solver = *momentum_solvers_[c];
+    solver.setup(op);
     SolveOptions so;
     so.tolerance = case_.momentum_tolerance > 0 ? case_.momentum_tolerance : 1e-6;
     so.max_iterations = 200;
     so.progress_after = 1e30;
-    bicgstab_[c].solve(u_[c], so);
+    solver.solve(u_[c], so);
     return;
   }
   // The solve layer's red-black iteration on the momentum operator: it refreshes the
   // periodic images before each colour (walls and inflows are folded into the rows, so
   // no other ghost is read); the velocity's other ghosts are refreshed once at the end.
-  const T omega = T(predictor_omega(comp));
+  const T omega = T(momentum_row_->reads.omega ? predictor_omega(comp) : 1.0);
   const bool wraps = periodic_[0] || periodic_[1] || periodic_[2];
   auto sweep = [&](int count) {
     for (int s = 0; s < count; ++s) red_black_iteration_generic(op, u_[c], omega);

@@ -17,8 +17,8 @@
 #include "gridsolve/exec/ghost_exchange.hpp"
 #include "gridsolve/problem/mac_grid.hpp"
 #include "gridsolve/problem/stencil_operator.hpp"
-#include "gridsolve/solve/bicgstab.hpp"
 #include "gridsolve/solve/solver.hpp"
+#include "gridsolve/solve/solver_registry.hpp"
 
 namespace gridsolve::flow {
 
@@ -151,8 +151,10 @@ class FlowSolver {
   // Per face: the fraction open to the fluid (continuity counts only that part).
   std::array<StaggeredField<T>, 3> open_;
   std::array<StencilOperator<T>, 3> mom_;
-  std::array<BiCgStab<T>, 3> bicgstab_;
-  MomentumSolver momentum_solver_ = MomentumSolver::sor;  // parsed once from the case
+  // The momentum predictor's registry row, found once from the case, and the solver of
+  // each component when the row is not a red-black relaxation.
+  const SolverInfo* momentum_row_ = nullptr;
+  std::array<std::unique_ptr<Solver<T>>, 3> momentum_solvers_;
   StaggeredField<T> p_;
   Field<std::uint8_t> solid_;
   StencilOperator<T> pop_;

@@ -32,7 +32,11 @@ FlowSolver<T>::~FlowSolver() {}
 template <class T>
 FlowSolver<T>::FlowSolver(const FlowCase& c, Device d) : case_(c), device_(d) {
   case_.validate();
-  momentum_solver_ = parse_momentum_solver(c.momentum_solver);
+  momentum_row_ = &momentum_solver_row(c.momentum_solver);
+  require_device(*momentum_row_, d);
+  if (!momentum_row_->red_black)
+    for (int q = 0; q < c.dims; ++q)
+      momentum_solvers_[std::size_t(q)] = momentum_row_->make<T>(MultigridOptions{});
   grid_ = MacGrid(c.dims, c.cells, c.lo, c.hi, c.spacing, d);
   require_resolved(c.obstacles, grid_, c.obstacle_treatment);
   const auto& n = grid_.cells();
