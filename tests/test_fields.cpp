@@ -84,13 +84,21 @@ TEST(Field, RefusesImpossibleShapes) {
   EXPECT_THROW(Field<double>(g, Centring::node(), 1, 4, Device::cpu), Error);
 }
 
-TEST(ExchangeGhosts, PeriodicCopiedAndZeroSides) {
-  const Grid g = Grid::unit(2, 9);  // 8 x 8 cells
+// 8 x 8 cells, two components, ghost width 2, every value distinct and non-zero:
+// scale * (100 c + 10 j + i + 1).
+Field<double> numbered_cells(double scale) {
+  const Grid g = Grid::unit(2, 9);
   Field<double> f(g, Centring::cell(), 2, 2, Device::cpu);
   const FieldView<double> v = f.view();
   for (int c = 0; c < 2; ++c)
     for (int j = 0; j < 8; ++j)
-      for (int i = 0; i < 8; ++i) v(i, j, 0, c) = 100 * c + 10 * j + i + 1;
+      for (int i = 0; i < 8; ++i) v(i, j, 0, c) = scale * (100 * c + 10 * j + i + 1);
+  return f;
+}
+
+TEST(ExchangeGhosts, PeriodicCopiedAndZeroSides) {
+  Field<double> f = numbered_cells(1.0);
+  const FieldView<double> v = f.view();
   GhostSides sides = GhostSides::all(GhostRule::periodic);
   exchange_ghosts(f, sides);
   for (int c = 0; c < 2; ++c) {
@@ -116,7 +124,7 @@ TEST(ExchangeGhosts, PeriodicCopiedAndZeroSides) {
   EXPECT_EQ(v(8, 2, 0, 0), 0.0);
   EXPECT_EQ(v(3, -1, 0, 0), 77.0);
   // Node-centred periodic axes repeat with period n - 1: node 8 is node 0's image.
-  Field<double> nodes(g, Centring::node(), 1, 1, Device::cpu);
+  Field<double> nodes(Grid::unit(2, 9), Centring::node(), 1, 1, Device::cpu);
   const FieldView<double> w = nodes.view();
   for (int j = 0; j < 9; ++j)
     for (int i = 0; i < 9; ++i) w(i, j, 0) = 10 * (j % 8) + (i % 8);
@@ -131,12 +139,8 @@ TEST(ExchangeGhosts, PeriodicCopiedAndZeroSides) {
 // Walls and inflows: the ghost is 2 w f - the edge value, so that their mean, the value
 // half a cell out where the wall is, is w f.
 TEST(ExchangeGhosts, MirrorAboutAConstantWall) {
-  const Grid g = Grid::unit(2, 9);  // 8 x 8 cells
-  Field<double> f(g, Centring::cell(), 2, 2, Device::cpu);
+  Field<double> f = numbered_cells(0.37);
   const FieldView<double> v = f.view();
-  for (int c = 0; c < 2; ++c)
-    for (int j = 0; j < 8; ++j)
-      for (int i = 0; i < 8; ++i) v(i, j, 0, c) = 0.37 * (100 * c + 10 * j + i + 1);
   v(3, -1, 0, 1) = 77;
   GhostSides sides;
   sides.face[0] = GhostRule::mirror;
