@@ -48,4 +48,14 @@ if [ "$np" -gt 1 ]; then
   [ "$code" -eq 2 ] || fail "cavity on ranks: exit $code, want 2: $(cat "$work/cavity.txt")"
   grep -q "cavity runs on one process" "$work/cavity.txt" || fail "cavity: $(cat "$work/cavity.txt")"
 fi
+
+# The scaling benchmark on these ranks: a strong and a weak row, each beside rank 0 alone,
+# and its json written once, by rank 0.
+timeout 60 "${launch[@]}" "$gridsolve" bench scaling --device cpu --n 65 --per-rank 33 \
+  --iterations 5 --repeats 1 --out "$work/scaling" >"$work/scaling.txt" 2>&1 ||
+  fail "bench scaling: exit $?: $(cat "$work/scaling.txt")"
+for kind in strong weak; do
+  grep -qE "^$kind +$np " "$work/scaling.txt" || fail "bench scaling has no $kind row: $(cat "$work/scaling.txt")"
+done
+grep -q "\"ranks\": *$np" "$work/scaling/bench_scaling.json" || fail "bench_scaling.json: $(cat "$work/scaling/bench_scaling.json")"
 echo "poisson_on_ranks ($np ranks): same answer as one process"

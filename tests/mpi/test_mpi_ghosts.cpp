@@ -1,6 +1,7 @@
 // exchange_ghosts across ranks: every rank's field, ghosts included, equals the whole
 // field's after the one-process exchange, for each rule, centring, ghost width and process
-// grid (uneven boxes on 3 ranks, periodic sides wrapping between ranks).
+// grid (uneven boxes on 3 ranks, periodic sides wrapping between ranks), on the CPU and,
+// where there is a GPU, on it (the device link: NCCL, or staged through the host).
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -9,6 +10,7 @@
 
 #include "gridsolve/exec/communicator.hpp"
 #include "gridsolve/exec/decomposition.hpp"
+#include "gridsolve/exec/device.hpp"
 #include "gridsolve/exec/field.hpp"
 #include "gridsolve/exec/ghost_exchange.hpp"
 
@@ -51,6 +53,13 @@ std::vector<std::array<int, 3>> grids_for(const Case& c, int ranks) {
   return grids;
 }
 
+// The devices a part is checked on: the CPU, and the GPU where there is one.
+std::vector<Device> devices() {
+  std::vector<Device> d{Device::cpu};
+  if (cuda_available()) d.push_back(Device::cuda);
+  return d;
+}
+
 void check_case(const Case& c) {
   const Communicator& comm = Communicator::world();
   std::array<bool, 3> periodic{};
@@ -60,27 +69,30 @@ void check_case(const Case& c) {
   fill_valid(whole);
   exchange_ghosts(whole, c.sides);
   const FieldView<const double> want = whole.cview();
-  for (const auto& grid : grids_for(c, comm.size())) {
-    auto parts = std::make_shared<const Decomposition>(c.global, c.dims, comm.size(), periodic,
-                                                       grid, c.ghost + 1);
-    Field<double> part(parts, comm.rank(), c.ncomp, c.ghost, Device::cpu);
-    fill_valid(part);
-    exchange_ghosts(part, c.sides);
-    const Box b = part.interior().grown(c.ghost);
-    const int zg = c.dims == 3 ? c.ghost : 0;
-    const FieldView<const double> got = part.cview();
-    int wrong = 0;
-    for (int comp = 0; comp < c.ncomp; ++comp)
-      for (int k = b.lo[2] + c.ghost - zg; k <= b.hi[2] - c.ghost + zg; ++k)
-        for (int j = b.lo[1]; j <= b.hi[1]; ++j)
-          for (int i = b.lo[0]; i <= b.hi[0]; ++i)
-            if (got(i, j, k, comp) != want(i, j, k, comp) && ++wrong <= 3)
-              ADD_FAILURE() << c.name << " on a " << parts->describe() << " grid, rank "
-                            << comm.rank() << ": (" << i << ", " << j << ", " << k << ", "
-                            << comp << ") is " << got(i, j, k, comp) << ", want "
-                            << want(i, j, k, comp);
-    EXPECT_EQ(wrong, 0) << c.name << " on a " << parts->describe() << " grid";
-  }
+  for (const auto& grid : grids_for(c, comm.size()))
+    for (const Device device : devices()) {
+      auto parts = std::make_shared<const Decomposition>(c.global, c.dims, comm.size(), periodic,
+                                                         grid, c.ghost + 1);
+      Field<double> filled(parts, comm.rank(), c.ncomp, c.ghost, Device::cpu);
+      fill_valid(filled);
+      Field<double> on_device = filled.copy_to(device);
+      exchange_ghosts(on_device, c.sides);
+      const Field<double> part = on_device.copy_to(Device::cpu);
+      const std::string where = c.name + " on " + to_string(device);
+      const Box b = part.interior().grown(c.ghost);
+      const int zg = c.dims == 3 ? c.ghost : 0;
+      const FieldView<const double> got = part.cview();
+      int wrong = 0;
+      for (int comp = 0; comp < c.ncomp; ++comp)
+        for (int k = b.lo[2] + c.ghost - zg; k <= b.hi[2] - c.ghost + zg; ++k)
+          for (int j = b.lo[1]; j <= b.hi[1]; ++j)
+            for (int i = b.lo[0]; i <= b.hi[0]; ++i)
+              if (got(i, j, k, comp) != want(i, j, k, comp) && ++wrong <= 3)
+                ADD_FAILURE() << where << " on a " << parts->describe() << " grid, rank "
+                              << comm.rank() << ": (" << i << ", " << j << ", " << k << ", " << comp
+                              << ") is " << got(i, j, k, comp) << ", want " << want(i, j, k, comp);
+      EXPECT_EQ(wrong, 0) << where << " on a " << parts->describe() << " grid";
+    }
 }
 
 GhostSides sides_of(GhostRule x, GhostRule y, GhostRule z = GhostRule::keep) {
@@ -91,8 +103,8 @@ GhostSides sides_of(GhostRule x, GhostRule y, GhostRule z = GhostRule::keep) {
 
 TEST(MpiGhosts, PeriodicNodesEveryWidth) {
   for (int g = 1; g <= 3; ++g)
-    check_case({"periodic nodes, ghost " + std::to_string(g), Box{{0, 0, 0}, {16, 16, 0}}, 2, g,
-                1, GhostSides::all(GhostRule::periodic)});
+    check_case({"periodic nodes, ghost " + std::to_string(g), Box{{0, 0, 0}, {16, 16, 0}}, 2, g, 1,
+                GhostSides::all(GhostRule::periodic)});
 }
 
 TEST(MpiGhosts, PeriodicNodesWithoutImageRewrite) {
@@ -111,13 +123,12 @@ TEST(MpiGhosts, PeriodicCellsAndOffsetBox) {
 TEST(MpiGhosts, PhysicalRulesBesideRankFaces) {
   GhostSides s = sides_of(GhostRule::periodic, GhostRule::copy_edge);
   check_case({"periodic x, copy_edge y", Box{{0, 0, 0}, {16, 16, 0}}, 2, 2, 2, s});
-  s.face = {GhostRule::zero, GhostRule::mirror, GhostRule::mirror, GhostRule::keep,
-            GhostRule::keep, GhostRule::keep};
+  s.face = {GhostRule::zero, GhostRule::mirror, GhostRule::mirror,
+            GhostRule::keep, GhostRule::keep,   GhostRule::keep};
   s.mirror[1].value = 2.5;
   s.mirror[2].value = -1;
   s.mirror[2].factor = 0.5;
-  check_case({"zero, mirror and keep", Box{{0, 0, 0}, {17, 13, 0}, Centring::cell()}, 2, 1, 3,
-              s});
+  check_case({"zero, mirror and keep", Box{{0, 0, 0}, {17, 13, 0}, Centring::cell()}, 2, 1, 3, s});
 }
 
 TEST(MpiGhosts, ThreeDimensionsCornersIncluded) {
@@ -131,8 +142,8 @@ TEST(MpiGhosts, UnsignedBytesTravelToo) {
   const Communicator& comm = Communicator::world();
   const Box global{{0, 0, 0}, {12, 12, 0}};
   auto parts = std::make_shared<const Decomposition>(global, 2, comm.size());
-  Field<std::uint8_t> whole(global, 2, 1, 1, Device::cpu), part(parts, comm.rank(), 1, 1,
-                                                                 Device::cpu);
+  Field<std::uint8_t> whole(global, 2, 1, 1, Device::cpu),
+      part(parts, comm.rank(), 1, 1, Device::cpu);
   for (Field<std::uint8_t>* f : {&whole, &part}) {
     const Box b = f->interior();
     const FieldView<std::uint8_t> v = f->view();

@@ -1,6 +1,7 @@
-// Solvers on ranks: Jacobi, red-black SOR / Gauss-Seidel, CG and PCG on each rank's part of a Poisson problem give the
-// one-process answer to the solver's tolerance (uneven boxes on 3 ranks, a periodic axis
-// across ranks, a masked variable-coefficient domain, 3D); the others refuse clearly.
+// Solvers on ranks: Jacobi, red-black SOR / Gauss-Seidel, CG and PCG on each rank's part
+// of a Poisson problem, on the CPU and on each rank's GPU, give the one-process answer to
+// the solver's tolerance (uneven boxes on 3 ranks, a periodic axis across ranks, a masked
+// variable-coefficient domain, 3D); the others refuse clearly.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/communicator.hpp"
+#include "gridsolve/exec/device.hpp"
 #include "gridsolve/exec/field_part.hpp"
 #include "gridsolve/problem/assemble.hpp"
 #include "gridsolve/problem/model_problems.hpp"
@@ -31,23 +33,32 @@ Parted split(const Discretization<double>& whole, std::array<int, 3> grid = {0, 
   for (int a = 0; a < 3; ++a) periodic[a] = (whole.op.periodic >> a) & 1;
   Parted p;
   p.parts = std::make_shared<const Decomposition>(whole.op.grid.box(Centring::node()),
-                                                  whole.op.grid.dims, comm.size(), periodic,
-                                                  grid);
+                                                  whole.op.grid.dims, comm.size(), periodic, grid);
   p.op = operator_part(whole.op, p.parts, comm.rank());
   p.u = field_part(whole.u, p.parts, comm.rank());
   return p;
 }
 
-// Solves the problem whole (every rank alike) and split, and compares each rank's part.
+// Solves the problem whole (every rank alike, on the CPU) and split (on `device`), and
+// compares each rank's part.
 void expect_same_answer(const ModelProblem& m, const std::string& solver, SolveOptions o,
-                        double agree, std::array<int, 3> grid = {0, 0, 0}) {
+                        double agree, std::array<int, 3> grid = {0, 0, 0},
+                        Device device = Device::cpu) {
   const std::string what = solver + " on " + std::to_string(m.dims) + "D " + m.sides + ", mask " +
-                           m.mask + ", k " + m.coefficient;
+                           m.mask + ", k " + m.coefficient + ", " + to_string(device);
   const ProblemSpec spec = make_model_problem(m);
   Discretization<double> whole = assemble<double>(spec, Device::cpu);
   Parted part = split(whole, grid);
   const SolveReport one = make_solver<double>(solver)->solve(whole.op, whole.u, o);
-  const SolveReport many = make_solver<double>(solver)->solve(part.op, part.u, o);
+  SolveReport many;
+  if (device == Device::cpu) {
+    many = make_solver<double>(solver)->solve(part.op, part.u, o);
+  } else {
+    const StencilOperator<double> op = part.op.copy_to(device);
+    Field<double> u = part.u.copy_to(device);
+    many = make_solver<double>(solver)->solve(op, u, o);
+    part.u = u.copy_to(Device::cpu);
+  }
   ASSERT_TRUE(one.converged) << what << ": " << one.reason;
   EXPECT_TRUE(many.converged) << what << ": " << many.reason;
   // Jacobi's and red-black sweeps are the same arithmetic on any split: the same count;
@@ -144,6 +155,34 @@ TEST(MpiSolvers, ThreeDimensions) {
   expect_same_answer(m, "pcg", residual_rule(1e-10), 1e-8);
   m.sides = "dirichlet";
   expect_same_answer(m, "jacobi", residual_rule(1e-6), 1e-12);
+}
+
+// The same problems on each rank's GPU: ghosts by the device link, sums by its
+// all-reduce (or staged through the host where ranks share a GPU).
+TEST(MpiSolvers, OnTheGpu) {
+  if (!cuda_available()) GTEST_SKIP() << "no GPU: " << cuda_unavailable_reason();
+  const int n = Communicator::world().size();
+  ModelProblem m;
+  m.n = 33;
+  expect_same_answer(m, "jacobi", residual_rule(1e-7), 1e-12, {n, 1, 1}, Device::cuda);
+  expect_same_answer(m, "sor", residual_rule(1e-9), 1e-12, {1, n, 1}, Device::cuda);
+  expect_same_answer(m, "cg", residual_rule(1e-10), 1e-8, {0, 0, 0}, Device::cuda);
+  m.sides = "periodic";
+  m.mask = "hole";
+  expect_same_answer(m, "pcg", residual_rule(1e-10), 1e-8, {n, 1, 1}, Device::cuda);
+  ModelProblem cube;
+  cube.dims = 3;
+  cube.n = 17;
+  cube.sides = "periodic-all";
+  expect_same_answer(cube, "pcg", residual_rule(1e-10), 1e-8, {0, 0, 0}, Device::cuda);
+  ModelProblem noise;  // the max-update rule, on every rank alike
+  noise.n = 33;
+  noise.rhs = "random";
+  SolveOptions o;
+  o.rule = StopRule::update;
+  o.tolerance = 1e-7;
+  o.check_every = 5;
+  expect_same_answer(noise, "jacobi", o, 1e-12, {0, 0, 0}, Device::cuda);
 }
 
 TEST(MpiSolvers, OthersRefuseSeveralRanks) {

@@ -10,6 +10,7 @@
 #include "gridsolve/bench/stencil_bench.hpp"
 #include "gridsolve/cli/direct_bench_command.hpp"
 #include "gridsolve/cli/multigrid_bench_command.hpp"
+#include "gridsolve/cli/scaling_bench_command.hpp"
 #include "gridsolve/cli/flow_command.hpp"
 #include "gridsolve/cli/sort_command.hpp"
 #include "gridsolve/core/error.hpp"
@@ -26,7 +27,8 @@ void add_bench_options(CLI::App* app, BenchSettings& s) {
          "tridiagonal solves against cuSPARSE; poisson: fast Poisson solvers against cuFFT; "
          "mg: multigrid time to solution against HYPRE; sort: sorting networks against CUB and "
          "thrust; flow: PISO step and steady cavity against icoFoam; micromag: demag evaluation "
-         "and LLG step against cuFFT and mumax3")
+         "and LLG step against cuFFT and mumax3; scaling: strong and weak scaling on the "
+         "ranks of an mpirun launch")
       ->capture_default_str();
   app->add_option("--n", s.n, "nodes per side of the square grid")->capture_default_str();
   app->add_option("--repeats", s.repeats, "timed repetitions (the median is reported)")
@@ -42,6 +44,15 @@ void add_bench_options(CLI::App* app, BenchSettings& s) {
   app->add_option("--tol", s.tolerance, "mg: relative residual to reach")->capture_default_str();
   app->add_option("--mesh", s.mesh, "micromag: cells, NXxNYxNZ")->capture_default_str();
   app->add_option("--peer", s.peer, "micromag: folder of a mumax3 build (bin/mumax3) to run beside");
+  app->add_option("--per-rank", s.per_rank,
+                  "scaling: nodes per side of one rank's share in weak scaling (default 8191 in "
+                  "2D, 511 in 3D)")
+      ->check(CLI::Range(9, 1 << 20));
+  app->add_option("--solver", s.solver, "scaling: jacobi | sor | rb-gs | cg | pcg")
+      ->capture_default_str();
+  app->add_option("--iterations", s.iterations, "scaling: iterations per timed solve")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
 }
 
 int bench_command(const BenchSettings& s) {
@@ -51,9 +62,10 @@ int bench_command(const BenchSettings& s) {
   if (s.what == "flow") return flow_bench_command(s);
   if (s.what == "micromag")
     return micromag_bench({s.mesh, s.device, s.repeats, s.peer, s.out});
+  if (s.what == "scaling") return scaling_bench_command(s);
   require(s.what == "stencil",
-          fmt::format("bench knows 'stencil', 'tridiag', 'poisson', 'mg', 'sort', 'flow' and "
-                      "'micromag', got '{}'",
+          fmt::format("bench knows 'stencil', 'tridiag', 'poisson', 'mg', 'sort', 'flow', "
+                      "'micromag' and 'scaling', got '{}'",
                       s.what));
   require(s.n >= 16, fmt::format("--n must be at least 16, got {}", s.n));
   require(s.repeats >= 1, fmt::format("--repeats must be at least 1, got {}", s.repeats));

@@ -22,6 +22,10 @@ struct BenchSettings {
   // bench micromag
   std::string mesh = "2048x2048x1";
   std::string peer;  // folder of a mumax3 build to run beside (bin/mumax3)
+  // bench scaling (also --n: the strong-scaling grid, --dims)
+  int per_rank = 0;  // weak scaling: nodes per side of one rank's share (0: 8191 / 511)
+  std::string solver = "cg";
+  int iterations = 100;
 };
 
 void add_bench_options(CLI::App* app, BenchSettings& s);

@@ -274,10 +274,11 @@ int run(int argc, char** argv) {
       heat_run.parameters = parameters_json(heat_parameters(), plate);
       return run_problem(make_heat_plate(plate), heat_run);
     }
-    if (!*solve && Communicator::world().size() > 1)
+    const bool scaling_bench = *bench && bench_settings.what == "scaling";
+    if (!*solve && !scaling_bench && Communicator::world().size() > 1)
       // Each rank would run the whole command alone, all writing the same files.
-      throw Error(fmt::format("{} runs on one process; under mpirun only poisson, heat, solve "
-                              "and info run (on CPU ranks)",
+      throw Error(fmt::format("{} runs on one process; under mpirun only poisson, heat, solve, "
+                              "bench scaling and info run",
                               app.get_subcommands().front()->get_name()));
     if (*solve) {
       RunConfig cfg = load_config(config_path);

@@ -3,14 +3,25 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <span>
+#include <string>
+#include <vector>
+
 #include "gridsolve/exec/communicator.hpp"
 #include "gridsolve/exec/device.hpp"
+#include "gridsolve/exec/device_link.hpp"
 #include "gridsolve/solve/solver_registry.hpp"
 
 namespace gridsolve::cli {
 
 int info_command() {
-  if (!Communicator::world().is_root()) return 0;  // under mpirun: one report, rank 0's
+  const Communicator& world = Communicator::world();
+  // Under mpirun every rank says which GPU it took, and how device buffers travel (a
+  // collective, so before the ranks other than 0 leave); then one report, rank 0's.
+  const double gpu = double(current_gpu());
+  const std::vector<double> gpus = world.gather_all(std::span<const double>(&gpu, 1));
+  const std::string link = world.size() > 1 ? DeviceLink::world().describe() : "";
+  if (!world.is_root()) return 0;
   fmt::print("gridsolve 0.1.0\n");
 #if GRIDSOLVE_HAVE_CUDA
   fmt::print("  build       CUDA path compiled in; OpenMP CPU path\n");
@@ -18,15 +29,17 @@ int info_command() {
   fmt::print("  build       CPU path only (built without CUDA); OpenMP\n");
 #endif
   fmt::print("  cpu         {} OpenMP threads\n", cpu_threads());
-  {
-    const Communicator& world = Communicator::world();
-    fmt::print("  mpi         {}; {} rank{} in this run\n", mpi_description(), world.size(),
-               world.size() == 1 ? "" : "s");
+  fmt::print("  mpi         {}; {} rank{} in this run\n", mpi_description(), world.size(),
+             world.size() == 1 ? "" : "s");
 #if GRIDSOLVE_HAVE_NCCL
-    fmt::print("  nccl        linked (device messages between ranks not used yet)\n");
+  fmt::print("  nccl        built in: device buffers between ranks on GPUs of their own\n");
 #else
-    fmt::print("  nccl        not built in\n");
+  fmt::print("  nccl        not built in: device buffers between ranks go through host memory\n");
 #endif
+  if (world.size() > 1) {
+    std::vector<std::string> where;
+    for (const double g : gpus) where.push_back(g < 0 ? "cpu" : fmt::format("cuda:{}", int(g)));
+    fmt::print("  ranks       on {}; device buffers by {}\n", fmt::join(where, ", "), link);
   }
   const auto devices = cuda_devices();
   if (devices.empty()) {

@@ -1,6 +1,7 @@
 #include "gridsolve/cli/run_problem.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 #include <cmath>
@@ -12,6 +13,7 @@
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/core/text.hpp"
 #include "gridsolve/exec/communicator.hpp"
+#include "gridsolve/exec/device_link.hpp"
 #include "gridsolve/exec/field_part.hpp"
 #include "gridsolve/exec/memory.hpp"
 #include "gridsolve/problem/assemble.hpp"
@@ -45,16 +47,13 @@ double max_error(const ProblemSpec& spec, const Discretization<T>& d) {
   return m;
 }
 
-// The solve on several ranks: each rank takes its part of the operator assembled whole
-// (every rank assembles all of it for now: simple, and memory the sizes run on ranks so far
-// can spare), solves it with the others, and every rank gets the whole solution back for
-// the summary and the files.
+// The solve on several ranks: each rank takes its part of the operator assembled whole in
+// host memory (every rank assembles all of it for now: simple, and memory the sizes run on
+// ranks so far can spare), places it on its device, solves it with the others, and every
+// rank gets the whole solution back, in host memory, for the summary and the files.
 template <class T>
 SolveReport solve_on_ranks(const ResolvedSolve& r, Discretization<T>& d, RunSettings& s) {
   const Communicator& comm = Communicator::world();
-  require(r.device == Device::cpu,
-          "several ranks run on the CPU only for now; add --device cpu (got " +
-              to_string(r.device) + ")");
   const Grid& g = d.op.grid;
   std::array<bool, 3> periodic{};
   for (int a = 0; a < 3; ++a) periodic[a] = (d.op.periodic >> a) & 1;
@@ -65,8 +64,12 @@ SolveReport solve_on_ranks(const ResolvedSolve& r, Discretization<T>& d, RunSett
                                                      comm.size(), periodic, asked);
   s.ranks = comm.size();
   s.ranks_grid_used = parts->describe();
-  const StencilOperator<T> op = operator_part(d.op, parts, comm.rank());
-  Field<T> u = field_part(d.u, parts, comm.rank());
+  const double gpu = r.device == Device::cuda ? double(current_gpu()) : -1.0;
+  for (const double n : comm.gather_all(std::span<const double>(&gpu, 1)))
+    s.devices_used.push_back(n < 0 ? std::string("cpu") : fmt::format("cuda:{}", int(n)));
+  if (r.device == Device::cuda) s.device_link = DeviceLink::world().describe();
+  const StencilOperator<T> op = operator_part(d.op, parts, comm.rank()).copy_to(r.device);
+  Field<T> u = field_part(d.u, parts, comm.rank()).copy_to(r.device);
   SolveReport report = run_solve<T>(r, op, u);
   gather_parts(u, d.u);
   return report;
@@ -82,9 +85,12 @@ int run_typed(const ProblemSpec& spec, const RunSettings& settings, ResolvedSolv
   s.ranks_grid_used = spec.grid.dims == 3 ? "1x1x1" : "1x1";
   if (comm.size() == 1 && !s.ranks_grid.empty())  // checked alone too: 2x1 on one rank is wrong
     (void)parse_ranks_grid(s.ranks_grid, spec.grid.dims, 1);
-  require_solve_memory(spec.grid, sizeof(T), device);
+  // On several ranks the whole problem is assembled in host memory and each rank's part
+  // goes to its device; one process assembles where it solves.
+  const Device assembly_device = comm.size() > 1 ? Device::cpu : device;
+  require_solve_memory(spec.grid, sizeof(T), assembly_device);
   const auto t0 = clock_type::now();
-  Discretization<T> d = assemble<T>(spec, device);
+  Discretization<T> d = assemble<T>(spec, assembly_device);
   const double assembly_seconds = seconds_since(t0);
 
   SolveOptions& options = r.options;
@@ -112,7 +118,10 @@ int run_typed(const ProblemSpec& spec, const RunSettings& settings, ResolvedSolv
     fmt::print("  solver      {} ({} kernel){}\n", report.solver, report.kernel,
                report.omega > 0 ? fmt::format(", omega {:.6f}", report.omega) : "");
     fmt::print("  device      {}, {}\n", to_string(device), to_string(r.precision));
-    if (s.ranks > 1) fmt::print("  ranks       {} (process grid {})\n", s.ranks, s.ranks_grid_used);
+    if (s.ranks > 1)
+      fmt::print("  ranks       {} (process grid {}) on {}{}\n", s.ranks, s.ranks_grid_used,
+                 fmt::join(s.devices_used, ", "),
+                 s.device_link.empty() ? "" : "; device buffers by " + s.device_link);
     fmt::print("  result      {}\n", report.reason);
     fmt::print("  iterations  {}{}\n", report.iterations,
                report.convergence_factor > 0 ? fmt::format(" (residual reduction per cycle {:.3f})",

@@ -1,6 +1,7 @@
 // Solving one problem from the command line: assemble, solve, summarize, write results.
 #pragma once
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -21,11 +22,15 @@ struct RunSettings {
   std::string ranks_grid;
   std::string ranks_grid_used = "1x1";
   int ranks = 1;
+  // Where each rank ran, rank after rank: "cpu", or "cuda:<GPU number on its machine>".
+  std::vector<std::string> devices_used;
+  std::string device_link;  // how device buffers travelled between ranks (empty: none)
   nlohmann::json parameters;  // the application's parameters, for summary.json
 };
 
 // Returns the process exit code (0 converged, 3 not converged). Under mpirun with several
-// ranks the solve runs on each rank's box (CPU), and only rank 0 prints and writes.
+// ranks the solve runs on each rank's box (on its own GPU, or the CPU), and only rank 0
+// prints and writes.
 int run_problem(const ProblemSpec& spec, const RunSettings& settings);
 
 }  // namespace gridsolve::cli

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/exec/device.hpp"
 
 #if GRIDSOLVE_HAVE_MPI
 #include <mpi.h>
@@ -71,8 +72,18 @@ MpiSession::MpiSession(int& argc, char**& argv, bool start) {
   auto& w = const_cast<Communicator&>(Communicator::world());
   MPI_Comm_rank(MPI_COMM_WORLD, &w.rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &w.size_);
+  // The ranks that share this machine (and its GPUs), numbered from 0.
+  MPI_Comm local = MPI_COMM_NULL;
+  check_mpi(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, w.rank_, MPI_INFO_NULL,
+                                &local),
+            "MPI_Comm_split_type");
+  MPI_Comm_rank(local, &w.local_rank_);
+  MPI_Comm_size(local, &w.local_size_);
+  MPI_Comm_free(&local);
   w.mpi_ = true;
   started_ = true;
+  // Before anything touches CUDA: each rank of a machine takes its own GPU.
+  use_gpu_of_local_rank(w.local_rank_);
 #else
   (void)argc, (void)argv;
   // Started by mpirun as several copies, a build without MPI would run the whole problem
@@ -95,7 +106,7 @@ MpiSession::~MpiSession() {
   if (!started_) return;
   MPI_Finalize();
   auto& w = const_cast<Communicator&>(Communicator::world());
-  w.rank_ = 0, w.size_ = 1, w.mpi_ = false;
+  w.rank_ = 0, w.size_ = 1, w.local_rank_ = 0, w.local_size_ = 1, w.mpi_ = false;
 #endif
 }
 

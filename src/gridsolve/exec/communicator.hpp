@@ -47,6 +47,10 @@ class Communicator {
   int rank() const { return rank_; }
   int size() const { return size_; }
   bool is_root() const { return rank_ == 0; }
+  // This rank among the ranks of its machine, and how many those are: the rank takes the
+  // GPU of that number (modulo the GPUs the machine has).
+  int local_rank() const { return local_rank_; }
+  int local_size() const { return local_size_; }
 
   // All-reductions: every rank gets the same result. The span forms reduce element by
   // element in place, so the dot products of one Krylov iteration cost one message.
@@ -80,6 +84,8 @@ class Communicator {
   Communicator() = default;
   int rank_ = 0;
   int size_ = 1;
+  int local_rank_ = 0;
+  int local_size_ = 1;
   bool mpi_ = false;
   friend class MpiSession;
 };

@@ -75,4 +75,30 @@ int cpu_threads() {
   return omp_get_max_threads();
 }
 
+void use_gpu_of_local_rank(int local_rank) {
+#if GRIDSOLVE_HAVE_CUDA
+  if (!cuda_available()) return;
+  int count = 0;
+  cudaGetDeviceCount(&count);
+  if (count > 0) cudaSetDevice(local_rank % count);
+  cudaGetLastError();  // a failure here shows again, with its reason, at first use
+#else
+  (void)local_rank;
+#endif
+}
+
+int current_gpu() {
+#if GRIDSOLVE_HAVE_CUDA
+  if (!cuda_available()) return -1;
+  int d = -1;
+  if (cudaGetDevice(&d) != cudaSuccess) {
+    cudaGetLastError();
+    return -1;
+  }
+  return d;
+#else
+  return -1;
+#endif
+}
+
 }  // namespace gridsolve

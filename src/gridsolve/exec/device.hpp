@@ -31,4 +31,11 @@ std::vector<DeviceInfo> cuda_devices();
 
 int cpu_threads();
 
+// Makes GPU (local_rank modulo the GPUs present) the current one of this process, so
+// that the ranks of one machine spread over its GPUs; nothing without a usable GPU.
+void use_gpu_of_local_rank(int local_rank);
+
+// The GPU this process uses (its number on the machine), -1 without one.
+int current_gpu();
+
 }  // namespace gridsolve

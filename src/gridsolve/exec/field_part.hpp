@@ -1,5 +1,5 @@
 // field_part: one rank's part of a whole field, ghosts included, copied out of it; and
-// gather_parts, the reverse, onto every rank (CPU).
+// gather_parts, the reverse, onto every rank (through host memory).
 #pragma once
 #include <memory>
 #include <span>
@@ -22,7 +22,8 @@ Field<T> field_part(const Field<T>& whole, std::shared_ptr<const Decomposition> 
   const Box global = whole.interior();
   require(global.lo == parts->global().lo && global.hi == parts->global().hi,
           "a field's part must be cut from a field of the decomposition's global box");
-  require(whole.device() == Device::cpu, "field_part copies CPU fields only");
+  if (whole.device() != Device::cpu)  // cut on the host, then placed on whole's device
+    return field_part(whole.copy_to(Device::cpu), std::move(parts), rank).copy_to(whole.device());
   Field<T> part(std::move(parts), rank, whole.ncomp(), whole.ghost(), Device::cpu);
   const int g = whole.ghost(), zg = whole.dims() == 3 ? g : 0;
   Box b = part.interior().grown(g);
@@ -36,7 +37,8 @@ Field<T> field_part(const Field<T>& whole, std::shared_ptr<const Decomposition> 
   return part;
 }
 
-// Every rank's part written into `whole` (the decomposition's global box) on every rank:
+// Every rank's part (on any device) written into `whole` (a CPU field of the
+// decomposition's global box) on every rank:
 // the valid values only (whole's ghosts are left alone). A collective: every rank calls it.
 // Each rank places its values into a zero array of the whole box and one all-reduce sums
 // them (each value is one rank's, the others add exact zeros): simple, and as costly as
@@ -44,11 +46,11 @@ Field<T> field_part(const Field<T>& whole, std::shared_ptr<const Decomposition> 
 // far; a parallel HDF5 writer will make it unnecessary.
 template <class T>
 void gather_parts(const Field<T>& part, Field<T>& whole) {
+  if (part.device() != Device::cpu) return gather_parts(part.copy_to(Device::cpu), whole);
   const Decomposition& parts = *part.decomposition();
   const Box global = whole.interior();
   require(global.lo == parts.global().lo && global.hi == parts.global().hi &&
-              whole.ncomp() == part.ncomp() && whole.device() == Device::cpu &&
-              part.device() == Device::cpu,
+              whole.ncomp() == part.ncomp() && whole.device() == Device::cpu,
           "parts gather into a CPU field of the decomposition's global box");
   const std::int64_t nx = global.extent(0), ny = global.extent(1), nz = global.extent(2);
   const int ncomp = part.ncomp();

@@ -1,5 +1,6 @@
-// Ghost messages between ranks on the CPU: each face slab packed into a buffer, all of an
-// axis's messages in flight at once, then unpacked into the ghosts.
+// Ghost messages between ranks: each face slab packed into a buffer (by a loop on the
+// field's device), all of an axis's messages in flight at once (MPI for host buffers,
+// the device link for GPU ones), then unpacked into the ghosts.
 #include "gridsolve/exec/ghost_messages.hpp"
 
 #include <cstddef>
@@ -8,6 +9,9 @@
 #include <vector>
 
 #include "gridsolve/exec/communicator.hpp"
+#include "gridsolve/exec/device_link.hpp"
+#include "gridsolve/exec/memory.hpp"
+#include "gridsolve/exec/parallel_for.hpp"
 
 namespace gridsolve {
 
@@ -31,19 +35,48 @@ Box slab_of(const Box& span, int axis, int first, int last) {
   return b;
 }
 
-// Visits every value of the slab, component after component, x fastest: the order both
-// ends of a message agree on.
-template <class T, class Fn>
-void for_slab(const FieldView<T>& v, const Box& slab, int ncomp, Fn&& fn) {
-  for (int c = 0; c < ncomp; ++c)
-    for (int k = slab.lo[2]; k <= slab.hi[2]; ++k)
-      for (int j = slab.lo[1]; j <= slab.hi[1]; ++j)
-        for (int i = slab.lo[0]; i <= slab.hi[0]; ++i) fn(v(i, j, k, c));
+// Copies the slab's values into `packed` (pack) or back (unpack), component after
+// component, x fastest: the order both ends of a message agree on. Runs on the field's
+// device.
+template <class T>
+void copy_slab(Device d, const FieldView<T>& v, const Box& slab, int ncomp, T* packed, bool pack) {
+  const std::int64_t nx = slab.extent(0), ny = slab.extent(1), nz = slab.extent(2);
+  const Box s = slab;
+  for_each(d, slab, [=] GRIDSOLVE_HD(int i, int j, int k) {
+    const std::int64_t at = (i - s.lo[0]) + nx * ((j - s.lo[1]) + ny * std::int64_t(k - s.lo[2]));
+    for (int c = 0; c < ncomp; ++c) {
+      T& x = v(i, j, k, c);
+      T& p = packed[at + nx * ny * nz * c];
+      if (pack)
+        p = x;
+      else
+        x = p;
+    }
+  });
+}
+
+// The bytes of an axis's messages, kept between exchanges (one block per device and host
+// thread, grown on demand): allocating device memory for every exchange would cost more
+// than the messages, and freeing it would wait for the whole device. Work queued on the
+// exec stream runs in order, so the next exchange's packing waits for this one's unpack.
+template <class T>
+T* message_scratch(Device d, std::size_t count) {
+  thread_local Buffer<std::byte> kept[2];
+  Buffer<std::byte>& b = kept[d == Device::cpu ? 0 : 1];
+  if (b.size() < count * sizeof(T)) {
+    b.reset();  // freeing device memory waits for what is queued on it
+    b = Buffer<std::byte>(d, count * sizeof(T));
+  }
+  return reinterpret_cast<T*>(b.data());
 }
 
 // The message tags: which way along which axis a message goes.
-int tag_up(int axis) { return 2 * axis; }        // to the rank above: fills its low ghosts
-int tag_down(int axis) { return 2 * axis + 1; }  // to the rank below: its high ghosts
+int tag_up(int axis) {
+  return 2 * axis;
+}  // to the rank above: fills its low ghosts
+int tag_down(int axis) {
+  return 2 * axis + 1;
+}  // to the rank below: its high ghosts
 
 }  // namespace
 
@@ -60,12 +93,8 @@ template <class T>
 void exchange_ghost_messages(Field<T>& f, const GhostSides& sides, int axis, const Box& span) {
   const Decomposition& d = *f.decomposition();
   const Communicator& comm = Communicator::world();
-  require(d.ranks() == comm.size(),
-          "a field split over " + std::to_string(d.ranks()) + " ranks in a run of " +
-              std::to_string(comm.size()));
-  require(f.device() == Device::cpu,
-          "ghosts of a device field split over ranks travel by NCCL, which this version does "
-          "not do yet; run with --device cpu");
+  require(d.ranks() == comm.size(), "a field split over " + std::to_string(d.ranks()) +
+                                        " ranks in a run of " + std::to_string(comm.size()));
   const bool has_low = ghost_face_has_message(f, sides, 2 * axis);
   const bool has_high = ghost_face_has_message(f, sides, 2 * axis + 1);
   if (!has_low && !has_high) return;
@@ -80,9 +109,9 @@ void exchange_ghost_messages(Field<T>& f, const GhostSides& sides, int axis, con
   const bool high_wraps = d.at_global_side(rank, axis, 1);
   const bool rewrite = node_wrap && sides.rewrite_images;
   require(valid.extent(axis) >= g + 1,
-          std::string("a rank's box holds ") + std::to_string(valid.extent(axis)) +
-              " values in " + axis_names[axis] + ", too few to send ghost layers of width " +
-              std::to_string(g) + " (it needs " + std::to_string(g + 1) +
+          std::string("a rank's box holds ") + std::to_string(valid.extent(axis)) + " values in " +
+              axis_names[axis] + ", too few to send ghost layers of width " + std::to_string(g) +
+              " (it needs " + std::to_string(g + 1) +
               "): use fewer ranks on that axis or a larger grid");
 
   std::vector<Box> send_slabs, receive_slabs;
@@ -107,25 +136,38 @@ void exchange_ghost_messages(Field<T>& f, const GhostSides& sides, int axis, con
   }
 
   const int ncomp = f.ncomp();
+  const Device device = f.device();
   const FieldView<T> v = f.view();
-  std::vector<std::vector<T>> send_buffers(outgoing.size()), receive_buffers(incoming.size());
-  for (std::size_t m = 0; m < outgoing.size(); ++m) {
-    std::vector<T>& out = send_buffers[m];
-    out.reserve(std::size_t(send_slabs[m].cells()) * std::size_t(ncomp));
-    for_slab(v, send_slabs[m], ncomp, [&](T& x) { out.push_back(x); });
-    outgoing[m].bytes = std::as_writable_bytes(std::span<T>(out));
-    receive_buffers[m].resize(std::size_t(receive_slabs[m].cells()) * std::size_t(ncomp));
-    incoming[m].bytes = std::as_writable_bytes(std::span<T>(receive_buffers[m]));
+  // One buffer for every message of the axis, sends first, on the field's device.
+  std::vector<std::size_t> offset{0};
+  for (const Box& b : send_slabs) offset.push_back(offset.back() + std::size_t(b.cells() * ncomp));
+  for (const Box& b : receive_slabs)
+    offset.push_back(offset.back() + std::size_t(b.cells() * ncomp));
+  T* const packed = message_scratch<T>(device, offset.back());
+  const std::size_t sends = send_slabs.size();
+  for (std::size_t m = 0; m < sends; ++m) {
+    T* at = packed + offset[m];
+    copy_slab(device, v, send_slabs[m], ncomp, at, true);
+    outgoing[m].bytes = std::as_writable_bytes(std::span<T>(at, offset[m + 1] - offset[m]));
   }
-  comm.exchange(outgoing, incoming);
   for (std::size_t m = 0; m < incoming.size(); ++m) {
-    const T* in = receive_buffers[m].data();
-    for_slab(v, receive_slabs[m], ncomp, [&](T& x) { x = *in++; });
+    T* at = packed + offset[sends + m];
+    incoming[m].bytes =
+        std::as_writable_bytes(std::span<T>(at, offset[sends + m + 1] - offset[sends + m]));
   }
+  LinkTraffic& traffic = link_traffic();
+  ++traffic.exchanges;
+  traffic.bytes_sent += std::int64_t(offset[sends] * sizeof(T));
+  if (device == Device::cpu)
+    comm.exchange(outgoing, incoming);
+  else
+    DeviceLink::world().exchange(outgoing, incoming);
+  for (std::size_t m = 0; m < incoming.size(); ++m)
+    copy_slab(device, v, receive_slabs[m], ncomp, packed + offset[sends + m], false);
 }
 
-#define GRIDSOLVE_INSTANTIATE(T)                                                             \
-  template bool ghost_face_has_message<T>(const Field<T>&, const GhostSides&, int);        \
+#define GRIDSOLVE_INSTANTIATE(T)                                                    \
+  template bool ghost_face_has_message<T>(const Field<T>&, const GhostSides&, int); \
   template void exchange_ghost_messages<T>(Field<T>&, const GhostSides&, int, const Box&);
 GRIDSOLVE_INSTANTIATE(float)
 GRIDSOLVE_INSTANTIATE(double)

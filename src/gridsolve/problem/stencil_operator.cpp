@@ -8,6 +8,7 @@
 
 #include "gridsolve/core/sum_of_squares.hpp"
 #include "gridsolve/exec/communicator.hpp"
+#include "gridsolve/exec/device_link.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
 
 namespace gridsolve {
@@ -87,12 +88,9 @@ void StencilOperator<T>::apply_dot(const Field<T>& x, Field<T>& y, double* dot) 
         return double(ax) * double(xv(i, j, k));
       },
       SumOp{}, 0.0, dot);
-  if (parts) {
-    // The CPU's reduce_into has written *dot by now; device fields never get here on
-    // several ranks (their ghost exchange refuses first).
-    require(device == Device::cpu, "a device operator on several ranks is not built yet");
-    *dot = Communicator::world().sum(*dot);
-  }
+  // *dot is in the device's memory: on the GPU the sum over ranks is queued behind the
+  // reduction, and the host need not wait for either.
+  if (parts) sum_over_ranks(device, std::span<double>(dot, 1));
 }
 
 template <class T>

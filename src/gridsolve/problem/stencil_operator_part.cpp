@@ -11,14 +11,13 @@ namespace gridsolve {
 template <class T>
 StencilOperator<T> operator_part(const StencilOperator<T>& whole,
                                  std::shared_ptr<const Decomposition> parts, int rank) {
-  require(whole.device == Device::cpu, "an operator is split over ranks on the CPU only, for now");
   require(!whole.parts, "this operator is already one rank's part");
   const Box nodes = whole.grid.box(whole.active.centring);
   require(parts->global().lo == nodes.lo && parts->global().hi == nodes.hi &&
               parts->dims() == whole.grid.dims,
           "an operator splits over a decomposition of its grid's nodes (" + parts->describe() +
               " is of another box)");
-  StencilOperator<T> o = whole.copy_to(Device::cpu);
+  StencilOperator<T> o = whole.copy_to(Device::cpu);  // the cut is made on the host
   o.global_active = whole.active;
   o.active = whole.active.intersect(parts->box(rank));
   auto cut = [&](Field<T>& f) {
@@ -28,6 +27,7 @@ StencilOperator<T> operator_part(const StencilOperator<T>& whole,
   if (!o.mask.empty()) o.mask = field_part(o.mask, parts, rank);
   o.parts = std::move(parts);
   o.rank = rank;
+  if (whole.device != Device::cpu) return o.copy_to(whole.device);
   return o;
 }
 

@@ -12,7 +12,8 @@ namespace gridsolve {
 // nodes): its active box cut to that box, its coefficient, source and mask fields cut
 // (ghosts included, so masks and coefficients beside other ranks are there to read), and
 // everything that describes the whole problem (unknowns, sides, periodic axes, the whole
-// active box) kept. Its solvers exchange ghosts and all-reduce through `parts`. CPU only.
+// active box) kept. Its solvers exchange ghosts and all-reduce through `parts`. The part
+// is on whole's device (cut on the host).
 template <class T>
 StencilOperator<T> operator_part(const StencilOperator<T>& whole,
                                  std::shared_ptr<const Decomposition> parts, int rank);

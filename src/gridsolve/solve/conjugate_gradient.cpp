@@ -6,7 +6,7 @@
 #include <span>
 
 #include "gridsolve/core/error.hpp"
-#include "gridsolve/exec/communicator.hpp"
+#include "gridsolve/exec/device_link.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
 #include "gridsolve/solve/convergence_monitor.hpp"
 #include "gridsolve/solve/solve_steps.hpp"
@@ -136,8 +136,6 @@ SolveReport ConjugateGradient<T>::run(const Field<T>* b, Field<T>& u, const Solv
           "conjugate gradients stop on the relative residual; use --rule residual");
   const LinearOperator<T>& op = *operator_;
   Preconditioner<T>* pc = preconditioner_;
-  require(!op.shape().parts || op.shape().device == Device::cpu,
-          name() + " runs on several ranks on the CPU only, for now");
   SolveReport report;
   report.solver = name();
   ConvergenceMonitor monitor(options, report);
@@ -161,9 +159,9 @@ SolveReport ConjugateGradient<T>::run(const Field<T>* b, Field<T>& u, const Solv
   const double inv_sigma = 1.0 / sigma;
   const T sig = T(sigma);
   // On several ranks r . z and r . r are summed over all of them in one all-reduce (p . A p
-  // is, inside apply_dot); on the CPU, where ranks run for now, *s is host memory.
-  auto sum_over_ranks = [&] {
-    if (shape.parts) Communicator::world().sum(std::span<double>(&s->rz_rr.a, 2));
+  // is, inside apply_dot), in the memory of the device that runs the iteration.
+  auto sum_rz_rr = [&] {
+    if (shape.parts) sum_over_ranks(d, std::span<double>(&s->rz_rr.a, 2));
   };
 
   // r = b - A u, z = M^-1 r, p = z, and r . z, r . r: the start, and the restart after
@@ -181,7 +179,7 @@ SolveReport ConjugateGradient<T>::run(const Field<T>* b, Field<T>& u, const Solv
           return Pair{ri * (double(zv(i, j, k)) * sigma), ri * ri};
         },
         SumOp{}, Pair{}, &s->rz_rr);
-    sum_over_ranks();
+    sum_rz_rr();
     single(d, [=] GRIDSOLVE_HD() { s->rz_old = s->rz_rr.a; });
   };
   restart();
@@ -207,7 +205,7 @@ SolveReport ConjugateGradient<T>::run(const Field<T>* b, Field<T>& u, const Solv
             return Pair{rd * rd, rd * rd};
           },
           SumOp{}, Pair{}, &s->rz_rr);
-      sum_over_ranks();
+      sum_rz_rr();
     } else {
       for_each(d, box, [=] GRIDSOLVE_HD(int i, int j, int k) {
         const T alpha = s->pw != 0 ? T(s->rz_old / s->pw * inv_sigma) : T(0);
@@ -223,7 +221,7 @@ SolveReport ConjugateGradient<T>::run(const Field<T>* b, Field<T>& u, const Solv
             return Pair{ri * (double(zv(i, j, k)) * sigma), ri * ri};
           },
           SumOp{}, Pair{}, &s->rz_rr);
-      sum_over_ranks();
+      sum_rz_rr();
     }
     if (monitor.due(it)) {
       Scalars host;

@@ -161,8 +161,10 @@ SolveReport Jacobi<T>::run(const Field<T>* b, Field<T>& u, const SolveOptions& o
   const double scale = residual_scale(op, b, u, report);
 
 #if GRIDSOLVE_HAVE_CUDA
-  // The tuned kernel reads the operator's own right-hand side.
-  const bool tuned = options.tuned && b == nullptr && tuned::jacobi_applies(op);
+  // The tuned kernel reads the operator's own right-hand side, and its packed loads need
+  // rows aligned from x = 0: a rank's part, whose rows start elsewhere and whose ghosts
+  // come by message, takes the generic sweep.
+  const bool tuned = options.tuned && b == nullptr && !op.parts && tuned::jacobi_applies(op);
 #else
   const bool tuned = false;
 #endif
