@@ -168,6 +168,34 @@ TEST(ConvergenceMonitor, StopsOnStagnation) {
   EXPECT_NE(r.reason.find("stagnated"), std::string::npos) << r.reason;
 }
 
+// CG's residual on a 1025^2 Poisson problem: down to a dip at check 700, then 300 checks
+// above it before it falls again. A stationary method's rule calls that stagnation; a
+// Krylov method's does not, and still stops on a real plateau.
+TEST(ConvergenceMonitor, KrylovResidualMaySitAboveAnEarlyDip) {
+  auto run = [](bool krylov, bool falls_again, SolveReport& r) {
+    SolveOptions o;
+    o.tolerance = 1e-10;
+    o.max_iterations = 100000;
+    ConvergenceMonitor m(o, r);
+    if (krylov) m.set_non_monotone();
+    for (int i = 1; i < 100000; ++i) {
+      double v = 0.1 * std::pow(0.99, i);
+      if (i == 700) v *= 0.5;                            // the dip
+      if (i > 700) v = 0.1 * std::pow(0.99, 700) * 1.2;  // the plateau above it
+      if (falls_again && i > 1000) v = 0.1 * std::pow(0.99, i - 300);
+      if (m.check(i, v)) return i;
+    }
+    return 0;
+  };
+  SolveReport stationary, krylov, plateau;
+  EXPECT_EQ(run(false, true, stationary), 900) << stationary.reason;  // 200 checks past the dip
+  EXPECT_NE(stationary.reason.find("stagnated"), std::string::npos);
+  run(true, true, krylov);
+  EXPECT_TRUE(krylov.converged) << krylov.reason;
+  EXPECT_EQ(run(true, false, plateau), 1400) << plateau.reason;  // 700 checks past the dip
+  EXPECT_NE(plateau.reason.find("stagnated"), std::string::npos) << plateau.reason;
+}
+
 TEST(ConvergenceMonitor, SlowSteadyDecreaseIsNotStagnation) {
   SolveOptions o;
   o.tolerance = 1e-20;

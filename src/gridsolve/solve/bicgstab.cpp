@@ -74,6 +74,7 @@ SolveReport BiCgStab<T>::run(const Field<T>* b, Field<T>& u, const SolveOptions&
   SolveReport report;
   report.solver = jacobi_ ? "bicgstab (jacobi)" : "bicgstab";
   ConvergenceMonitor monitor(options, report);
+  monitor.set_non_monotone();
   const double bnorm = A.rhs_norm(b, u);
   const double scale_norm = bnorm > 0 ? bnorm : 1.0;
   report.rhs_norm = bnorm;

@@ -139,6 +139,7 @@ SolveReport ConjugateGradient<T>::run(const Field<T>* b, Field<T>& u, const Solv
   SolveReport report;
   report.solver = name();
   ConvergenceMonitor monitor(options, report);
+  monitor.set_non_monotone();
   if (options.check_every == 0) monitor.set_every(1);
   const OperatorShape shape = op.shape();
   const Device d = shape.device;

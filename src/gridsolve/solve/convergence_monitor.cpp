@@ -1,5 +1,7 @@
 #include "gridsolve/solve/convergence_monitor.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -115,17 +117,21 @@ bool ConvergenceMonitor::check(int iteration, double watched) {
                     watched, iteration);
     return true;
   }
-  // Stagnation: no new best value in 200 checks. A slow steady decrease never trips
-  // this; noise at the rounding floor does.
+  // Stagnation: no new best value in 200 checks (a non-monotone method: in as many checks
+  // as it took to reach the best, if more). A slow steady decrease never trips this; noise
+  // at the rounding floor does.
+  ++checks_;
   if (watched < best_) {
     best_ = watched;
+    best_at_ = checks_;
     checks_since_best_ = 0;
-  } else if (++checks_since_best_ >= 200) {
+  } else if (++checks_since_best_ >= (non_monotone_ ? std::max(200, best_at_) : 200)) {
     report_.stop = StopReason::stagnation;
     report_.reason = fmt::format(
         "stagnated: {} stuck near {:.3e} for {} iterations (tolerance below this precision's "
         "rounding floor?)",
-        options_.rule == StopRule::residual ? "relative residual" : "update", best_, 200 * every_);
+        options_.rule == StopRule::residual ? "relative residual" : "update", best_,
+        checks_since_best_ * every_);
     return true;
   }
   if (iteration >= options_.max_iterations) {

@@ -21,6 +21,11 @@ class ConvergenceMonitor {
   }
   int every() const { return every_; }
   void set_every(int every) { every_ = every > 0 ? every : 1; }
+  // For Krylov methods, whose residual rises and falls on its way down (CG minimizes the
+  // error's energy norm, not the residual, and can sit above an early dip for hundreds of
+  // iterations on a large grid): stagnation then needs as many checks without a new best
+  // as it took to reach that best, and never fewer than 200.
+  void set_non_monotone() { non_monotone_ = true; }
   double seconds() const;
 
  private:
@@ -32,7 +37,10 @@ class ConvergenceMonitor {
   double first_ = -1;
   double best_ = 0;
   int checks_since_best_ = 0;
+  int checks_ = 0;
+  int best_at_ = 0;  // the check that found best_
   int growing_ = 0;
+  bool non_monotone_ = false;
 };
 
 // Withdraws "converged" when the final true residual is NaN or infinite: the update rule
