@@ -61,11 +61,13 @@ void expect_same_answer(const ModelProblem& m, const std::string& solver, SolveO
   }
   ASSERT_TRUE(one.converged) << what << ": " << one.reason;
   EXPECT_TRUE(many.converged) << what << ": " << many.reason;
-  // Jacobi's and red-black sweeps are the same arithmetic on any split: the same count;
-  // Krylov dot
-  // products sum in another order, which may move the stop by an iteration.
+  // Jacobi's and red-black sweeps are the same arithmetic on any split: the same count.
+  // Krylov dot products sum in another order, which may move CG's stop by an iteration or
+  // two; BiCGStab's irregular convergence amplifies that (105 against 109 on 3 ranks).
   const bool same_arithmetic = solver == "jacobi" || solver == "sor" || solver == "rb-gs";
-  EXPECT_NEAR(many.iterations, one.iterations, same_arithmetic ? 0 : 2) << what;
+  const double slack =
+      same_arithmetic ? 0 : solver == "bicgstab" ? std::max(2.0, 0.1 * one.iterations) : 2;
+  EXPECT_NEAR(many.iterations, one.iterations, slack) << what;
   if (o.rule == StopRule::residual) {
     EXPECT_LT(many.relative_residual, o.tolerance) << what;
     EXPECT_NEAR(many.relative_residual, one.relative_residual, 0.5 * o.tolerance) << what;
@@ -144,6 +146,7 @@ TEST(MpiSolvers, ConjugateGradientsMatchOneProcess) {
   m.mask = "fixed";
   m.coefficient = "variable";
   expect_same_answer(m, "pcg", residual_rule(1e-10), 1e-8);
+  expect_same_answer(m, "bicgstab", residual_rule(1e-10), 1e-8);
 }
 
 TEST(MpiSolvers, ThreeDimensions) {
@@ -175,6 +178,8 @@ TEST(MpiSolvers, OnTheGpu) {
   cube.n = 17;
   cube.sides = "periodic-all";
   expect_same_answer(cube, "pcg", residual_rule(1e-10), 1e-8, {0, 0, 0}, Device::cuda);
+  cube.sides = "robin";
+  expect_same_answer(cube, "bicgstab", residual_rule(1e-10), 1e-8, {0, 0, 0}, Device::cuda);
   ModelProblem noise;  // the max-update rule, on every rank alike
   noise.n = 33;
   noise.rhs = "random";

@@ -202,7 +202,7 @@ ScalingReport run_scaling_bench(const ScalingBenchSettings& s) {
   require(s.iterations >= 1 && s.repeats >= 1, "--iterations and --repeats must be at least 1");
   require(make_solver<double>(std::string(find_solver(s.solver).name))->runs_on_ranks(),
           fmt::format("bench scaling needs a solver that runs on several ranks (jacobi, sor, "
-                      "rb-gs, cg, pcg), got '{}'",
+                      "rb-gs, cg, pcg, bicgstab), got '{}'",
                       s.solver));
   ScalingReport report;
   report.ranks = comm.size();

@@ -48,7 +48,7 @@ void add_bench_options(CLI::App* app, BenchSettings& s) {
                   "scaling: nodes per side of one rank's share in weak scaling (default 8191 in "
                   "2D, 511 in 3D)")
       ->check(CLI::Range(9, 1 << 20));
-  app->add_option("--solver", s.solver, "scaling: jacobi | sor | rb-gs | cg | pcg")
+  app->add_option("--solver", s.solver, "scaling: jacobi | sor | rb-gs | cg | pcg | bicgstab")
       ->capture_default_str();
   app->add_option("--iterations", s.iterations, "scaling: iterations per timed solve")
       ->check(CLI::Range(1, 1000000))

@@ -1,8 +1,10 @@
 #include "gridsolve/solve/bicgstab.hpp"
 
 #include <cmath>
+#include <span>
 
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/exec/communicator.hpp"
 #include "gridsolve/exec/memory.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
 #include "gridsolve/solve/convergence_monitor.hpp"
@@ -75,6 +77,10 @@ SolveReport BiCgStab<T>::run(const Field<T>* b, Field<T>& u, const SolveOptions&
   report.solver = jacobi_ ? "bicgstab (jacobi)" : "bicgstab";
   ConvergenceMonitor monitor(options, report);
   monitor.set_non_monotone();
+  // On several ranks every dot product is summed over all of them (the pair t . t, t . s
+  // in one all-reduce), so that every rank takes the same steps and stops alike.
+  const Communicator& comm = Communicator::world();
+  auto over_ranks = [&](double x) { return sh.parts ? comm.sum(x) : x; };
   const double bnorm = A.rhs_norm(b, u);
   const double scale_norm = bnorm > 0 ? bnorm : 1.0;
   report.rhs_norm = bnorm;
@@ -93,7 +99,7 @@ SolveReport BiCgStab<T>::run(const Field<T>* b, Field<T>& u, const SolveOptions&
   w.v.set_zero();
   w.rhat.copy_from(w.r);
   double rho = 1, alpha = 1, omega = 1;
-  double res = std::sqrt(dot(d, box, w.r, w.r)) / scale_norm;
+  double res = std::sqrt(over_ranks(dot(d, box, w.r, w.r))) / scale_norm;
   if (res <= options.tolerance) {
     report.converged = true;
     report.reason = "converged (the start met the tolerance)";
@@ -103,10 +109,10 @@ SolveReport BiCgStab<T>::run(const Field<T>* b, Field<T>& u, const SolveOptions&
   const FieldView<T> r = w.r.view(), p = w.p.view(), v = w.v.view(), s = w.s.view(), t = w.t.view(),
                      e = w.e.view(), ph = w.phat.view(), sh2 = w.shat.view();
   for (int it = 1;; ++it) {
-    double rho_new = dot(d, box, w.rhat, w.r);
+    double rho_new = over_ranks(dot(d, box, w.rhat, w.r));
     if (std::abs(rho_new) < 1e-300) {  // breakdown: restart the shadow residual
       w.rhat.copy_from(w.r);
-      rho_new = dot(d, box, w.rhat, w.r);
+      rho_new = over_ranks(dot(d, box, w.rhat, w.r));
     }
     const T beta = T((rho_new / rho) * (alpha / omega));
     const T om = T(omega);
@@ -115,15 +121,16 @@ SolveReport BiCgStab<T>::run(const Field<T>* b, Field<T>& u, const SolveOptions&
     });
     scale(d, box, w.dinv, w.p, w.phat);
     A.apply(w.phat, w.v);
-    const double rv = dot(d, box, w.rhat, w.v);
+    const double rv = over_ranks(dot(d, box, w.rhat, w.v));
     alpha = rv != 0 ? rho_new / rv : 0.0;
     const T al = T(alpha);
     for_each(d, box,
              [=] GRIDSOLVE_HD(int i, int j, int k) { s(i, j, k) = r(i, j, k) - al * v(i, j, k); });
     scale(d, box, w.dinv, w.s, w.shat);
     A.apply(w.shat, w.t);
-    const double tt = dot(d, box, w.t, w.t);
-    omega = tt > 0 ? dot(d, box, w.t, w.s) / tt : 0.0;
+    double tt_ts[2] = {dot(d, box, w.t, w.t), dot(d, box, w.t, w.s)};
+    if (sh.parts) comm.sum(std::span<double>(tt_ts, 2));
+    omega = tt_ts[0] > 0 ? tt_ts[1] / tt_ts[0] : 0.0;
     const T o = T(omega);
     for_each(d, box, [=] GRIDSOLVE_HD(int i, int j, int k) {
       e(i, j, k) += al * ph(i, j, k) + o * sh2(i, j, k);
@@ -131,7 +138,7 @@ SolveReport BiCgStab<T>::run(const Field<T>* b, Field<T>& u, const SolveOptions&
     });
     rho = rho_new;
     ++report.iterations;
-    res = std::sqrt(dot(d, box, w.r, w.r)) / scale_norm;
+    res = std::sqrt(over_ranks(dot(d, box, w.r, w.r))) / scale_norm;
     if (monitor.check(it, res) || omega == 0.0) break;
   }
   // u += e at the unknowns, then the true residual decides.

@@ -16,6 +16,7 @@ class BiCgStab final : public Solver<T> {
   explicit BiCgStab(bool jacobi = true);
   ~BiCgStab() override;
   std::string name() const override { return "bicgstab"; }
+  bool runs_on_ranks() const override { return true; }
   // Keeps `op` (which must outlive the solves) and builds the workspace once; a later
   // setup with an operator of the same shape keeps the workspace.
   void setup(const LinearOperator<T>& op) override;
