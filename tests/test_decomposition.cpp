@@ -13,17 +13,17 @@
 namespace gridsolve {
 namespace {
 
-Box nodes(int nx, int ny, int nz = 1) { return Box{{0, 0, 0}, {nx - 1, ny - 1, nz - 1}}; }
+Box nodes(int nx, int ny, int nz = 1) {
+  return Box{{0, 0, 0}, {nx - 1, ny - 1, nz - 1}};
+}
 
 TEST(Decomposition, ChoosesTheGridWithTheFewestFaceValues) {
   EXPECT_EQ(Decomposition(nodes(65, 65), 2, 4).process_grid(), (std::array<int, 3>{2, 2, 1}));
   // Long in x: cuts across x share the short faces.
   EXPECT_EQ(Decomposition(nodes(129, 33), 2, 6).process_grid(), (std::array<int, 3>{6, 1, 1}));
   EXPECT_EQ(Decomposition(nodes(33, 129), 2, 6).process_grid(), (std::array<int, 3>{1, 6, 1}));
-  EXPECT_EQ(Decomposition(nodes(17, 17, 17), 3, 8).process_grid(),
-            (std::array<int, 3>{2, 2, 2}));
-  EXPECT_EQ(Decomposition(nodes(17, 17, 17), 3, 1).process_grid(),
-            (std::array<int, 3>{1, 1, 1}));
+  EXPECT_EQ(Decomposition(nodes(17, 17, 17), 3, 8).process_grid(), (std::array<int, 3>{2, 2, 2}));
+  EXPECT_EQ(Decomposition(nodes(17, 17, 17), 3, 1).process_grid(), (std::array<int, 3>{1, 1, 1}));
   // A prime count of ranks can only cut one axis; the longer one is cheaper to cut across.
   EXPECT_EQ(Decomposition(nodes(9, 40), 2, 3).process_grid(), (std::array<int, 3>{1, 3, 1}));
   EXPECT_EQ(Decomposition(nodes(33, 33), 2, 4).describe(), "2x2");
@@ -57,6 +57,33 @@ TEST(Decomposition, BoxesCoverTheGlobalBoxOnceAndEvenly) {
   EXPECT_EQ(three.box(0).hi[0], 3);
   EXPECT_EQ(three.box(1).hi[0], 6);
   EXPECT_EQ(three.box(2).hi[0], 9);
+}
+
+// Cuts by work: an L-shaped domain's unknowns per column (the upper right quarter cut
+// out) split over 2 x 2 ranks give each column of ranks half the unknowns, which the even
+// split does not; every index is still owned once and the other axis keeps its own cuts.
+TEST(Decomposition, BalancedCutsShareTheWork) {
+  const int n = 101;
+  std::array<std::vector<double>, 3> work;
+  work[0].resize(n), work[1].resize(n);
+  for (int i = 0; i < n; ++i) work[0][std::size_t(i)] = i < 50 ? 101 : 50;  // column i
+  const Decomposition even(nodes(n, n), 2, 4, {}, {2, 2, 1});
+  const Decomposition d = even.balanced(work);
+  double left = 0, right = 0;
+  for (int i = 0; i < n; ++i) (i <= d.box(0).hi[0] ? left : right) += work[0][std::size_t(i)];
+  EXPECT_NEAR(left / (left + right), 0.5, 0.01);
+  EXPECT_LT(d.box(0).hi[0], even.box(0).hi[0]);  // the full columns go to fewer planes
+  EXPECT_EQ(d.box(1).lo[0], d.box(0).hi[0] + 1);
+  EXPECT_EQ(d.box(3).lo[0], d.box(1).lo[0]);     // the same cut in every row of ranks
+  EXPECT_EQ(d.box(0).hi[1], even.box(0).hi[1]);  // y had no work given: even
+  // Work in one plane only: the parts still hold min_extent planes each.
+  std::array<std::vector<double>, 3> spike;
+  spike[0].assign(std::size_t(n), 0.0);
+  spike[0][50] = 1;
+  const Decomposition s = Decomposition(nodes(n, 5), 2, 4, {}, {4, 1, 1}).balanced(spike, 3);
+  for (int r = 0; r < 4; ++r) EXPECT_GE(s.box(r).extent(0), 3) << r;
+  EXPECT_EQ(s.box(3).hi[0], n - 1);
+  EXPECT_THROW(even.balanced({std::vector<double>(7, 1.0), {}, {}}), Error);
 }
 
 TEST(Decomposition, NeighboursWrapOnPeriodicAxesOnly) {
@@ -96,8 +123,8 @@ TEST(Decomposition, RefusesWhatCannotSplit) {
 TEST(Decomposition, ParsesRanksGrids) {
   EXPECT_EQ(parse_ranks_grid("2x3", 2, 6), (std::array<int, 3>{2, 3, 1}));
   EXPECT_EQ(parse_ranks_grid("1x2x2", 3, 4), (std::array<int, 3>{1, 2, 2}));
-  for (const char* bad : {"", "2", "2x", "x2", "2x3x1", "0x6", "2*3", "2x3 ", "-2x-3", "3x3",
-                          "99999999999x1"})
+  for (const char* bad :
+       {"", "2", "2x", "x2", "2x3x1", "0x6", "2*3", "2x3 ", "-2x-3", "3x3", "99999999999x1"})
     EXPECT_THROW(parse_ranks_grid(bad, 2, 6), Error) << bad;
   EXPECT_THROW(parse_ranks_grid("2x3", 3, 6), Error);
 }
@@ -106,8 +133,8 @@ TEST(Decomposition, ParsesRanksGrids) {
 // exchange_ghosts on the same values gives the same ghosts.
 TEST(Decomposition, OneRankFieldExchangesAsAWholeField) {
   const Box global{{0, 0, 0}, {8, 6, 0}, Centring::node()};
-  auto parts = std::make_shared<const Decomposition>(global, 2, 1,
-                                                     std::array<bool, 3>{true, false, false});
+  auto parts =
+      std::make_shared<const Decomposition>(global, 2, 1, std::array<bool, 3>{true, false, false});
   Field<double> whole(global, 2, 2, 2, Device::cpu);
   Field<double> part(parts, 0, 2, 2, Device::cpu);
   ASSERT_EQ(part.interior().lo, whole.interior().lo);
@@ -119,8 +146,8 @@ TEST(Decomposition, OneRankFieldExchangesAsAWholeField) {
         for (int i = 0; i <= 8; ++i) v(i, j, 0, c) = 1 + i + 10 * j + 100 * c;
   }
   GhostSides sides;
-  sides.face = {GhostRule::periodic, GhostRule::periodic, GhostRule::mirror, GhostRule::copy_edge,
-                GhostRule::keep, GhostRule::keep};
+  sides.face = {GhostRule::periodic,  GhostRule::periodic, GhostRule::mirror,
+                GhostRule::copy_edge, GhostRule::keep,     GhostRule::keep};
   sides.mirror[2].value = 3;
   exchange_ghosts(whole, sides);
   exchange_ghosts(part, sides);

@@ -27,13 +27,18 @@ struct Parted {
   Field<double> u;
 };
 
-Parted split(const Discretization<double>& whole, std::array<int, 3> grid = {0, 0, 0}) {
+// Each rank's part; balanced: the cuts placed by unknowns (as the command does for a
+// masked domain) instead of evenly.
+Parted split(const Discretization<double>& whole, std::array<int, 3> grid = {0, 0, 0},
+             bool balanced = false) {
   const Communicator& comm = Communicator::world();
   std::array<bool, 3> periodic{};
   for (int a = 0; a < 3; ++a) periodic[a] = (whole.op.periodic >> a) & 1;
   Parted p;
-  p.parts = std::make_shared<const Decomposition>(whole.op.grid.box(Centring::node()),
-                                                  whole.op.grid.dims, comm.size(), periodic, grid);
+  const Decomposition even(whole.op.grid.box(Centring::node()), whole.op.grid.dims, comm.size(),
+                           periodic, grid);
+  p.parts = std::make_shared<const Decomposition>(
+      balanced ? even.balanced(unknowns_per_plane(whole.op)) : even);
   p.op = operator_part(whole.op, p.parts, comm.rank());
   p.u = field_part(whole.u, p.parts, comm.rank());
   return p;
@@ -43,12 +48,12 @@ Parted split(const Discretization<double>& whole, std::array<int, 3> grid = {0, 
 // compares each rank's part.
 void expect_same_answer(const ModelProblem& m, const std::string& solver, SolveOptions o,
                         double agree, std::array<int, 3> grid = {0, 0, 0},
-                        Device device = Device::cpu) {
+                        Device device = Device::cpu, bool balanced = false) {
   const std::string what = solver + " on " + std::to_string(m.dims) + "D " + m.sides + ", mask " +
                            m.mask + ", k " + m.coefficient + ", " + to_string(device);
   const ProblemSpec spec = make_model_problem(m);
   Discretization<double> whole = assemble<double>(spec, Device::cpu);
-  Parted part = split(whole, grid);
+  Parted part = split(whole, grid, balanced);
   const SolveReport one = make_solver<double>(solver)->solve(whole.op, whole.u, o);
   SolveReport many;
   if (device == Device::cpu) {
@@ -65,8 +70,9 @@ void expect_same_answer(const ModelProblem& m, const std::string& solver, SolveO
   // Krylov dot products sum in another order, which may move CG's stop by an iteration or
   // two; BiCGStab's irregular convergence amplifies that (105 against 109 on 3 ranks).
   const bool same_arithmetic = solver == "jacobi" || solver == "sor" || solver == "rb-gs";
-  const double slack =
-      same_arithmetic ? 0 : solver == "bicgstab" ? std::max(2.0, 0.1 * one.iterations) : 2;
+  const double slack = same_arithmetic        ? 0
+                       : solver == "bicgstab" ? std::max(2.0, 0.1 * one.iterations)
+                                              : 2;
   EXPECT_NEAR(many.iterations, one.iterations, slack) << what;
   if (o.rule == StopRule::residual) {
     EXPECT_LT(many.relative_residual, o.tolerance) << what;
@@ -188,6 +194,32 @@ TEST(MpiSolvers, OnTheGpu) {
   o.tolerance = 1e-7;
   o.check_every = 5;
   expect_same_answer(noise, "jacobi", o, 1e-12, {0, 0, 0}, Device::cuda);
+}
+
+// An L-shaped domain (the upper right quarter fixed) cut by unknowns: the ranks hold
+// about equal numbers of them (the even cuts give the lower ranks up to twice as many),
+// and the solve on those boxes is the one-process solve.
+TEST(MpiSolvers, MaskedDomainCutByUnknowns) {
+  const int n = Communicator::world().size();
+  ModelProblem m;
+  m.n = 65;
+  m.mask = "fixed";
+  const Discretization<double> whole = assemble<double>(make_model_problem(m), Device::cpu);
+  for (const std::array<int, 3> grid : {std::array<int, 3>{n, 1, 1}, std::array<int, 3>{1, n, 1}}) {
+    const Parted even = split(whole, grid), balanced = split(whole, grid, true);
+    std::int64_t even_most = 0, most = 0, fewest = whole.op.unknowns;
+    for (int r = 0; r < n; ++r) {
+      even_most = std::max(even_most, unknowns_in(whole.op, even.parts->box(r)));
+      const std::int64_t here = unknowns_in(whole.op, balanced.parts->box(r));
+      most = std::max(most, here), fewest = std::min(fewest, here);
+    }
+    const double share = double(whole.op.unknowns) / n;
+    EXPECT_LE(double(most), share + 65) << balanced.parts->describe();  // within a plane
+    EXPECT_GE(double(fewest), share - 65) << balanced.parts->describe();
+    if (n > 1) EXPECT_LT(most, even_most) << balanced.parts->describe();
+  }
+  expect_same_answer(m, "pcg", residual_rule(1e-10), 1e-8, {n, 1, 1}, Device::cpu, true);
+  expect_same_answer(m, "sor", residual_rule(1e-9), 1e-12, {1, n, 1}, Device::cpu, true);
 }
 
 TEST(MpiSolvers, OthersRefuseSeveralRanks) {

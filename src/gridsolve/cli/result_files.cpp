@@ -52,6 +52,7 @@ void ResultFiles::write(const ProblemSpec& spec, const RunSettings& settings, De
                      ? nlohmann::json::array({to_string(device)})
                      : nlohmann::json(settings.devices_used);
   if (!settings.device_link.empty()) j["device_link"] = settings.device_link;
+  if (!settings.unknowns_per_rank.empty()) j["unknowns_per_rank"] = settings.unknowns_per_rank;
   j["precision"] = sizeof(T) == 8 ? "double" : "float";
   j["dims"] = g.dims;
   j["n"] = g.dims == 3 ? nlohmann::json::array({g.n[0], g.n[1], g.n[2]})

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -57,13 +58,17 @@ SolveReport solve_on_ranks(const ResolvedSolve& r, Discretization<T>& d, RunSett
   const Grid& g = d.op.grid;
   std::array<bool, 3> periodic{};
   for (int a = 0; a < 3; ++a) periodic[a] = (d.op.periodic >> a) & 1;
-  const std::array<int, 3> asked =
-      s.ranks_grid.empty() ? std::array<int, 3>{0, 0, 0}
-                           : parse_ranks_grid(s.ranks_grid, g.dims, comm.size());
-  auto parts = std::make_shared<const Decomposition>(g.box(Centring::node()), g.dims,
-                                                     comm.size(), periodic, asked);
+  const std::array<int, 3> asked = s.ranks_grid.empty()
+                                       ? std::array<int, 3>{0, 0, 0}
+                                       : parse_ranks_grid(s.ranks_grid, g.dims, comm.size());
+  const Decomposition even(g.box(Centring::node()), g.dims, comm.size(), periodic, asked);
+  // A masked domain's cuts follow its unknowns, so that no rank waits on a fuller one.
+  auto parts = std::make_shared<const Decomposition>(
+      d.op.mask.empty() ? even : even.balanced(unknowns_per_plane(d.op)));
   s.ranks = comm.size();
   s.ranks_grid_used = parts->describe();
+  for (int rank = 0; rank < comm.size(); ++rank)
+    s.unknowns_per_rank.push_back(unknowns_in(d.op, parts->box(rank)));
   const double gpu = r.device == Device::cuda ? double(current_gpu()) : -1.0;
   for (const double n : comm.gather_all(std::span<const double>(&gpu, 1)))
     s.devices_used.push_back(n < 0 ? std::string("cpu") : fmt::format("cuda:{}", int(n)));
@@ -101,8 +106,7 @@ int run_typed(const ProblemSpec& spec, const RunSettings& settings, ResolvedSolv
                    residual ? "relative residual" : "max update", p.value, p.seconds);
     };
   }
-  SolveReport report =
-      comm.size() > 1 ? solve_on_ranks<T>(r, d, s) : run_solve<T>(r, d.op, d.u);
+  SolveReport report = comm.size() > 1 ? solve_on_ranks<T>(r, d, s) : run_solve<T>(r, d.op, d.u);
   if (d.op.singular)
     report.notes.push_back(fmt::format(
         "no node is fixed, so the net source ({:.3g} of the total) was removed to make the problem "
@@ -118,10 +122,14 @@ int run_typed(const ProblemSpec& spec, const RunSettings& settings, ResolvedSolv
     fmt::print("  solver      {} ({} kernel){}\n", report.solver, report.kernel,
                report.omega > 0 ? fmt::format(", omega {:.6f}", report.omega) : "");
     fmt::print("  device      {}, {}\n", to_string(device), to_string(r.precision));
-    if (s.ranks > 1)
+    if (s.ranks > 1) {
       fmt::print("  ranks       {} (process grid {}) on {}{}\n", s.ranks, s.ranks_grid_used,
                  fmt::join(s.devices_used, ", "),
                  s.device_link.empty() ? "" : "; device buffers by " + s.device_link);
+      const auto [fewest, most] =
+          std::minmax_element(s.unknowns_per_rank.begin(), s.unknowns_per_rank.end());
+      fmt::print("  balance     {} to {} unknowns per rank\n", *fewest, *most);
+    }
     fmt::print("  result      {}\n", report.reason);
     fmt::print("  iterations  {}{}\n", report.iterations,
                report.convergence_factor > 0 ? fmt::format(" (residual reduction per cycle {:.3f})",

@@ -1,5 +1,6 @@
 // Solving one problem from the command line: assemble, solve, summarize, write results.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,7 @@ struct RunSettings {
   // Where each rank ran, rank after rank: "cpu", or "cuda:<GPU number on its machine>".
   std::vector<std::string> devices_used;
   std::string device_link;  // how device buffers travelled between ranks (empty: none)
+  std::vector<std::int64_t> unknowns_per_rank;  // rank after rank
   nlohmann::json parameters;  // the application's parameters, for summary.json
 };
 

@@ -35,9 +35,8 @@ std::int64_t face_values(const Box& global, const std::array<int, 3>& p) {
 
 }  // namespace
 
-Decomposition::Decomposition(const Box& global, int dims, int ranks,
-                             std::array<bool, 3> periodic, std::array<int, 3> process_grid,
-                             int min_extent)
+Decomposition::Decomposition(const Box& global, int dims, int ranks, std::array<bool, 3> periodic,
+                             std::array<int, 3> process_grid, int min_extent)
     : global_(global), dims_(dims), ranks_(ranks), periodic_(periodic) {
   require(dims == 2 || dims == 3, "a decomposition is of a 2D or 3D grid");
   require(ranks >= 1, "a run has at least one rank, got " + std::to_string(ranks));
@@ -104,10 +103,46 @@ Box Decomposition::box(int rank) const {
   Box b = global_;
   for (int a = 0; a < 3; ++a) {
     const int n = global_.extent(a);
-    b.lo[a] = global_.lo[a] + part_start(n, grid_[a], c[a]);
-    b.hi[a] = global_.lo[a] + part_start(n, grid_[a], c[a] + 1) - 1;
+    const std::vector<int>& s = starts_[a];
+    b.lo[a] = global_.lo[a] + (s.empty() ? part_start(n, grid_[a], c[a]) : s[c[a]]);
+    b.hi[a] = global_.lo[a] + (s.empty() ? part_start(n, grid_[a], c[a] + 1) : s[c[a] + 1]) - 1;
   }
   return b;
+}
+
+Decomposition Decomposition::balanced(const std::array<std::vector<double>, 3>& work,
+                                      int min_extent) const {
+  Decomposition out = *this;
+  for (int a = 0; a < 3; ++a) {
+    const int n = global_.extent(a), p = grid_[a];
+    out.starts_[a].clear();
+    if (p == 1 || work[a].empty()) continue;
+    require(int(work[a].size()) == n, std::string("the work along ") + axis_names[a] + " has " +
+                                          std::to_string(work[a].size()) + " values for " +
+                                          std::to_string(n) + " indices");
+    std::vector<double> before(std::size_t(n) + 1, 0.0);  // work below each index
+    for (int i = 0; i < n; ++i) {
+      require(work[a][std::size_t(i)] >= 0, "work is never negative");
+      before[std::size_t(i) + 1] = before[std::size_t(i)] + work[a][std::size_t(i)];
+    }
+    const double total = before[std::size_t(n)];
+    if (total <= 0) continue;  // nothing to weigh: the even split
+    std::vector<int> s(std::size_t(p) + 1, 0);
+    s[std::size_t(p)] = n;
+    for (int c = 1; c < p; ++c) {
+      // The cut nearest the c-th share of the work, leaving each part min_extent planes.
+      const double target = total * double(c) / double(p);
+      const int lowest = s[std::size_t(c) - 1] + min_extent, highest = n - (p - c) * min_extent;
+      int cut = lowest;  // before[cut]: the work of the parts below c
+      while (cut < highest && before[std::size_t(cut) + 1] <= target) ++cut;
+      if (cut < highest &&
+          before[std::size_t(cut) + 1] - target < target - before[std::size_t(cut)])
+        ++cut;
+      s[std::size_t(c)] = cut;
+    }
+    out.starts_[a] = std::move(s);
+  }
+  return out;
 }
 
 int Decomposition::neighbour(int rank, int face) const {
@@ -134,8 +169,7 @@ std::string Decomposition::describe() const {
 
 std::array<int, 3> parse_ranks_grid(const std::string& text, int dims, int ranks) {
   std::array<int, 3> p{1, 1, 1};
-  const std::string usage = "--ranks-grid takes " +
-                            std::string(dims == 3 ? "PxQxR" : "PxQ") +
+  const std::string usage = "--ranks-grid takes " + std::string(dims == 3 ? "PxQxR" : "PxQ") +
                             " (ranks per axis: positive integers whose product is the "
                             "number of ranks, " +
                             std::to_string(ranks) + "), got '" + text + "'";

@@ -3,6 +3,7 @@
 #pragma once
 #include <array>
 #include <string>
+#include <vector>
 
 #include "gridsolve/core/box.hpp"
 
@@ -43,12 +44,22 @@ class Decomposition {
   // "2x3" or "2x2x1".
   std::string describe() const;
 
+  // The same process grid with each axis's cuts placed by work instead of by count:
+  // work[a][i] is the work at index global().lo[a] + i (a masked domain's unknowns in that
+  // plane; empty: the even split), and the parts along axis a get shares of it as equal as
+  // whole planes and min_extent allow. The cuts stay the same across the other axes (every
+  // rank of a column spans the same x range), so neighbours still share whole faces.
+  Decomposition balanced(const std::array<std::vector<double>, 3>& work, int min_extent = 2) const;
+
  private:
   Box global_;
   int dims_ = 2;
   int ranks_ = 1;
   std::array<bool, 3> periodic_{};
   std::array<int, 3> grid_{1, 1, 1};
+  // Per axis, where each part starts (offsets from global().lo, grid_[a] + 1 values);
+  // empty: the even split.
+  std::array<std::vector<int>, 3> starts_;
 };
 
 // Parses "PxQ" (2D) or "PxQxR" (3D): the --ranks-grid of the command line. Throws Error

@@ -5,6 +5,7 @@
 
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/field_part.hpp"
+#include "gridsolve/problem/problem_spec.hpp"
 
 namespace gridsolve {
 
@@ -31,6 +32,51 @@ StencilOperator<T> operator_part(const StencilOperator<T>& whole,
   return o;
 }
 
+namespace {
+
+// Calls f(i, j, k) for every unknown of a whole operator (host copies as needed).
+template <class T, class F>
+void for_each_unknown(const StencilOperator<T>& whole, const Box& box, F&& f) {
+  const Field<std::uint8_t> host = whole.mask.empty() || whole.mask.device() == Device::cpu
+                                       ? Field<std::uint8_t>()
+                                       : whole.mask.copy_to(Device::cpu);
+  const Field<std::uint8_t>& mask = host.empty() ? whole.mask : host;
+  const FieldView<const std::uint8_t> m =
+      mask.empty() ? FieldView<const std::uint8_t>{} : mask.cview();
+  const Box b = whole.active.intersect(box);
+  if (b.empty()) return;
+  for (int k = b.lo[2]; k <= b.hi[2]; ++k)
+    for (int j = b.lo[1]; j <= b.hi[1]; ++j)
+      for (int i = b.lo[0]; i <= b.hi[0]; ++i)
+        if (mask.empty() || m(i, j, k) == std::uint8_t(NodeKind::free)) f(i, j, k);
+}
+
+}  // namespace
+
+template <class T>
+std::array<std::vector<double>, 3> unknowns_per_plane(const StencilOperator<T>& whole) {
+  std::array<std::vector<double>, 3> work;
+  const Box nodes = whole.grid.box(whole.active.centring);
+  for (int a = 0; a < whole.grid.dims; ++a) work[a].assign(std::size_t(nodes.extent(a)), 0.0);
+  const int dims = whole.grid.dims;
+  for_each_unknown(whole, nodes, [&](int i, int j, int k) {
+    const int at[3] = {i, j, k};
+    for (int a = 0; a < dims; ++a) work[a][std::size_t(at[a] - nodes.lo[a])] += 1;
+  });
+  return work;
+}
+
+template <class T>
+std::int64_t unknowns_in(const StencilOperator<T>& whole, const Box& box) {
+  std::int64_t n = 0;
+  for_each_unknown(whole, box, [&](int, int, int) { ++n; });
+  return n;
+}
+
+template std::array<std::vector<double>, 3> unknowns_per_plane(const StencilOperator<float>&);
+template std::array<std::vector<double>, 3> unknowns_per_plane(const StencilOperator<double>&);
+template std::int64_t unknowns_in(const StencilOperator<float>&, const Box&);
+template std::int64_t unknowns_in(const StencilOperator<double>&, const Box&);
 template StencilOperator<float> operator_part(const StencilOperator<float>&,
                                               std::shared_ptr<const Decomposition>, int);
 template StencilOperator<double> operator_part(const StencilOperator<double>&,

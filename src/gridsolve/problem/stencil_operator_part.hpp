@@ -1,7 +1,10 @@
 // operator_part: one rank's part of an operator assembled whole, for solving on ranks
 // before assembly runs on each rank's box.
 #pragma once
+#include <array>
+#include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "gridsolve/exec/decomposition.hpp"
 #include "gridsolve/problem/stencil_operator.hpp"
@@ -17,5 +20,15 @@ namespace gridsolve {
 template <class T>
 StencilOperator<T> operator_part(const StencilOperator<T>& whole,
                                  std::shared_ptr<const Decomposition> parts, int rank);
+
+// The unknowns of a whole operator (on any device) in each plane normal to each axis,
+// indexed from the grid's first node: the work Decomposition::balanced shares out, so a
+// masked domain's ranks get about equal numbers of unknowns. Empty axes beyond dims.
+template <class T>
+std::array<std::vector<double>, 3> unknowns_per_plane(const StencilOperator<T>& whole);
+
+// The unknowns of a whole operator inside `box`.
+template <class T>
+std::int64_t unknowns_in(const StencilOperator<T>& whole, const Box& box);
 
 }  // namespace gridsolve
