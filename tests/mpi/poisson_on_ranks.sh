@@ -49,6 +49,16 @@ if [ "$np" -gt 1 ]; then
   grep -q "cavity runs on one process" "$work/cavity.txt" || fail "cavity: $(cat "$work/cavity.txt")"
 fi
 
+# HYPRE's PFMG-PCG on the same ranks and problem (where the build has it): the same answer.
+if "$gridsolve" info | grep -q "hypre-pfmg"; then
+  timeout 60 "${launch[@]}" "$gridsolve" poisson --n 33 --sides periodic --k variable \
+    --solver hypre-pfmg --tol 1e-10 --device cpu --out "$work/hypre" >"$work/hypre.txt" 2>&1 ||
+    fail "hypre-pfmg: exit $?: $(cat "$work/hypre.txt")"
+  theirs=$(value "$work/hypre" max_error)
+  awk -v a="$one" -v b="$theirs" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && d <= 1e-6 * a) }' ||
+    fail "max error $theirs by hypre-pfmg on $np ranks, $one by pcg on one"
+fi
+
 # The scaling benchmark on these ranks: a strong and a weak row, each beside rank 0 alone,
 # and its json written once, by rank 0.
 timeout 60 "${launch[@]}" "$gridsolve" bench scaling --device cpu --n 65 --per-rank 33 \

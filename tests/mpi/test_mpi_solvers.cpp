@@ -222,6 +222,74 @@ TEST(MpiSolvers, MaskedDomainCutByUnknowns) {
   expect_same_answer(m, "sor", residual_rule(1e-9), 1e-12, {1, n, 1}, Device::cpu, true);
 }
 
+#if GRIDSOLVE_HAVE_HYPRE
+// HYPRE's PFMG-PCG fed from each rank's part reaches our one-process PCG answer, on the
+// side kinds, masks, coefficients and dimensions the solvers above meet; it refuses what
+// it cannot do (float, a singular problem) with a message.
+TEST(MpiSolvers, HyprePfmgReachesOurAnswer) {
+  const int n = Communicator::world().size();
+  auto check = [&](const ModelProblem& m, std::array<int, 3> grid) {
+    const std::string what =
+        std::to_string(m.dims) + "D " + m.sides + ", mask " + m.mask + ", k " + m.coefficient;
+    Discretization<double> whole = assemble<double>(make_model_problem(m), Device::cpu);
+    Parted part = split(whole, grid, !whole.op.mask.empty());
+    const SolveReport ours =
+        make_solver<double>("pcg")->solve(whole.op, whole.u, residual_rule(1e-12));
+    const SolveReport theirs =
+        make_solver<double>("hypre-pfmg")->solve(part.op, part.u, residual_rule(1e-10));
+    ASSERT_TRUE(ours.converged) << what;
+    EXPECT_TRUE(theirs.converged) << what << ": " << theirs.reason;
+    EXPECT_LT(theirs.relative_residual, 1e-10) << what;
+    EXPECT_LT(theirs.iterations, 40) << what;  // multigrid: a few dozen at most
+    const Box b = part.u.interior();
+    double largest = 0, worst = 0;
+    for (int k = b.lo[2]; k <= b.hi[2]; ++k)
+      for (int j = b.lo[1]; j <= b.hi[1]; ++j)
+        for (int i = b.lo[0]; i <= b.hi[0]; ++i) {
+          largest = std::max(largest, std::fabs(whole.u.cview()(i, j, k)));
+          worst = std::max(worst, std::fabs(whole.u.cview()(i, j, k) - part.u.cview()(i, j, k)));
+        }
+    largest = Communicator::world().max(largest);
+    worst = Communicator::world().max(worst);
+    EXPECT_LE(worst, 1e-8 * largest) << what << " on a " << part.parts->describe() << " grid";
+  };
+  ModelProblem m;
+  m.n = 33;
+  check(m, {0, 0, 0});
+  m.sides = "periodic";
+  check(m, {n, 1, 1});
+  m.sides = "robin";
+  m.coefficient = "variable";
+  m.mask = "hole";
+  check(m, {1, n, 1});
+  m.sides = "neumann";
+  m.mask = "fixed";
+  check(m, {0, 0, 0});
+  ModelProblem cube;
+  cube.dims = 3;
+  cube.n = 13;
+  check(cube, {0, 0, 0});
+
+  Discretization<double> singular = assemble<double>(
+      make_model_problem(ModelProblem{.n = 17, .sides = "periodic-all"}), Device::cpu);
+  Parted part = split(singular);
+  try {
+    make_solver<double>("hypre-pfmg")->solve(part.op, part.u, residual_rule(1e-8));
+    ADD_FAILURE() << "hypre-pfmg solved a singular problem";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("fixed value"), std::string::npos) << e.what();
+  }
+  Discretization<float> single =
+      assemble<float>(make_model_problem(ModelProblem{.n = 17}), Device::cpu);
+  try {
+    make_solver<float>("hypre-pfmg")->solve(single.op, single.u, residual_rule(1e-4));
+    ADD_FAILURE() << "hypre-pfmg solved in float";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("double"), std::string::npos) << e.what();
+  }
+}
+#endif
+
 TEST(MpiSolvers, OthersRefuseSeveralRanks) {
   ModelProblem m;
   m.n = 9;

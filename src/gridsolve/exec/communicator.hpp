@@ -50,6 +50,9 @@ class Communicator {
   // This rank among the ranks of its machine, and how many those are: the rank takes the
   // GPU of that number (modulo the GPUs the machine has).
   int local_rank() const { return local_rank_; }
+  // Whether MPI was started (under a launcher): libraries that take an MPI communicator
+  // (HYPRE) need it, even for one rank.
+  bool uses_mpi() const { return mpi_; }
   int local_size() const { return local_size_; }
 
   // All-reductions: every rank gets the same result. The span forms reduce element by

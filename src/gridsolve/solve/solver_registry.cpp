@@ -10,6 +10,7 @@
 #include "gridsolve/solve/conjugate_gradient.hpp"
 #include "gridsolve/solve/direct_poisson.hpp"
 #include "gridsolve/solve/gauss_seidel.hpp"
+#include "gridsolve/solve/hypre_pfmg.hpp"
 #include "gridsolve/solve/jacobi.hpp"
 #include "gridsolve/solve/multigrid/multigrid.hpp"
 #include "gridsolve/solve/red_black_sor.hpp"
@@ -86,6 +87,12 @@ struct MakeBiCgStab {
     return std::make_unique<BiCgStab<T>>(true);
   }
 };
+#if GRIDSOLVE_HAVE_HYPRE
+template <class T>
+struct MakeHypre {
+  static std::unique_ptr<Solver<T>> make(const MultigridOptions&) { return make_hypre_pfmg<T>(); }
+};
+#endif
 template <class T>
 struct MakeBuneman {
   static std::unique_ptr<Solver<T>> make(const MultigridOptions&) {
@@ -179,6 +186,15 @@ std::vector<SolverInfo> build_rows() {
                                         .summary = "direct: transforms, Dirichlet or Neumann sides",
                                         .needs = rectangle,
                                         .reads = direct}));
+#if GRIDSOLVE_HAVE_HYPRE
+  rows.push_back(with_factory<MakeHypre>(
+      {.name = "hypre-pfmg",
+       .aliases = {},
+       .summary = "HYPRE's PFMG-preconditioned CG (CPU, double, under mpirun): a second engine",
+       .cuda = false,
+       .needs = cg_family,
+       .reads = plain}));
+#endif
   return rows;
 }
 
