@@ -162,9 +162,10 @@ SolveReport Jacobi<T>::run(const Field<T>* b, Field<T>& u, const SolveOptions& o
 
 #if GRIDSOLVE_HAVE_CUDA
   // The tuned kernel reads the operator's own right-hand side, and its packed loads need
-  // rows aligned from x = 0: a rank's part, whose rows start elsewhere and whose ghosts
-  // come by message, takes the generic sweep.
-  const bool tuned = options.tuned && b == nullptr && !op.parts && tuned::jacobi_applies(op);
+  // rows aligned from x = 0: a rank's part takes it when its x range starts on a pack
+  // (its ghosts then come by message before each sweep), else the generic sweep.
+  const bool tuned = options.tuned && b == nullptr && tuned::jacobi_applies(op) &&
+                     tuned::jacobi_layout_fits(op, u);
 #else
   const bool tuned = false;
 #endif
@@ -187,9 +188,12 @@ SolveReport Jacobi<T>::run(const Field<T>* b, Field<T>& u, const SolveOptions& o
     double update = 0;
     if (tuned) {
 #if GRIDSOLVE_HAVE_CUDA
+      op.refresh_images(*cur);  // on ranks: the faces from the neighbours
       tuned::jacobi_sweep(op, *cur, *next, w, measure_update ? device_max : nullptr);
-      if (measure_update)
+      if (measure_update) {
         copy_bytes(&update, Device::cpu, device_max, Device::cuda, sizeof(double));
+        if (op.parts) update = Communicator::world().max(update);  // every rank stops alike
+      }
 #endif
     } else if (measure_update) {
       update = jacobi_sweep_generic_measuring(op, b, *cur, *next, w);

@@ -186,6 +186,36 @@ bool jacobi_applies(const StencilOperator<T>& op) {
          op.periodic == 0;
 }
 
+namespace {
+
+// The packed loads' needs: 16-byte aligned rows from x = 0 (the view's data pointer) in
+// every field the sweep reads or writes, and the same pitch in and out.
+template <class T>
+bool fits(const StencilOperator<T>& op, const FieldView<const T>& iv,
+          const FieldView<const T>& ov) {
+  constexpr int V = pack_width<T>;
+  bool ok = ov.pitch == iv.pitch && ov.plane == iv.plane && aligned(iv.data, 16) &&
+            aligned(ov.data, 16) && (iv.pitch * sizeof(T)) % 16 == 0 &&
+            (iv.plane * sizeof(T)) % 16 == 0 && op.active.lo[0] >= 0;
+  if (!op.rhs.empty()) {
+    const FieldView<const T> r = op.rhs.cview();
+    ok = ok && aligned(r.data, 16) && (r.pitch * sizeof(T)) % 16 == 0 &&
+         (r.plane * sizeof(T)) % 16 == 0;
+  }
+  if (!op.mask.empty()) {
+    const FieldView<const std::uint8_t> m = op.mask.cview();
+    ok = ok && aligned(m.data, V) && m.pitch % V == 0 && m.plane % V == 0;
+  }
+  return ok;
+}
+
+}  // namespace
+
+template <class T>
+bool jacobi_layout_fits(const StencilOperator<T>& op, const Field<T>& u) {
+  return fits(op, u.cview(), u.cview());
+}
+
 template <class T>
 void jacobi_sweep(const StencilOperator<T>& op, const Field<T>& in, Field<T>& out, T weight,
                   double* max_update) {
@@ -194,28 +224,23 @@ void jacobi_sweep(const StencilOperator<T>& op, const Field<T>& in, Field<T>& ou
           "the tuned Jacobi sweep needs its fields on the GPU");
   if (max_update) cuda::check(cudaMemsetAsync(max_update, 0, sizeof(double)), "update reset");
   if (op.active.empty()) return;
-  constexpr int V = pack_width<T>;
   SweepArgs<T> a{};
   const FieldView<const T> iv = in.cview();
   const FieldView<T> ov = out.view();
   a.in = iv.data, a.out = ov.data, a.pitch = iv.pitch, a.plane = iv.plane;
   // Fields laid out by Layout have 128-byte aligned rows, which the 16-byte loads need.
-  bool ok = ov.pitch == iv.pitch && ov.plane == iv.plane && aligned(a.in, 16) &&
-            aligned(a.out, 16) && (a.pitch * sizeof(T)) % 16 == 0 &&
-            (a.plane * sizeof(T)) % 16 == 0;
+  require(fits(op, iv, FieldView<const T>(ov)),
+          "the tuned Jacobi sweep needs fields laid out by Layout (16-byte aligned rows from "
+          "x = 0)");
   if (!op.rhs.empty()) {
     const FieldView<const T> r = op.rhs.cview();
     a.rhs = r.data, a.rpitch = r.pitch, a.rplane = r.plane;
-    ok = ok && aligned(a.rhs, 16) && (a.rpitch * sizeof(T)) % 16 == 0 &&
-         (a.rplane * sizeof(T)) % 16 == 0;
   }
   if (!op.mask.empty()) {
     const FieldView<const std::uint8_t> m = op.mask.cview();
     a.mask = m.data, a.mpitch = m.pitch, a.mplane = m.plane;
-    ok = ok && aligned(a.mask, V) && a.mpitch % V == 0 && a.mplane % V == 0;
   }
-  require(ok && op.active.lo[0] >= 0,
-          "the tuned Jacobi sweep needs fields laid out by Layout (16-byte aligned rows)");
+  constexpr int V = pack_width<T>;
   a.active = op.active;
   a.xbase = op.active.lo[0] / V * V;
   a.cw = op.cw, a.ce = op.ce, a.cs = op.cs, a.cn = op.cn, a.cb = op.cb, a.ct = op.ct;
@@ -231,6 +256,8 @@ void jacobi_sweep(const StencilOperator<T>& op, const Field<T>& in, Field<T>& ou
 
 template bool jacobi_applies<float>(const StencilOperator<float>&);
 template bool jacobi_applies<double>(const StencilOperator<double>&);
+template bool jacobi_layout_fits<float>(const StencilOperator<float>&, const Field<float>&);
+template bool jacobi_layout_fits<double>(const StencilOperator<double>&, const Field<double>&);
 template void jacobi_sweep<float>(const StencilOperator<float>&, const Field<float>&, Field<float>&,
                                   float, double*);
 template void jacobi_sweep<double>(const StencilOperator<double>&, const Field<double>&,

@@ -15,6 +15,11 @@ namespace gridsolve::tuned {
 // rows in registers, so u crosses DRAM once each way: 2 words per node.
 template <class T>
 bool jacobi_applies(const StencilOperator<T>& op);
+// Whether u's layout (and the operator's fields') lets the sweep's packed loads start at
+// x = 0: always for a whole field; for a rank's part when its x range starts at a multiple
+// of the pack width (a split in y or z only, or an even cut). Otherwise the generic sweep.
+template <class T>
+bool jacobi_layout_fits(const StencilOperator<T>& op, const Field<T>& u);
 // in and out are distinct fields laid out by Layout. When max_update (device pointer) is
 // given, it is reset and then receives max |out - in| over the updated nodes.
 // Asynchronous: nothing waits for the device.
