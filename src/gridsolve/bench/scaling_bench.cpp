@@ -193,17 +193,21 @@ double copy_bandwidth(Device d) {
 
 }  // namespace
 
-ScalingReport run_scaling_bench(const ScalingBenchSettings& s) {
-  const Communicator& comm = Communicator::world();
-  require(s.dims == 2 || s.dims == 3, fmt::format("--dims must be 2 or 3, got {}", s.dims));
-  require(s.n >= 9 && s.n_per_rank >= 9,
-          fmt::format("--n and --unknowns must be at least 9 nodes per side, got {} and {}", s.n,
-                      s.n_per_rank));
-  require(s.iterations >= 1 && s.repeats >= 1, "--iterations and --repeats must be at least 1");
-  require(make_solver<double>(std::string(find_solver(s.solver).name))->runs_on_ranks(),
+void ScalingBenchSettings::validate() const {
+  require(dims == 2 || dims == 3, fmt::format("--dims must be 2 or 3, got {}", dims));
+  require(n >= 9 && n_per_rank >= 9,
+          fmt::format("--n and --per-rank must be at least 9 nodes per side, got {} and {}", n,
+                      n_per_rank));
+  require(iterations >= 1 && repeats >= 1, "--iterations and --repeats must be at least 1");
+  require(make_solver<double>(std::string(find_solver(solver).name))->runs_on_ranks(),
           fmt::format("bench scaling needs a solver that runs on several ranks (jacobi, sor, "
                       "rb-gs, cg, pcg, bicgstab), got '{}'",
-                      s.solver));
+                      solver));
+}
+
+ScalingReport run_scaling_bench(const ScalingBenchSettings& s) {
+  const Communicator& comm = Communicator::world();
+  s.validate();
   ScalingReport report;
   report.ranks = comm.size();
   report.device = to_string(s.device);

@@ -19,6 +19,8 @@ struct ScalingBenchSettings {
   std::string solver = "cg";
   int iterations = 100;  // per timed solve (the tolerance is out of reach, so all run)
   int repeats = 3;       // timed solves; the median counts
+  // Throws Error naming the first setting out of range (run_scaling_bench calls it too).
+  void validate() const;
 };
 
 struct ScalingRow {

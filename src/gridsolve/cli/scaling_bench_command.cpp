@@ -21,6 +21,7 @@ int scaling_bench_command(const BenchSettings& s) {
   b.solver = s.solver;
   b.iterations = s.iterations;
   b.repeats = s.repeats;
+  b.validate();
   // Checked before the benchmark runs, not after (rank 0 writes).
   const std::string json_path =
       s.out.empty() || !comm.is_root() ? "" : prepare_output_file(s.out, "bench_scaling.json");
