@@ -59,6 +59,18 @@ if "$gridsolve" info | grep -q "hypre-pfmg"; then
     fail "max error $theirs by hypre-pfmg on $np ranks, $one by pcg on one"
 fi
 
+# A results folder that cannot be made: exit 2 before the solve, on every rank, no hang.
+if [ "$np" -gt 1 ]; then
+  touch "$work/plain-file"
+  timeout 60 "${launch[@]}" "$gridsolve" poisson --n 17 --solver cg --device cpu \
+    --out "$work/plain-file/sub" >"$work/badout.txt" 2>&1
+  code=$?
+  [ "$code" -eq 2 ] || fail "an unwritable --out: exit $code, want 2: $(cat "$work/badout.txt")"
+  grep -q "cannot use output directory\|cannot create output directory" "$work/badout.txt" ||
+    fail "an unwritable --out: $(cat "$work/badout.txt")"
+  if grep -q "^  result" "$work/badout.txt"; then fail "solved before refusing the --out"; fi
+fi
+
 # The scaling benchmark on these ranks: a strong and a weak row, each beside rank 0 alone,
 # and its json written once, by rank 0.
 timeout 60 "${launch[@]}" "$gridsolve" bench scaling --device cpu --n 65 --per-rank 33 \

@@ -17,6 +17,7 @@
 #include "gridsolve/exec/device_link.hpp"
 #include "gridsolve/exec/field_part.hpp"
 #include "gridsolve/exec/memory.hpp"
+#include "gridsolve/io/atomic_file.hpp"
 #include "gridsolve/problem/assemble.hpp"
 #include "gridsolve/problem/stencil_operator_part.hpp"
 
@@ -90,6 +91,9 @@ int run_typed(const ProblemSpec& spec, const RunSettings& settings, ResolvedSolv
   s.ranks_grid_used = spec.grid.dims == 3 ? "1x1x1" : "1x1";
   if (comm.size() == 1 && !s.ranks_grid.empty())  // checked alone too: 2x1 on one rank is wrong
     (void)parse_ranks_grid(s.ranks_grid, spec.grid.dims, 1);
+  // A folder the results cannot go to fails the run before the solve, not after it (on
+  // several ranks rank 0's error stops every rank).
+  if (!s.out.empty()) create_output_directory(s.out);
   // On several ranks the whole problem is assembled in host memory and each rank's part
   // goes to its device; one process assembles where it solves.
   const Device assembly_device = comm.size() > 1 ? Device::cpu : device;
