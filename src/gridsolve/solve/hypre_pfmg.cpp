@@ -15,8 +15,9 @@
 #include "gridsolve/solve/solve_steps.hpp"
 
 #if GRIDSOLVE_HAVE_HYPRE
-#include <HYPRE_struct_ls.h>
 #include <mpi.h>
+
+#include "gridsolve/solve/hypre_pfmg_pcg.hpp"
 #endif
 
 namespace gridsolve {
@@ -128,28 +129,16 @@ class HyprePfmg final : public Solver<T> {
     HYPRE_StructVectorAssemble(hb);
     HYPRE_StructVectorAssemble(hx);
 
-    HYPRE_StructSolver pcg = nullptr, pfmg = nullptr;
-    HYPRE_StructPCGCreate(MPI_COMM_WORLD, &pcg);
-    HYPRE_StructPCGSetTol(pcg, options.tolerance);
-    HYPRE_StructPCGSetTwoNorm(pcg, 1);
-    HYPRE_StructPCGSetMaxIter(pcg, options.max_iterations);
-    HYPRE_StructPFMGCreate(MPI_COMM_WORLD, &pfmg);
-    HYPRE_StructPFMGSetMaxIter(pfmg, 1);
-    HYPRE_StructPFMGSetTol(pfmg, 0.0);
-    HYPRE_StructPFMGSetZeroGuess(pfmg);
-    HYPRE_StructPFMGSetRelaxType(pfmg, 2);  // symmetric red-black Gauss-Seidel
-    HYPRE_StructPFMGSetNumPreRelax(pfmg, 1);
-    HYPRE_StructPFMGSetNumPostRelax(pfmg, 1);
-    HYPRE_StructPCGSetPrecond(pcg, HYPRE_StructPFMGSolve, HYPRE_StructPFMGSetup, pfmg);
-    HYPRE_StructPCGSetup(pcg, matrix, hb, hx);
-    HYPRE_StructPCGSolve(pcg, matrix, hb, hx);
     int iterations = 0;
     double hypre_residual = 0;
-    HYPRE_StructPCGGetNumIterations(pcg, &iterations);
-    HYPRE_StructPCGGetFinalRelativeResidualNorm(pcg, &hypre_residual);
+    {
+      const HyprePfmgPcg solver(MPI_COMM_WORLD, options.tolerance, options.max_iterations);
+      HYPRE_StructPCGSetup(solver.pcg, matrix, hb, hx);
+      HYPRE_StructPCGSolve(solver.pcg, matrix, hb, hx);
+      HYPRE_StructPCGGetNumIterations(solver.pcg, &iterations);
+      HYPRE_StructPCGGetFinalRelativeResidualNorm(solver.pcg, &hypre_residual);
+    }
     if (count > 0) HYPRE_StructVectorGetBoxValues(hx, lower, upper, x.data());
-    HYPRE_StructPFMGDestroy(pfmg);
-    HYPRE_StructPCGDestroy(pcg);
     HYPRE_StructVectorDestroy(hx);
     HYPRE_StructVectorDestroy(hb);
     HYPRE_StructMatrixDestroy(matrix);

@@ -3,6 +3,8 @@
 #include <HYPRE_struct_ls.h>
 #include <mpi.h>
 
+#include "gridsolve/solve/hypre_pfmg_pcg.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -75,35 +77,23 @@ int main(int argc, char** argv) {
 
   MPI_Barrier(MPI_COMM_WORLD);
   const double t0 = MPI_Wtime();
-  HYPRE_StructSolver solver, precond;
-  HYPRE_StructPCGCreate(MPI_COMM_WORLD, &solver);
-  HYPRE_StructPCGSetTol(solver, tol);
-  HYPRE_StructPCGSetTwoNorm(solver, 1);
-  HYPRE_StructPCGSetMaxIter(solver, 500);
-  HYPRE_StructPFMGCreate(MPI_COMM_WORLD, &precond);
-  HYPRE_StructPFMGSetMaxIter(precond, 1);
-  HYPRE_StructPFMGSetTol(precond, 0.0);
-  HYPRE_StructPFMGSetZeroGuess(precond);
-  HYPRE_StructPFMGSetRelaxType(precond, 2);  // symmetric red-black Gauss-Seidel
-  HYPRE_StructPFMGSetNumPreRelax(precond, 1);
-  HYPRE_StructPFMGSetNumPostRelax(precond, 1);
-  HYPRE_StructPCGSetPrecond(solver, HYPRE_StructPFMGSolve, HYPRE_StructPFMGSetup, precond);
-  HYPRE_StructPCGSetup(solver, A, b, x);
-  MPI_Barrier(MPI_COMM_WORLD);
-  const double t1 = MPI_Wtime();
-  HYPRE_StructPCGSolve(solver, A, b, x);
-  MPI_Barrier(MPI_COMM_WORLD);
-  const double t2 = MPI_Wtime();
-  int iterations = 0;
-  double relres = 0;
-  HYPRE_StructPCGGetNumIterations(solver, &iterations);
-  HYPRE_StructPCGGetFinalRelativeResidualNorm(solver, &relres);
-  if (rank == 0)
-    std::printf(
-        "hypre_pfmg_pcg n=%d ranks=%d setup_s=%.6f solve_s=%.6f iterations=%d relres=%.3e\n", n,
-        ranks, t1 - t0, t2 - t1, iterations, relres);
-  HYPRE_StructPFMGDestroy(precond);
-  HYPRE_StructPCGDestroy(solver);
+  {
+    const gridsolve::HyprePfmgPcg solver(MPI_COMM_WORLD, tol, 500);
+    HYPRE_StructPCGSetup(solver.pcg, A, b, x);
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t1 = MPI_Wtime();
+    HYPRE_StructPCGSolve(solver.pcg, A, b, x);
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t2 = MPI_Wtime();
+    int iterations = 0;
+    double relres = 0;
+    HYPRE_StructPCGGetNumIterations(solver.pcg, &iterations);
+    HYPRE_StructPCGGetFinalRelativeResidualNorm(solver.pcg, &relres);
+    if (rank == 0)
+      std::printf(
+          "hypre_pfmg_pcg n=%d ranks=%d setup_s=%.6f solve_s=%.6f iterations=%d relres=%.3e\n", n,
+          ranks, t1 - t0, t2 - t1, iterations, relres);
+  }
   HYPRE_StructVectorDestroy(x);
   HYPRE_StructVectorDestroy(b);
   HYPRE_StructMatrixDestroy(A);
