@@ -51,8 +51,8 @@ double max_error(const ProblemSpec& spec, const Discretization<T>& d) {
 
 // The solve on several ranks: each rank takes its part of the operator assembled whole in
 // host memory (every rank assembles all of it for now: simple, and memory the sizes run on
-// ranks so far can spare), places it on its device, solves it with the others, and every
-// rank gets the whole solution back, in host memory, for the summary and the files.
+// ranks so far can spare), places it on its device and solves it with the others; rank 0,
+// which prints and writes, gets the whole solution back in host memory.
 template <class T>
 SolveReport solve_on_ranks(const ResolvedSolve& r, Discretization<T>& d, RunSettings& s) {
   const Communicator& comm = Communicator::world();
@@ -116,7 +116,9 @@ int run_typed(const ProblemSpec& spec, const RunSettings& settings, ResolvedSolv
         "no node is fixed, so the net source ({:.3g} of the total) was removed to make the problem "
         "solvable, and the solution is defined up to a constant (shifted to zero mean)",
         d.op.rhs_mismatch));
-  const double error = spec.exact ? max_error(spec, d) : std::numeric_limits<double>::quiet_NaN();
+  // Rank 0 alone holds the gathered solution (and reports).
+  const double error =
+      spec.exact && comm.is_root() ? max_error(spec, d) : std::numeric_limits<double>::quiet_NaN();
 
   const Grid& g = spec.grid;
   if (!s.quiet) {

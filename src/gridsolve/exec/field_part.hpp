@@ -1,6 +1,7 @@
 // field_part: one rank's part of a whole field, ghosts included, copied out of it; and
-// gather_parts, the reverse, onto every rank (through host memory).
+// gather_parts, the reverse, onto one rank (through host memory).
 #pragma once
+#include <algorithm>
 #include <memory>
 #include <span>
 #include <string>
@@ -38,39 +39,63 @@ Field<T> field_part(const Field<T>& whole, std::shared_ptr<const Decomposition> 
 }
 
 // Every rank's part (on any device) written into `whole` (a CPU field of the
-// decomposition's global box) on every rank:
-// the valid values only (whole's ghosts are left alone). A collective: every rank calls it.
-// Each rank places its values into a zero array of the whole box and one all-reduce sums
-// them (each value is one rank's, the others add exact zeros): simple, and as costly as
-// an all-reduce of the whole field, which is fine for output of the sizes run on ranks so
-// far; a parallel HDF5 writer will make it unnecessary.
+// decomposition's global box) on rank `root`: the valid values only (whole's ghosts are
+// left alone, and so is `whole` on the other ranks, which may pass an empty field). Every
+// rank calls it. Each part travels to the root as one message (in pieces of at most 1 GiB,
+// MPI counting in int), the root receiving one rank after another: it holds the whole
+// field and one part at a time, the others only their own part.
 template <class T>
-void gather_parts(const Field<T>& part, Field<T>& whole) {
-  if (part.device() != Device::cpu) return gather_parts(part.copy_to(Device::cpu), whole);
+void gather_parts(const Field<T>& part, Field<T>& whole, int root = 0) {
+  if (part.device() != Device::cpu) return gather_parts(part.copy_to(Device::cpu), whole, root);
   const Decomposition& parts = *part.decomposition();
+  const Communicator& comm = Communicator::world();
+  const int ncomp = part.ncomp();
+  // A box's values of a field, component after component, x fastest (both ends agree).
+  auto for_box = [ncomp](const FieldView<T>& v, const Box& b, auto&& fn) {
+    for (int c = 0; c < ncomp; ++c)
+      for (int k = b.lo[2]; k <= b.hi[2]; ++k)
+        for (int j = b.lo[1]; j <= b.hi[1]; ++j)
+          for (int i = b.lo[0]; i <= b.hi[0]; ++i) fn(v(i, j, k, c));
+  };
+  // Sends (or receives) `values` in pieces MPI can count.
+  auto move = [&comm](std::vector<T>& values, int peer, bool send) {
+    const std::size_t piece = (std::size_t(1) << 30) / sizeof(T);
+    for (std::size_t at = 0; at < values.size(); at += piece) {
+      const std::size_t n = std::min(piece, values.size() - at);
+      const Message m{peer, 0, std::as_writable_bytes(std::span<T>(values.data() + at, n))};
+      if (send)
+        comm.exchange(std::span<const Message>(&m, 1), {});
+      else
+        comm.exchange({}, std::span<const Message>(&m, 1));
+    }
+  };
+  if (comm.rank() != root) {
+    std::vector<T> values;
+    values.reserve(std::size_t(part.interior().cells()) * std::size_t(ncomp));
+    for_box(part.view(), part.interior(), [&](T& x) { values.push_back(x); });
+    move(values, root, true);
+    return;
+  }
   const Box global = whole.interior();
   require(global.lo == parts.global().lo && global.hi == parts.global().hi &&
-              whole.ncomp() == part.ncomp() && whole.device() == Device::cpu,
+              whole.ncomp() == ncomp && whole.device() == Device::cpu,
           "parts gather into a CPU field of the decomposition's global box");
-  const std::int64_t nx = global.extent(0), ny = global.extent(1), nz = global.extent(2);
-  const int ncomp = part.ncomp();
-  std::vector<double> all(std::size_t(nx * ny * nz * ncomp), 0.0);
-  auto at = [&](int i, int j, int k, int c) -> double& {
-    return all[std::size_t((i - global.lo[0]) +
-                           nx * ((j - global.lo[1]) + ny * ((k - global.lo[2]) + nz * c)))];
-  };
-  const Box b = part.interior();
-  const FieldView<const T> from = part.cview();
-  for (int c = 0; c < ncomp; ++c)
-    for (int k = b.lo[2]; k <= b.hi[2]; ++k)
-      for (int j = b.lo[1]; j <= b.hi[1]; ++j)
-        for (int i = b.lo[0]; i <= b.hi[0]; ++i) at(i, j, k, c) = double(from(i, j, k, c));
-  Communicator::world().sum(std::span<double>(all));
   const FieldView<T> to = whole.view();
-  for (int c = 0; c < ncomp; ++c)
-    for (int k = global.lo[2]; k <= global.hi[2]; ++k)
-      for (int j = global.lo[1]; j <= global.hi[1]; ++j)
-        for (int i = global.lo[0]; i <= global.hi[0]; ++i) to(i, j, k, c) = T(at(i, j, k, c));
+  for (int r = 0; r < parts.ranks(); ++r) {
+    const Box b = parts.box(r);
+    if (r == comm.rank()) {  // the root's own part: copied in place
+      const FieldView<const T> from = part.cview();
+      for (int c = 0; c < ncomp; ++c)
+        for (int k = b.lo[2]; k <= b.hi[2]; ++k)
+          for (int j = b.lo[1]; j <= b.hi[1]; ++j)
+            for (int i = b.lo[0]; i <= b.hi[0]; ++i) to(i, j, k, c) = from(i, j, k, c);
+      continue;
+    }
+    std::vector<T> values(std::size_t(b.cells()) * std::size_t(ncomp));
+    move(values, r, false);
+    const T* next = values.data();
+    for_box(to, b, [&](T& x) { x = *next++; });
+  }
 }
 
 }  // namespace gridsolve
