@@ -71,6 +71,22 @@ if [ "$np" -gt 1 ]; then
   if grep -q "^  result" "$work/badout.txt"; then fail "solved before refusing the --out"; fi
 fi
 
+# Ctrl-C (SIGINT to the launcher) in the middle of a long solve: every rank ends, within
+# seconds, and no result file is left.
+if [ "$np" -gt 1 ]; then
+  "${launch[@]}" "$gridsolve" poisson --n 1025 --solver jacobi --tol 1e-14 --device cpu \
+    --out "$work/interrupted" >"$work/interrupted.txt" 2>&1 &
+  launcher=$!
+  sleep 2
+  kill -INT "$launcher"
+  for _ in $(seq 1 30); do kill -0 "$launcher" 2>/dev/null || break; sleep 1; done
+  kill -0 "$launcher" 2>/dev/null && fail "the launcher still runs 30 s after SIGINT"
+  wait "$launcher" 2>/dev/null
+  for _ in $(seq 1 10); do pgrep -f "$work/interrupted" >/dev/null || break; sleep 1; done
+  pgrep -f "$work/interrupted" >/dev/null && fail "ranks still run after SIGINT"
+  [ -z "$(ls -A "$work/interrupted" 2>/dev/null)" ] || fail "files left after SIGINT: $(ls -A "$work/interrupted")"
+fi
+
 # The scaling benchmark on these ranks: a strong and a weak row, each beside rank 0 alone,
 # and its json written once, by rank 0.
 timeout 60 "${launch[@]}" "$gridsolve" bench scaling --device cpu --n 65 --per-rank 33 \
