@@ -3,6 +3,7 @@
 #include "gridsolve/io/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -272,10 +273,21 @@ AtomicOutput::AtomicOutput(std::string target) : target_(resolve_links(target)) 
   name.insert(name.end(), suffix, suffix + sizeof(suffix));  // includes the terminating 0
   // mkstemp picks a name no concurrent writer holds, so two runs writing the same
   // target never interleave their bytes.
+  // A termination signal between creating the temporary and recording it for the handler
+  // would leave it behind: those signals are held back for the two steps (and arrive
+  // right after, when the handler knows the file).
+  sigset_t hold, previous;
+  sigemptyset(&hold);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&hold, sig);
+  ::pthread_sigmask(SIG_BLOCK, &hold, &previous);
   const int fd = ::mkstemp(name.data());
-  if (fd < 0) throw Error(fmt::format("cannot write '{}': {}", target_, errno_text(errno)));
-  temp_ = name.data();
-  slot_ = remember_temporary(temp_);
+  const int err = errno;
+  if (fd >= 0) {
+    temp_ = name.data();
+    slot_ = remember_temporary(temp_);
+  }
+  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  if (fd < 0) throw Error(fmt::format("cannot write '{}': {}", target_, errno_text(err)));
   // mkstemp creates the file 0600; results are meant to be read by others too.
   ::fchmod(fd, 0644);
   ::close(fd);
