@@ -44,6 +44,34 @@ Parted split(const Discretization<double>& whole, std::array<int, 3> grid = {0, 
   return p;
 }
 
+// The largest |value| of a whole solution and its largest difference from the ranks'
+// parts, over every rank (every rank calls it).
+struct Agreement {
+  double largest = 0, worst = 0;
+};
+Agreement agreement(const Field<double>& whole, const Field<double>& part) {
+  const Box b = part.interior();
+  const FieldView<const double> a = whole.cview(), c = part.cview();
+  Agreement r;
+  for (int k = b.lo[2]; k <= b.hi[2]; ++k)
+    for (int j = b.lo[1]; j <= b.hi[1]; ++j)
+      for (int i = b.lo[0]; i <= b.hi[0]; ++i) {
+        r.largest = std::max(r.largest, std::fabs(a(i, j, k)));
+        r.worst = std::max(r.worst, std::fabs(a(i, j, k) - c(i, j, k)));
+      }
+  r.largest = Communicator::world().max(r.largest);
+  r.worst = Communicator::world().max(r.worst);
+  return r;
+}
+
+SolveOptions update_rule(double tolerance, int check_every = 0) {
+  SolveOptions o;
+  o.rule = StopRule::update;
+  o.tolerance = tolerance;
+  o.check_every = check_every;
+  return o;
+}
+
 // Solves the problem whole (every rank alike, on the CPU) and split (on `device`), and
 // compares each rank's part.
 SolveReport expect_same_answer(const ModelProblem& m, const std::string& solver, SolveOptions o,
@@ -81,17 +109,7 @@ SolveReport expect_same_answer(const ModelProblem& m, const std::string& solver,
     EXPECT_EQ(many.last_update, one.last_update) << what;
     EXPECT_LT(many.last_update, o.tolerance) << what;
   }
-  const Box b = part.u.interior();
-  const FieldView<const double> a = whole.u.cview(), c = part.u.cview();
-  double largest = 0, worst = 0;
-  for (int k = b.lo[2]; k <= b.hi[2]; ++k)
-    for (int j = b.lo[1]; j <= b.hi[1]; ++j)
-      for (int i = b.lo[0]; i <= b.hi[0]; ++i) {
-        largest = std::max(largest, std::fabs(a(i, j, k)));
-        worst = std::max(worst, std::fabs(a(i, j, k) - c(i, j, k)));
-      }
-  largest = Communicator::world().max(largest);
-  worst = Communicator::world().max(worst);
+  const auto [largest, worst] = agreement(whole.u, part.u);
   EXPECT_GT(largest, 1e-3) << what;  // a solution worth comparing
   EXPECT_LE(worst, agree * largest) << what << " on a " << part.parts->describe() << " grid";
   return many;
@@ -118,11 +136,7 @@ TEST(MpiSolvers, JacobiMaxUpdateRule) {
   ModelProblem m;
   m.n = 17;
   m.rhs = "random";
-  SolveOptions o;
-  o.rule = StopRule::update;
-  o.tolerance = 1e-7;
-  o.check_every = 5;
-  expect_same_answer(m, "jacobi", o, 1e-12);
+  expect_same_answer(m, "jacobi", update_rule(1e-7, 5), 1e-12);
 }
 
 TEST(MpiSolvers, RedBlackSorMatchesOneProcess) {
@@ -136,10 +150,7 @@ TEST(MpiSolvers, RedBlackSorMatchesOneProcess) {
   ModelProblem noise;  // a random source on zero Dirichlet sides, the max-update rule
   noise.n = 33;
   noise.rhs = "random";
-  SolveOptions o;
-  o.rule = StopRule::update;
-  o.tolerance = 1e-8;
-  expect_same_answer(noise, "rb-gs", o, 1e-12);
+  expect_same_answer(noise, "rb-gs", update_rule(1e-8), 1e-12);
 }
 
 TEST(MpiSolvers, ConjugateGradientsMatchOneProcess) {
@@ -194,11 +205,7 @@ TEST(MpiSolvers, OnTheGpu) {
   ModelProblem noise;  // the max-update rule, on every rank alike
   noise.n = 33;
   noise.rhs = "random";
-  SolveOptions o;
-  o.rule = StopRule::update;
-  o.tolerance = 1e-7;
-  o.check_every = 5;
-  expect_same_answer(noise, "jacobi", o, 1e-12, {0, 0, 0}, Device::cuda);
+  expect_same_answer(noise, "jacobi", update_rule(1e-7, 5), 1e-12, {0, 0, 0}, Device::cuda);
 }
 
 // An L-shaped domain (the upper right quarter fixed) cut by unknowns: the ranks hold
@@ -248,16 +255,7 @@ TEST(MpiSolvers, HyprePfmgReachesOurAnswer) {
     EXPECT_TRUE(theirs.converged) << what << ": " << theirs.reason;
     EXPECT_LT(theirs.relative_residual, 1e-10) << what;
     EXPECT_LT(theirs.iterations, 40) << what;  // multigrid: a few dozen at most
-    const Box b = part.u.interior();
-    double largest = 0, worst = 0;
-    for (int k = b.lo[2]; k <= b.hi[2]; ++k)
-      for (int j = b.lo[1]; j <= b.hi[1]; ++j)
-        for (int i = b.lo[0]; i <= b.hi[0]; ++i) {
-          largest = std::max(largest, std::fabs(whole.u.cview()(i, j, k)));
-          worst = std::max(worst, std::fabs(whole.u.cview()(i, j, k) - part.u.cview()(i, j, k)));
-        }
-    largest = Communicator::world().max(largest);
-    worst = Communicator::world().max(worst);
+    const auto [largest, worst] = agreement(whole.u, part.u);
     EXPECT_LE(worst, 1e-8 * largest) << what << " on a " << part.parts->describe() << " grid";
   };
   ModelProblem m;

@@ -19,23 +19,6 @@ double since(Clock::time_point t) {
 }
 }  // namespace
 
-double copy_bandwidth(Device d) {
-  const std::size_t bytes = std::size_t(1) << 30;  // 1 GiB each way
-  Buffer<char> a(d, bytes), b(d, bytes);
-  zero_bytes(d, a.data(), bytes);
-  zero_bytes(d, b.data(), bytes);
-  std::vector<double> t;
-  for (int r = 0; r < 6; ++r) {
-    synchronize(d);
-    const auto t0 = Clock::now();
-    copy_bytes(b.data(), d, a.data(), d, bytes);
-    synchronize(d);
-    if (r > 0) t.push_back(since(t0));
-  }
-  std::sort(t.begin(), t.end());
-  return 2.0 * double(bytes) / t[t.size() / 2];  // read + write
-}
-
 FlowStepTiming time_piso_step(Device d, int n, int steps, double copy_bps) {
   flow::FlowCase c = flow::cavity_case(1000, n);
   c.coupling = flow::Coupling::piso;

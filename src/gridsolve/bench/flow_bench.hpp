@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "gridsolve/bench/copy_bandwidth.hpp"
 #include "gridsolve/exec/device.hpp"
 
 namespace gridsolve {
@@ -27,8 +28,6 @@ struct SteadyCavityTiming {
   double ghia_max = 0, ghia_mean = 0;
 };
 
-// Bytes per second of a device-to-device copy (the roofline of every step).
-double copy_bandwidth(Device d);
 // PISO steps of the Re 1000 cavity at n^2 cells: warm-up, then `steps` timed steps.
 FlowStepTiming time_piso_step(Device d, int n, int steps, double copy_bytes_per_s);
 // SIMPLEC on the steady cavity at n^2 to the cavity's default tolerance.

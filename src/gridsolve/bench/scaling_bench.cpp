@@ -5,11 +5,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <memory>
 #include <span>
 
+#include "gridsolve/bench/copy_bandwidth.hpp"
+#include "gridsolve/bench/host_timing.hpp"
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/communicator.hpp"
 #include "gridsolve/exec/decomposition.hpp"
@@ -27,28 +28,27 @@ namespace gridsolve {
 
 namespace {
 
-double now_ms() {
-  return std::chrono::duration<double, std::milli>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-// The median over `repeats` of f's time, f ending with its device's work done; with `all`
-// every rank runs f between barriers and the slowest rank's time counts.
-template <class F>
-double median_ms(int repeats, Device d, bool all, F&& f) {
+// bench::median_ms of f (one warm-up run, then `repeats` timed ones), each run ending with
+// its device's work done and starting after `reset`; with `all` every rank times f, the
+// runs starting together (a barrier), and the slowest rank's median counts.
+template <class F, class R>
+double timed_ms(int repeats, Device d, bool all, F&& f, R&& reset) {
   const Communicator& comm = Communicator::world();
-  std::vector<double> t;
-  for (int r = 0; r < repeats; ++r) {
-    if (all) comm.barrier();
-    const double t0 = now_ms();
-    f();
-    synchronize(d);
-    const double mine = now_ms() - t0;
-    t.push_back(all ? comm.max(mine) : mine);
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  const double mine = bench::median_ms(
+      repeats,
+      [&] {
+        f();
+        synchronize(d);
+      },
+      [&] {
+        reset();
+        if (all) comm.barrier();
+      });
+  return all ? comm.max(mine) : mine;
+}
+template <class F>
+double timed_ms(int repeats, Device d, bool all, F&& f) {
+  return timed_ms(repeats, d, all, f, [] {});
 }
 
 SolveOptions fixed_iterations(int iterations) {
@@ -75,7 +75,6 @@ ScalingRow measure(const ScalingBenchSettings& s, const std::string& kind, int n
   m.dims = s.dims;
   m.rhs = "random";  // never all zeros: a random source, zero sides
   const SolveOptions o = fixed_iterations(s.iterations);
-  const SolveOptions warm = fixed_iterations(std::max(2, s.iterations / 10));
 
   // The baseline first, rank 0 alone, while the others wait.
   {
@@ -84,12 +83,10 @@ ScalingRow measure(const ScalingBenchSettings& s, const std::string& kind, int n
       const Discretization<double> whole = assemble<double>(make_model_problem(m), s.device);
       Field<double> u = whole.u.copy_to(s.device);
       auto solver = make_solver<double>(s.solver);
-      solver->solve(whole.op, u, warm);
       double iterations = 0;
-      const double ms = median_ms(s.repeats, s.device, false, [&] {
-        u.set_zero();
-        iterations = solver->solve(whole.op, u, o).iterations;
-      });
+      const double ms = timed_ms(
+          s.repeats, s.device, false,
+          [&] { iterations = solver->solve(whole.op, u, o).iterations; }, [&] { u.set_zero(); });
       row.one_rank_ms_per_iteration = ms / iterations;
     }
     comm.barrier();
@@ -100,23 +97,25 @@ ScalingRow measure(const ScalingBenchSettings& s, const std::string& kind, int n
   const Discretization<double> whole = assemble<double>(make_model_problem(m), Device::cpu);
   const Grid& g = whole.op.grid;
   row.grid = describe_nodes(g);
-  row.one_rank_unknowns_ratio =
-      std::pow(double(n - 2) / double(baseline_n - 2), double(s.dims));
+  row.one_rank_unknowns_ratio = std::pow(double(n - 2) / double(baseline_n - 2), double(s.dims));
   auto parts = std::make_shared<const Decomposition>(g.box(Centring::node()), g.dims, comm.size(),
                                                      std::array<bool, 3>{}, std::array<int, 3>{});
   row.process_grid = parts->describe();
   const StencilOperator<double> op = operator_part(whole.op, parts, comm.rank()).copy_to(s.device);
   Field<double> u = field_part(whole.u, parts, comm.rank()).copy_to(s.device);
   auto solver = make_solver<double>(s.solver);
-  row.kernel = solver->solve(op, u, warm).kernel;
   LinkTraffic before = link_traffic();
   double iterations = 0;
-  const double ms = median_ms(s.repeats, s.device, true, [&] {
-    u.set_zero();
-    iterations = solver->solve(op, u, o).iterations;
-  });
+  const double ms = timed_ms(
+      s.repeats, s.device, true,
+      [&] {
+        const SolveReport r = solver->solve(op, u, o);
+        iterations = r.iterations;
+        row.kernel = r.kernel;
+      },
+      [&] { u.set_zero(); });
   const LinkTraffic after = link_traffic();
-  const double per = 1.0 / (iterations * s.repeats);
+  const double per = 1.0 / (iterations * (s.repeats + 1));  // the warm-up run counted too
   row.ms_per_iteration = ms / iterations;
   row.exchanges_per_iteration = double(after.exchanges - before.exchanges) * per;
   row.all_reduces_per_iteration = double(after.all_reduces - before.all_reduces) * per;
@@ -127,7 +126,7 @@ ScalingRow measure(const ScalingBenchSettings& s, const std::string& kind, int n
   if (comm.size() > 1) {
     const int count = 200;
     const GhostSides sides = op.ghost_sides();
-    const double x_ms = median_ms(s.repeats, s.device, true, [&] {
+    const double x_ms = timed_ms(s.repeats, s.device, true, [&] {
       for (int c = 0; c < count; ++c) exchange_ghosts(u, sides);
     });
     // Exchanges counted per axis that sent: one exchange_ghosts call may make several.
@@ -138,19 +137,14 @@ ScalingRow measure(const ScalingBenchSettings& s, const std::string& kind, int n
         axes > 0 ? x_ms / count / axes * row.exchanges_per_iteration : 0;
     Buffer<double> two(s.device, 2);
     zero_bytes(s.device, two.data(), 2 * sizeof(double));
-    const double r_ms = median_ms(s.repeats, s.device, true, [&] {
+    const double r_ms = timed_ms(s.repeats, s.device, true, [&] {
       for (int c = 0; c < count; ++c) sum_over_ranks(s.device, std::span<double>(two.data(), 2));
     });
     row.all_reduce_ms_per_iteration = r_ms / count * row.all_reduces_per_iteration;
   }
-  const double baseline = row.one_rank_ms_per_iteration;
-  if (kind == "strong") {
-    row.speedup = baseline / row.ms_per_iteration;
-    row.efficiency = row.speedup / comm.size();
-  } else {
-    row.speedup = baseline * row.one_rank_unknowns_ratio / row.ms_per_iteration;
-    row.efficiency = row.speedup / comm.size();
-  }
+  // Strong: the same problem (ratio 1); weak: the baseline scaled to this problem's size.
+  row.speedup = row.one_rank_ms_per_iteration * row.one_rank_unknowns_ratio / row.ms_per_iteration;
+  row.efficiency = row.speedup / comm.size();
   return row;
 }
 
@@ -173,22 +167,10 @@ double link_bandwidth(Device d) {
       DeviceLink::world().exchange(std::span<const Message>(&send, 1),
                                    std::span<const Message>(&receive, 1));
   };
-  once();
-  const double ms = median_ms(5, d, true, [&] {
+  const double ms = timed_ms(5, d, true, [&] {
     for (int r = 0; r < 4; ++r) once();
   });
   return 4.0 * double(bytes) / (ms * 1e6);
-}
-
-double copy_bandwidth(Device d) {
-  const std::size_t bytes = std::size_t(d == Device::cpu ? 64 : 512) << 20;
-  Buffer<std::byte> a(d, bytes), b(d, bytes);
-  zero_bytes(d, a.data(), bytes);
-  copy_bytes(b.data(), d, a.data(), d, bytes);
-  const double ms = median_ms(5, d, false, [&] {
-    for (int r = 0; r < 4; ++r) copy_bytes(b.data(), d, a.data(), d, bytes);
-  });
-  return 4.0 * 2.0 * double(bytes) / (ms * 1e6);
 }
 
 }  // namespace
@@ -213,11 +195,13 @@ ScalingReport run_scaling_bench(const ScalingBenchSettings& s) {
   report.device = to_string(s.device);
   if (s.device == Device::cuda && !cuda_devices().empty())
     report.device = cuda_devices()[std::size_t(std::max(current_gpu(), 0))].name;
-  report.link = comm.size() == 1 ? "none (one rank)"
+  report.link = comm.size() == 1           ? "none (one rank)"
                 : s.device == Device::cuda ? DeviceLink::world().describe()
                                            : "MPI";
   report.link_gbs = link_bandwidth(s.device);
-  report.copy_gbs = comm.max(comm.is_root() ? copy_bandwidth(s.device) : 0.0);
+  // The flow benchmark's copy measure; the host's copy with less memory.
+  const std::size_t copy_bytes = std::size_t(s.device == Device::cpu ? 64 : 1024) << 20;
+  report.copy_gbs = comm.max(comm.is_root() ? copy_bandwidth(s.device, copy_bytes) / 1e9 : 0.0);
   report.rows.push_back(measure(s, "strong", s.n, s.n));
   // Weak: the whole grid grows with the ranks, so that each holds about n_per_rank^dims
   // unknowns (the root of the rank count per axis, rounded to whole nodes).
