@@ -1,6 +1,6 @@
-// exchange_ghosts: on one patch, one loop over every ghost of the field (each ghost's value
-// traced back through the faces it lies beyond); on several ranks, a loop per ghost slab,
-// axis by axis, with the messages of the faces between ranks landing between the axes.
+// exchange_ghosts: one loop over the ghosts (each ghost's value traced back through the
+// faces it lies beyond): every axis at once on one patch, axis by axis on several ranks,
+// the messages of the faces between ranks landing between the axes.
 #include "gridsolve/exec/ghost_exchange.hpp"
 
 #include <string>
@@ -28,9 +28,10 @@ struct GhostSlabs {
   std::int64_t start[7];  // start[s]: the number of slab s's first point; start[count]: all
 };
 
-// Every ghost of one patch in one launch: a ghost slab per face, numbered one after the
-// other (x faces over the valid y and z range, y faces over the x-grown range, z faces
-// over both: the slabs the axis-by-axis fill writes). A ghost's value is traced back
+// The ghosts of axes first..last in one launch: a ghost slab per face, numbered one after
+// the other (x faces over the valid y and z range, y faces over the x-grown range, z faces
+// over both: the slabs an axis-by-axis fill writes). A face that borders another rank
+// counts as kept (its values come by message, before the next axis). A ghost's value is traced back
 // through the faces it lies beyond, highest axis first, as the axis-by-axis fill composes
 // it: a periodic or copied face moves the point inside, a mirror makes it 2 w f minus the
 // value traced on, a zero face makes what is traced on zero, a kept face (or the valid box)
@@ -39,7 +40,8 @@ struct GhostSlabs {
 // slabs hold (a periodic node axis's rewritten image beside another face) is traced from
 // the point alone, so both write the same value: one launch replaces one per face.
 template <class T>
-void fill_patch_ghosts(Field<T>& f, const GhostSides& sides, const Field<T>* walls) {
+void fill_ghost_slabs(Field<T>& f, const GhostSides& sides, const Field<T>* walls, int first,
+                      int last) {
   const int g = f.ghost(), dims = f.dims(), ncomp = f.ncomp();
   const Box valid = f.interior();
   PatchSides p{};
@@ -55,7 +57,8 @@ void fill_patch_ghosts(Field<T>& f, const GhostSides& sides, const Field<T>* wal
     p.period[a] = node ? valid.extent(a) - 1 : valid.extent(a);
     p.rewrites[a] = false;
     for (int side = 0; side < 2; ++side) {
-      const GhostRule rule = a < dims ? sides.face[2 * a + side] : GhostRule::keep;
+      const bool message = a < dims && ghost_face_has_message(f, sides, 2 * a + side);
+      const GhostRule rule = a < dims && !message ? sides.face[2 * a + side] : GhostRule::keep;
       const GhostMirror& m = sides.mirror[2 * a + side];
       p.rule[a][side] = rule;
       p.wall[a][side] = m.value;
@@ -66,7 +69,7 @@ void fill_patch_ghosts(Field<T>& f, const GhostSides& sides, const Field<T>* wal
     }
     if (a >= dims) continue;
     p.rewrites[a] = node && sides.rewrite_images && p.rule[a][1] == GhostRule::periodic;
-    for (int side = 0; side < 2; ++side) {
+    for (int side = 0; side < 2 && a >= first && a <= last; ++side) {
       if (p.rule[a][side] == GhostRule::keep) continue;
       Box slab = span;
       slab.lo[a] = side == 0 ? valid.lo[a] - g : valid.hi[a] + 1;
@@ -133,59 +136,20 @@ void fill_patch_ghosts(Field<T>& f, const GhostSides& sides, const Field<T>* wal
   });
 }
 
+// Every ghost of a field: on one patch, all axes' slabs in one launch; on several ranks,
+// axis by axis, the physical faces of an axis (a face toward another rank kept, its
+// values there by message) and then its messages, so that the next axis's slabs carry
+// filled edges and corners along.
 template <class T>
 void fill_ghosts(Field<T>& f, const GhostSides& sides, const Field<T>* walls) {
-  const int g = f.ghost();
-  if (g == 0) return;
-  const Box valid = f.interior();
-  const FieldView<T> v = f.view();
-  const FieldView<const T> wf = walls ? walls->cview() : FieldView<const T>{};
-  const int ncomp = f.ncomp();
-  Box span = valid;  // grows by the ghost width on each axis done
+  if (f.ghost() == 0) return;
+  if (!f.decomposition()) return fill_ghost_slabs(f, sides, walls, 0, f.dims() - 1);
+  Box span = f.interior();  // grows by the ghost width on each axis done
   for (int a = 0; a < f.dims(); ++a) {
-    const int n = valid.extent(a);
-    const int period = valid.centring.is_cell(a) ? n : n - 1;
-    for (int side = 0; side < 2; ++side) {
-      const GhostRule rule = sides.face[2 * a + side];
-      if (rule == GhostRule::keep) continue;
-      if (ghost_face_has_message(f, sides, 2 * a + side)) continue;  // another rank's values
-      const GhostMirror& m = sides.mirror[2 * a + side];
-      const bool from_field = rule == GhostRule::mirror && m.from_field;
-      require(!from_field || walls,
-              "a mirror face reads its wall values from a field, and none was given");
-      const T wall = T(m.value), factor = T(m.factor);
-      Box slab = span;
-      slab.lo[a] = side == 0 ? valid.lo[a] - g : valid.hi[a] + 1;
-      slab.hi[a] = side == 0 ? valid.lo[a] - 1 : valid.hi[a] + g;
-      // A periodic node-centred axis also rewrites its last node: it is the first
-      // node's image, and a solve updates only the first.
-      if (side == 1 && rule == GhostRule::periodic && !valid.centring.is_cell(a) &&
-          sides.rewrite_images)
-        slab.lo[a] = valid.hi[a];
-      const int lo = valid.lo[a], hi = valid.hi[a];
-      for_each(f.device(), slab, [=] GRIDSOLVE_HD(int i, int j, int k) {
-        int src[3] = {i, j, k};
-        if (rule == GhostRule::periodic)
-          src[a] += src[a] < lo ? period : -period;
-        else if (rule == GhostRule::copy_edge || rule == GhostRule::mirror)
-          src[a] = src[a] < lo ? lo : hi;
-        for (int c = 0; c < ncomp; ++c) {
-          if (rule == GhostRule::zero) {
-            v(i, j, k, c) = T(0);
-          } else if (rule == GhostRule::mirror) {
-            const T w = from_field ? wf(i, j, k, c) : wall;
-            v(i, j, k, c) = T(T(2) * w * factor - v(src[0], src[1], src[2], c));
-          } else {
-            v(i, j, k, c) = v(src[0], src[1], src[2], c);
-          }
-        }
-      });
-    }
-    // The faces toward other ranks, after this axis's physical sides and before the next
-    // axis, so the next axis's slabs carry filled edges and corners along.
-    if (f.decomposition()) exchange_ghost_messages(f, sides, a, span);
-    span.lo[a] -= g;
-    span.hi[a] += g;
+    fill_ghost_slabs(f, sides, walls, a, a);
+    exchange_ghost_messages(f, sides, a, span);
+    span.lo[a] -= f.ghost();
+    span.hi[a] += f.ghost();
   }
 }
 
@@ -193,11 +157,7 @@ void fill_ghosts(Field<T>& f, const GhostSides& sides, const Field<T>* walls) {
 
 template <class T>
 void exchange_ghosts(Field<T>& f, const GhostSides& sides) {
-  if (f.ghost() == 0) return;
-  if (f.decomposition())
-    fill_ghosts<T>(f, sides, nullptr);
-  else
-    fill_patch_ghosts<T>(f, sides, nullptr);
+  fill_ghosts<T>(f, sides, nullptr);
 }
 
 template <class T>
@@ -209,11 +169,7 @@ void exchange_ghosts(Field<T>& f, const GhostSides& sides, const Field<T>& walls
           "components as the field whose ghosts they fill");
   require(walls.device() == f.device(),
           "the wall values of a mirror face must be on the field's device");
-  if (f.ghost() == 0) return;
-  if (f.decomposition())
-    fill_ghosts<T>(f, sides, &walls);
-  else
-    fill_patch_ghosts<T>(f, sides, &walls);
+  fill_ghosts<T>(f, sides, &walls);
 }
 
 template void exchange_ghosts<float>(Field<float>&, const GhostSides&);
