@@ -97,7 +97,9 @@ SolveReport expect_same_answer(const ModelProblem& m, const std::string& solver,
   // Jacobi's and red-black sweeps are the same arithmetic on any split: the same count.
   // Krylov dot products sum in another order, which may move CG's stop by an iteration or
   // two; BiCGStab's irregular convergence amplifies that (105 against 109 on 3 ranks).
-  const bool same_arithmetic = solver == "jacobi" || solver == "sor" || solver == "rb-gs";
+  // Multigrid's levels are the one-process levels, split: the same cycle count.
+  const bool same_arithmetic = solver == "jacobi" || solver == "sor" || solver == "rb-gs" ||
+                               solver == "mg" || solver == "mgcg";
   const double slack = same_arithmetic        ? 0
                        : solver == "bicgstab" ? std::max(2.0, 0.1 * one.iterations)
                                               : 2;
@@ -178,6 +180,38 @@ TEST(MpiSolvers, ThreeDimensions) {
   expect_same_answer(m, "jacobi", residual_rule(1e-6), 1e-12);
 }
 
+// Multigrid: the hierarchy one process builds, its levels split over the ranks while they
+// are large (each rank's coarse nodes lie on its fine ones) and whole on every rank below.
+// The cycle is the same arithmetic, so the cycle count is the same on any number of ranks.
+TEST(MpiSolvers, MultigridMatchesOneProcess) {
+  const int n = Communicator::world().size();
+  ModelProblem m;
+  m.n = 513;  // levels of 513^2 and 257^2 nodes split, the coarser ones whole
+  const SolveReport mg = expect_same_answer(m, "mg", residual_rule(1e-10), 1e-8);
+  if (n > 1) {
+    EXPECT_NE(mg.kernel.find("2 of them split over " + std::to_string(n) + " ranks"),
+              std::string::npos)
+        << mg.kernel;
+  }
+  expect_same_answer(m, "mgcg", residual_rule(1e-10), 1e-8, {n, 1, 1});
+  m.n = 300;  // an even count: the last coarse interval short on every level
+  m.sides = "periodic";
+  m.mask = "hole";
+  m.coefficient = "variable";
+  expect_same_answer(m, "mg", residual_rule(1e-10), 1e-8, {1, n, 1});
+  m.sides = "neumann";  // singular: the zero-mean solution
+  m.mask = "fixed";
+  expect_same_answer(m, "mgcg", residual_rule(1e-10), 1e-8);
+  ModelProblem cube;
+  cube.dims = 3;
+  cube.n = 65;  // levels of 65^3 and 33^3 split
+  cube.sides = "robin";
+  expect_same_answer(cube, "mgcg", residual_rule(1e-10), 1e-8);
+  cube.n = 40;
+  cube.sides = "periodic-all";
+  expect_same_answer(cube, "mg", residual_rule(1e-10), 1e-8);
+}
+
 // The same problems on each rank's GPU: ghosts by the device link, sums by its
 // all-reduce (or staged through the host where ranks share a GPU).
 TEST(MpiSolvers, OnTheGpu) {
@@ -206,6 +240,14 @@ TEST(MpiSolvers, OnTheGpu) {
   noise.n = 33;
   noise.rhs = "random";
   expect_same_answer(noise, "jacobi", update_rule(1e-7, 5), 1e-12, {0, 0, 0}, Device::cuda);
+  ModelProblem fine;  // multigrid with split coarse levels, gathered onto every GPU below
+  fine.n = 300;
+  fine.sides = "periodic";
+  fine.mask = "hole";
+  fine.coefficient = "variable";
+  expect_same_answer(fine, "mg", residual_rule(1e-10), 1e-8, {0, 0, 0}, Device::cuda);
+  cube.n = 65;
+  expect_same_answer(cube, "mgcg", residual_rule(1e-10), 1e-8, {0, 0, 0}, Device::cuda);
 }
 
 // An L-shaped domain (the upper right quarter fixed) cut by unknowns: the ranks hold
@@ -300,7 +342,7 @@ TEST(MpiSolvers, OthersRefuseSeveralRanks) {
   m.n = 9;
   Discretization<double> whole = assemble<double>(make_model_problem(m), Device::cpu);
   Parted part = split(whole);
-  for (const char* name : {"gs", "mg", "mgcg", "fft", "buneman"}) {
+  for (const char* name : {"gs", "mgcg-mixed", "fft", "buneman"}) {
     try {
       make_solver<double>(name)->solve(part.op, part.u, residual_rule(1e-8));
       ADD_FAILURE() << name << " solved an operator on ranks";

@@ -183,7 +183,7 @@ void ScalingBenchSettings::validate() const {
   require(iterations >= 1 && repeats >= 1, "--iterations and --repeats must be at least 1");
   require(make_solver<double>(std::string(find_solver(solver).name))->runs_on_ranks(),
           fmt::format("bench scaling needs a solver that runs on several ranks (jacobi, sor, "
-                      "rb-gs, cg, pcg, bicgstab), got '{}'",
+                      "rb-gs, mg, mgcg, cg, pcg, bicgstab), got '{}'",
                       solver));
 }
 

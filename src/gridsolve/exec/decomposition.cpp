@@ -145,6 +145,28 @@ Decomposition Decomposition::balanced(const std::array<std::vector<double>, 3>& 
   return out;
 }
 
+std::optional<Decomposition> Decomposition::coarsened(const std::array<int, 3>& coarse_nodes,
+                                                      const std::array<bool, 3>& halved,
+                                                      int min_extent) const {
+  Decomposition out = *this;
+  for (int a = 0; a < 3; ++a) {
+    require(!halved[a] || global_.lo[a] == 0, "a coarsened decomposition needs a box from 0");
+    out.global_.lo[a] = global_.lo[a];
+    out.global_.hi[a] = global_.lo[a] + coarse_nodes[a] - 1;
+    const int n = global_.extent(a), p = grid_[a];
+    std::vector<int> s(std::size_t(p) + 1, 0);
+    for (int c = 0; c <= p; ++c) {
+      const int fine = starts_[a].empty() ? part_start(n, p, c) : starts_[a][std::size_t(c)];
+      // The first coarse node at or above the fine start (the end: every coarse node).
+      s[std::size_t(c)] = c == p ? coarse_nodes[a] : halved[a] ? (fine + 1) / 2 : fine;
+      if (c > 0 && p > 1 && s[std::size_t(c)] - s[std::size_t(c) - 1] < min_extent)
+        return std::nullopt;
+    }
+    out.starts_[a] = p > 1 ? std::move(s) : std::vector<int>{};
+  }
+  return out;
+}
+
 int Decomposition::neighbour(int rank, int face) const {
   const int a = face / 2, step = face % 2 ? 1 : -1;
   std::array<int, 3> c = coords(rank);

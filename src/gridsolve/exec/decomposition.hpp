@@ -2,6 +2,7 @@
 // global indices and its neighbour across each face. Pure arithmetic: no messages.
 #pragma once
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,15 @@ class Decomposition {
   // whole planes and min_extent allow. The cuts stay the same across the other axes (every
   // rank of a column spans the same x range), so neighbours still share whole faces.
   Decomposition balanced(const std::array<std::vector<double>, 3>& work, int min_extent = 2) const;
+
+  // The decomposition of the next coarser multigrid level of a node box starting at 0:
+  // on each axis in `halved` coarse node I lies on fine node min(2 I, n - 1), and it
+  // belongs to the rank whose box holds that fine node, so a coarse box reads its fine
+  // nodes within one ghost layer. `coarse_nodes` gives the coarse node count per axis.
+  // Empty when some coarse box would hold fewer than min_extent values on a split axis.
+  std::optional<Decomposition> coarsened(const std::array<int, 3>& coarse_nodes,
+                                         const std::array<bool, 3>& halved,
+                                         int min_extent = 2) const;
 
  private:
   Box global_;

@@ -1,5 +1,6 @@
 // field_part: one rank's part of a whole field, ghosts included, copied out of it; and
-// gather_parts, the reverse, onto one rank (through host memory).
+// the reverse: gather_parts onto one rank (through host memory), gather_parts_everywhere
+// onto every rank (on the device).
 #pragma once
 #include <algorithm>
 #include <memory>
@@ -97,5 +98,13 @@ void gather_parts(const Field<T>& part, Field<T>& whole, int root = 0) {
     for_box(to, b, [&](T& x) { x = *next++; });
   }
 }
+
+// Every rank's part (valid values) copied into `whole`, a field of the decomposition's
+// global box on the part's device, on every rank: what a multigrid level split over the
+// ranks hands to the coarser levels every rank then holds whole. Messages go by the
+// device link on the GPU, by MPI on the host. Every rank calls it; whole's ghosts are left
+// alone.
+template <class T>
+void gather_parts_everywhere(const Field<T>& part, Field<T>& whole);
 
 }  // namespace gridsolve

@@ -10,8 +10,7 @@
 
 #include "gridsolve/exec/communicator.hpp"
 #include "gridsolve/exec/device_link.hpp"
-#include "gridsolve/exec/memory.hpp"
-#include "gridsolve/exec/parallel_for.hpp"
+#include "gridsolve/exec/packed_slab.hpp"
 
 namespace gridsolve {
 
@@ -33,41 +32,6 @@ Box slab_of(const Box& span, int axis, int first, int last) {
   b.lo[axis] = first;
   b.hi[axis] = last;
   return b;
-}
-
-// Copies the slab's values into `packed` (pack) or back (unpack), component after
-// component, x fastest: the order both ends of a message agree on. Runs on the field's
-// device.
-template <class T>
-void copy_slab(Device d, const FieldView<T>& v, const Box& slab, int ncomp, T* packed, bool pack) {
-  const std::int64_t nx = slab.extent(0), ny = slab.extent(1), nz = slab.extent(2);
-  const Box s = slab;
-  for_each(d, slab, [=] GRIDSOLVE_HD(int i, int j, int k) {
-    const std::int64_t at = (i - s.lo[0]) + nx * ((j - s.lo[1]) + ny * std::int64_t(k - s.lo[2]));
-    for (int c = 0; c < ncomp; ++c) {
-      T& x = v(i, j, k, c);
-      T& p = packed[at + nx * ny * nz * c];
-      if (pack)
-        p = x;
-      else
-        x = p;
-    }
-  });
-}
-
-// The bytes of an axis's messages, kept between exchanges (one block per device and host
-// thread, grown on demand): allocating device memory for every exchange would cost more
-// than the messages, and freeing it would wait for the whole device. Work queued on the
-// exec stream runs in order, so the next exchange's packing waits for this one's unpack.
-template <class T>
-T* message_scratch(Device d, std::size_t count) {
-  thread_local Buffer<std::byte> kept[2];
-  Buffer<std::byte>& b = kept[d == Device::cpu ? 0 : 1];
-  if (b.size() < count * sizeof(T)) {
-    b.reset();  // freeing device memory waits for what is queued on it
-    b = Buffer<std::byte>(d, count * sizeof(T));
-  }
-  return reinterpret_cast<T*>(b.data());
 }
 
 // The message tags: which way along which axis a message goes.
@@ -143,11 +107,11 @@ void exchange_ghost_messages(Field<T>& f, const GhostSides& sides, int axis, con
   for (const Box& b : send_slabs) offset.push_back(offset.back() + std::size_t(b.cells() * ncomp));
   for (const Box& b : receive_slabs)
     offset.push_back(offset.back() + std::size_t(b.cells() * ncomp));
-  T* const packed = message_scratch<T>(device, offset.back());
+  T* const packed = packing::message_scratch<T>(device, offset.back());
   const std::size_t sends = send_slabs.size();
   for (std::size_t m = 0; m < sends; ++m) {
     T* at = packed + offset[m];
-    copy_slab(device, v, send_slabs[m], ncomp, at, true);
+    packing::copy_slab(device, v, send_slabs[m], ncomp, at, true);
     outgoing[m].bytes = std::as_writable_bytes(std::span<T>(at, offset[m + 1] - offset[m]));
   }
   for (std::size_t m = 0; m < incoming.size(); ++m) {
@@ -163,7 +127,7 @@ void exchange_ghost_messages(Field<T>& f, const GhostSides& sides, int axis, con
   else
     DeviceLink::world().exchange(outgoing, incoming);
   for (std::size_t m = 0; m < incoming.size(); ++m)
-    copy_slab(device, v, receive_slabs[m], ncomp, packed + offset[sends + m], false);
+    packing::copy_slab(device, v, receive_slabs[m], ncomp, packed + offset[sends + m], false);
 }
 
 #define GRIDSOLVE_INSTANTIATE(T)                                                    \

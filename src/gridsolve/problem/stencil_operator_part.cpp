@@ -1,6 +1,7 @@
 // operator_part: the whole operator's description kept, its boxes and fields cut to a rank.
 #include "gridsolve/problem/stencil_operator_part.hpp"
 
+#include <type_traits>
 #include <utility>
 
 #include "gridsolve/core/error.hpp"
@@ -30,6 +31,39 @@ StencilOperator<T> operator_part(const StencilOperator<T>& whole,
   o.rank = rank;
   if (whole.device != Device::cpu) return o.copy_to(whole.device);
   return o;
+}
+
+template <class T>
+StencilOperator<T> gather_operator(const StencilOperator<T>& part) {
+  require(bool(part.parts), "gather_operator takes one rank's part of an operator");
+  StencilOperator<T> whole;
+  whole.grid = part.grid;
+  whole.device = Device::cpu;
+  whole.active = part.global_active;
+  whole.uniform = part.uniform;
+  whole.cp = part.cp, whole.cw = part.cw, whole.ce = part.ce, whole.cs = part.cs;
+  whole.cn = part.cn, whole.cb = part.cb, whole.ct = part.ct, whole.b_const = part.b_const;
+  whole.unknowns = part.unknowns;
+  whole.jacobi_radius = part.jacobi_radius;
+  whole.sides = part.sides;
+  whole.k_constant = part.k_constant;
+  whole.has_cutouts = part.has_cutouts;
+  whole.has_fixed_regions = part.has_fixed_regions;
+  whole.singular = part.singular;
+  whole.rhs_mismatch = part.rhs_mismatch;
+  whole.periodic = part.periodic;
+  auto gather = [&](const auto& from, auto& to) {
+    using F = std::decay_t<decltype(to)>;
+    if (from.empty()) return;
+    const auto host = from.copy_to(Device::cpu);
+    to = F(part.grid, part.active.centring, from.ncomp(), from.ghost(), Device::cpu);
+    gather_parts_everywhere(host, to);
+  };
+  gather(part.ap, whole.ap), gather(part.aw, whole.aw), gather(part.ae, whole.ae);
+  gather(part.as, whole.as), gather(part.an, whole.an), gather(part.ab, whole.ab);
+  gather(part.at, whole.at), gather(part.rhs, whole.rhs), gather(part.mask, whole.mask);
+  // Whole readers fold periodic indices onto the unknowns, so no ghost is filled.
+  return whole;
 }
 
 namespace {
@@ -81,6 +115,8 @@ template std::array<std::vector<double>, 3> unknowns_per_plane(const StencilOper
 template std::array<std::vector<double>, 3> unknowns_per_plane(const StencilOperator<double>&);
 template std::int64_t unknowns_in(const StencilOperator<float>&, const Box&);
 template std::int64_t unknowns_in(const StencilOperator<double>&, const Box&);
+template StencilOperator<float> gather_operator(const StencilOperator<float>&);
+template StencilOperator<double> gather_operator(const StencilOperator<double>&);
 template StencilOperator<float> operator_part(const StencilOperator<float>&,
                                               std::shared_ptr<const Decomposition>, int);
 template StencilOperator<double> operator_part(const StencilOperator<double>&,

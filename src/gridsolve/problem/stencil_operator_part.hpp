@@ -1,5 +1,5 @@
 // operator_part: one rank's part of an operator assembled whole, for solving on ranks
-// before assembly runs on each rank's box.
+// before assembly runs on each rank's box; gather_operator, the whole from the parts.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -20,6 +20,12 @@ namespace gridsolve {
 template <class T>
 StencilOperator<T> operator_part(const StencilOperator<T>& whole,
                                  std::shared_ptr<const Decomposition> parts, int rank);
+
+// The reverse, on every rank: the whole operator in host memory, its fields gathered from
+// every rank's part (what a multigrid hierarchy coarsens before splitting its levels
+// over the ranks again). Every rank calls it.
+template <class T>
+StencilOperator<T> gather_operator(const StencilOperator<T>& part);
 
 // The unknowns of a whole operator (on any device) in each plane normal to each axis,
 // indexed from the grid's first node: the work Decomposition::balanced shares out, so a

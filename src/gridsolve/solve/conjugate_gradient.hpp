@@ -19,10 +19,9 @@ class ConjugateGradient final : public Solver<T> {
   ConjugateGradient(CgPreconditioner pc, MultigridOptions mg = {});
   ~ConjugateGradient() override;
   std::string name() const override;
-  // Plain and Jacobi-preconditioned; a multigrid preconditioner does not split yet.
-  bool runs_on_ranks() const override {
-    return kind_ == CgPreconditioner::none || kind_ == CgPreconditioner::jacobi;
-  }
+  // Plain, Jacobi- and multigrid-preconditioned; the single-precision cycle does not split
+  // yet.
+  bool runs_on_ranks() const override { return kind_ != CgPreconditioner::multigrid_float; }
   // Builds the preconditioner (for mgcg the multigrid hierarchy, which needs a stencil
   // operator; cg and pcg take any) and the iteration's workspace.
   void setup(const LinearOperator<T>& op) override;

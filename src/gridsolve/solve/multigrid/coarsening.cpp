@@ -154,8 +154,10 @@ template <class T>
 struct Transfer {
   Maps m;
   FieldView<const T> lower[3];
+  bool on_parts = false;  // InterpolationWeights::on_parts
 
   GRIDSOLVE_HD double lower_weight(int axis, int i, int j, int k) const {
+    if (lower[axis] && on_parts) return double(lower[axis](i, j, k));
     i = m.a[0].fold(i), j = m.a[1].fold(j), k = m.a[2].fold(k);  // across a periodic side
     if (lower[axis]) return double(lower[axis](i, j, k));
     return m.a[axis].wl[axis == 0 ? i : axis == 1 ? j : k];
@@ -182,7 +184,7 @@ struct Transfer {
 
 template <class T>
 Transfer<T> transfer_of(const Coarsening& c, const InterpolationWeights<T>& w) {
-  Transfer<T> t{Maps(c), {}};
+  Transfer<T> t{Maps(c), {}, w.on_parts};
   for (int a = 0; a < 3; ++a)
     if (!w.lower[a].empty()) t.lower[a] = w.lower[a].cview();
   return t;

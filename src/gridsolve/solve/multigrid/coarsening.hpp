@@ -41,6 +41,10 @@ struct Coarsening {
 template <class T>
 struct InterpolationWeights {
   std::array<Field<T>, 3> lower;
+  // The fields are one rank's parts of a level split over ranks: their ghosts hold the
+  // neighbours' weights (and across a periodic side, the images'), so they are read where
+  // they lie; a whole level's fields are read at the node a periodic index images.
+  bool on_parts = false;
 };
 
 template <class T>

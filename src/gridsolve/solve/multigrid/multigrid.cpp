@@ -4,10 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/exec/field_part.hpp"
+#include "gridsolve/exec/ghost_exchange.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
+#include "gridsolve/problem/stencil_operator_part.hpp"
 #include "gridsolve/solve/convergence_monitor.hpp"
 #include "gridsolve/solve/solve_steps.hpp"
 
@@ -23,7 +27,22 @@ struct MultigridHierarchy<T>::Level {
   Buffer<double> w[3];    // positional interpolation weights per axis
   multigrid::Coarsening next;
   multigrid::InterpolationWeights<T> weights;  // from the next coarser level to this one
+  // On several ranks, the last level split over them: its parts gathered whole on every
+  // rank (restriction to the whole level below reads them there), and the rules that
+  // fill that whole field's periodic images.
+  bool gathers = false;
+  Field<T> gathered;
+  GhostSides whole_sides;
 };
+
+namespace {
+
+// On several ranks a level stays split over them while it has more nodes than this; below,
+// a level's sweeps cost a launch and a message each, more than their arithmetic, and every
+// rank solving it whole needs no message at all.
+constexpr std::int64_t smallest_split_level = std::int64_t(1) << 15;
+
+}  // namespace
 
 namespace {
 
@@ -129,7 +148,25 @@ MultigridHierarchy<T>::MultigridHierarchy(const StencilOperator<T>& op,
                                           const MultigridOptions& options)
     : fine_(&op), options_(options) {
   options_.validate();
-  const Device d = op.device;
+  build(op);
+}
+
+template <class T>
+void MultigridHierarchy<T>::build(const StencilOperator<T>& op) {
+  levels_.clear();
+  coarse_.reset();
+  if (op.parts)
+    split_over_ranks(op);
+  else
+    build_levels(op, op.device);
+  // The coarsest level is whole on every rank (a level split over ranks has coarser ones).
+  const StencilOperator<T>& coarsest = levels_.size() > 1 ? levels_.back()->op : op;
+  if (coarsest.unknowns <= 4096 && !coarsest.parts)
+    coarse_ = std::make_unique<CoarseSolver>(coarsest, op.device, op.singular);
+}
+
+template <class T>
+void MultigridHierarchy<T>::build_levels(const StencilOperator<T>& op, Device d) {
   auto level0 = std::make_unique<Level>();
   level0->r = Field<T>(op.grid, d);
   if (options_.smoother == Smoother::jacobi) level0->tmp = Field<T>(op.grid, d);
@@ -173,9 +210,91 @@ MultigridHierarchy<T>::MultigridHierarchy(const StencilOperator<T>& op,
     view = level->op.view();
     levels_.push_back(std::move(level));
   }
-  const StencilOperator<T>& coarsest = levels_.size() > 1 ? levels_.back()->op : *fine_;
-  if (coarsest.unknowns <= 4096)
-    coarse_ = std::make_unique<CoarseSolver>(coarsest, d, fine_->singular);
+}
+
+template <class T>
+void MultigridHierarchy<T>::split_over_ranks(const StencilOperator<T>& part) {
+  const Device d = part.device;
+  const int rank = part.rank;
+  // Every level whole on the host: the coarse operators and weights one rank would make.
+  std::vector<StencilOperator<T>> host;
+  host.push_back(gather_operator(part));
+  build_levels(host[0], Device::cpu);
+  const int last = int(levels_.size()) - 1;
+  for (int l = 1; l <= last; ++l) host.push_back(std::move(levels_[std::size_t(l)]->op));
+  auto on_device = [d](auto&& f) { return d == Device::cpu ? std::move(f) : f.copy_to(d); };
+
+  std::shared_ptr<const Decomposition> parts = part.parts;
+  bool split = true;  // level l is split over the ranks (level 0: the caller's part)
+  for (int l = 0; l <= last; ++l) {
+    Level& here = *levels_[std::size_t(l)];
+    if (l == 0) {
+      here.r = part.make_field();
+      if (options_.smoother == Smoother::jacobi) here.tmp = part.make_field();
+    } else {
+      here.op = split ? on_device(operator_part(host[std::size_t(l)], parts, rank))
+                      : host[std::size_t(l)].copy_to(d);
+      here.u = here.op.make_field();
+      here.r = here.op.make_field();
+      if (options_.smoother == Smoother::jacobi) here.tmp = here.op.make_field();
+    }
+    if (l == last) break;
+    for (int a = 0; a < 3; ++a) {  // node positions: small, whole on every level
+      for (Buffer<double>* b : {&here.x[a], &here.w[a]}) {
+        Buffer<double> moved(d, b->size());
+        copy_bytes(moved.data(), d, b->data(), Device::cpu, b->size() * sizeof(double));
+        *b = std::move(moved);
+      }
+      here.next.fine_x[a] = here.x[a].data();
+      here.next.fine_lower_weight[a] = here.w[a].data();
+    }
+    const StencilOperator<T>& below = host[std::size_t(l) + 1];
+    std::optional<Decomposition> below_parts;
+    if (split && l + 1 < last && below.grid.node_count() > smallest_split_level)
+      below_parts = parts->coarsened(below.grid.n, here.next.coarsened);
+    const bool below_split = below_parts.has_value();
+    if (split && !below_split) {
+      here.gathers = true;
+      here.gathered = Field<T>(host[std::size_t(l)].grid, d);
+      here.whole_sides = host[std::size_t(l)].ghost_sides();
+    }
+    here.weights.on_parts = split && below_split;
+    for (Field<T>& w : here.weights.lower) {
+      if (w.empty()) continue;
+      if (here.weights.on_parts) {
+        host[std::size_t(l)].exchange_ghosts(w);  // periodic images, then the part's ghosts
+        w = on_device(field_part(w, parts, rank));
+      } else {
+        w = w.copy_to(d);
+      }
+    }
+    if (below_split) parts = std::make_shared<const Decomposition>(std::move(*below_parts));
+    split = below_split;
+  }
+}
+
+template <class T>
+void MultigridHierarchy<T>::restrict_down(int l, Field<T>& fine, Field<T>& coarse_rhs) {
+  Level& here = *levels_[std::size_t(l)];
+  const StencilView<T> coarse = levels_[std::size_t(l) + 1]->op.view();
+  const Device d = fine_->device;
+  if (here.gathers) {
+    gather_parts_everywhere(fine, here.gathered);
+    gridsolve::exchange_ghosts(here.gathered, here.whole_sides);  // restriction reads across periodic sides
+    multigrid::restrict_residual(here.gathered, here.weights, coarse, coarse_rhs, here.next, d);
+    return;
+  }
+  op_at(l).exchange_ghosts(fine);  // restriction reads across periodic sides and ranks
+  multigrid::restrict_residual(fine, here.weights, coarse, coarse_rhs, here.next, d);
+}
+
+template <class T>
+void MultigridHierarchy<T>::launch(LaunchRecording& recording, const void* key0, const void* key1,
+                                   const std::function<void()>& body) {
+  if (fine_->parts)
+    body();
+  else
+    recording.run(fine_->device, key0, key1, body);
 }
 
 template <class T>
@@ -306,6 +425,11 @@ std::string MultigridHierarchy<T>::describe() const {
   const Grid& g = levels_.size() > 1 ? levels_.back()->op.grid : fine_->grid;
   s += g.dims == 3 ? fmt::format(", coarsest {}x{}x{}", g.n[0], g.n[1], g.n[2])
                    : fmt::format(", coarsest {}x{}", g.n[0], g.n[1]);
+  if (fine_->parts) {
+    int split = 1;
+    while (split < int(levels_.size()) && levels_[std::size_t(split)]->op.parts) ++split;
+    s += fmt::format(", {} of them split over {} ranks", split, fine_->parts->ranks());
+  }
   return s;
 }
 
@@ -355,9 +479,8 @@ void MultigridHierarchy<T>::cycle_at(int l, const StencilView<T>& view, Field<T>
   Level& below = *levels_[l + 1];
   smooth(op, view, u, here.tmp, options_.pre_smooth, false, d);
   residual_of(op, view, u, here.r, d);
-  op.exchange_ghosts(here.r);  // restriction reads across periodic sides
+  restrict_down(l, here.r, below.op.rhs);
   const StencilView<T> coarse = below.op.view();
-  multigrid::restrict_residual(here.r, here.weights, coarse, below.op.rhs, here.next, d);
   below.u.set_zero();
   if (kind == 'V') {
     cycle_at(l + 1, coarse, below.u, 'V');
@@ -375,13 +498,12 @@ void MultigridHierarchy<T>::cycle_at(int l, const StencilView<T>& view, Field<T>
 
 template <class T>
 void MultigridHierarchy<T>::cycle(Field<T>& u, const Field<T>* b) {
-  cycle_recording_.run(fine_->device, u.storage(), b ? b->storage() : nullptr,
-                       [&] { cycle_at(0, fine_->view(b), u, to_string(options_.cycle)[0]); });
+  launch(cycle_recording_, u.storage(), b ? b->storage() : nullptr, [&] { cycle_at(0, fine_->view(b), u, to_string(options_.cycle)[0]); });
 }
 
 template <class T>
 void MultigridHierarchy<T>::precondition(const Field<T>& r, Field<T>& z) {
-  precondition_recording_.run(fine_->device, r.storage(), z.storage(), [&] {
+  launch(precondition_recording_, r.storage(), z.storage(), [&] {
     StencilView<T> v = fine_->view();
     v.rhs = r.cview();
     v.b_const = T(0);
@@ -409,14 +531,8 @@ void MultigridHierarchy<T>::full_multigrid(Field<T>& u, const Field<T>* b) {
       out(i, j, k) = fv.is_free(i, j, k) ? fv.known_rhs(uv, i, j, k) : T(0);
     });
   }
-  fine_->exchange_ghosts(levels_[0]->r);
-  multigrid::restrict_residual(levels_[0]->r, levels_[0]->weights, levels_[1]->op.view(),
-                               levels_[1]->op.rhs, levels_[0]->next, d);
-  for (int l = 1; l < last; ++l) {
-    levels_[l]->op.exchange_ghosts(levels_[l]->op.rhs);
-    multigrid::restrict_residual(levels_[l]->op.rhs, levels_[l]->weights, levels_[l + 1]->op.view(),
-                                 levels_[l + 1]->op.rhs, levels_[l]->next, d);
-  }
+  restrict_down(0, levels_[0]->r, levels_[1]->op.rhs);
+  for (int l = 1; l < last; ++l) restrict_down(l, levels_[l]->op.rhs, levels_[l + 1]->op.rhs);
   levels_[last]->u.set_zero();
   cycle_at(last, levels_[last]->op.view(), levels_[last]->u, 'V');
   for (int l = last - 1; l >= 1; --l) {
@@ -449,6 +565,7 @@ void MultigridHierarchy<T>::update(const StencilOperator<T>& op) {
   fine_ = &op;
   cycle_recording_.reset();  // the recorded launches carry the old coefficients
   precondition_recording_.reset();
+  if (op.parts) return build(op);  // the levels are made whole and split again
   const Device d = op.device;
   Grid g = op.grid;
   StencilView<T> view = op.view();

@@ -1,6 +1,7 @@
 // Geometric multigrid: a level hierarchy, V / W / F cycles, full multigrid, and the
 // solver and preconditioner built on them.
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,6 +38,24 @@ class MultigridHierarchy {
 
  private:
   struct Level;
+  // The levels of `op` (on one rank, or the caller's part and its coarser levels on
+  // several), and the coarsest level's exact solver.
+  void build(const StencilOperator<T>& op);
+  // Every level below op, made on device d (level 0's own fields too).
+  void build_levels(const StencilOperator<T>& op, Device d);
+  // On several ranks: the levels built whole on the host of every rank from the gathered
+  // operator, then split over the ranks again while their parts stay large enough (each
+  // coarse node on the rank of the fine node it lies on), and whole on every rank's
+  // device below: the coarse levels are solved redundantly, so no correction has to be
+  // sent back.
+  void split_over_ranks(const StencilOperator<T>& part);
+  // coarse_rhs (level l + 1) = the restriction of fine (level l; its ghosts refreshed
+  // here). From the last split level, the fine parts are first gathered whole everywhere.
+  void restrict_down(int l, Field<T>& fine, Field<T>& coarse_rhs);
+  // A cycle's launches: recorded and replayed on one rank (`recording`); run directly on
+  // several, where messages between ranks sit among them.
+  void launch(LaunchRecording& recording, const void* key0, const void* key1,
+              const std::function<void()>& body);
   // kind: 'V', 'W' or 'F'.
   void cycle_at(int level, const StencilView<T>& view, Field<T>& u, char kind);
   // Level l's operator (level 0: the caller's): what fills its fields' periodic images.
@@ -59,6 +78,7 @@ class MultigridSolver final : public Solver<T> {
  public:
   explicit MultigridSolver(MultigridOptions o) : options_(std::move(o)) {}
   std::string name() const override { return "mg"; }
+  bool runs_on_ranks() const override { return true; }
   // Builds the level hierarchy: coarse operators, transfer weights, the coarsest
   // level's inverse, and every level's workspace.
   void setup(const LinearOperator<T>& op) override;
