@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `mpiexec -np K gridsolve poisson` against one process: the same answer to the solver's
 # tolerance, one summary printed (rank 0's) with the ranks in it, the same summary.json
-# keys plus ranks and ranks_grid; refusals (a solver or a command that does not split, a
+# keys plus ranks and ranks_grid; multigrid-preconditioned CG with the one-process iteration
+# count; refusals (a solver or a command that does not split, a
 # wrong --ranks-grid) end every rank with exit 2, never a hang.
 # Usage: poisson_on_ranks.sh path/to/gridsolve path/to/mpiexec K
 set -uo pipefail
@@ -34,10 +35,10 @@ done
 
 # A solver that does not split: exit 2 on every rank, with the reason, within the timeout.
 if [ "$np" -gt 1 ]; then
-  timeout 60 "${launch[@]}" "$gridsolve" poisson --n 17 --solver mg --device cpu >"$work/mg.txt" 2>&1
+  timeout 60 "${launch[@]}" "$gridsolve" poisson --n 17 --solver buneman --device cpu >"$work/bcr.txt" 2>&1
   code=$?
-  [ "$code" -eq 2 ] || fail "mg on ranks: exit $code, want 2: $(cat "$work/mg.txt")"
-  grep -q "does not run on several ranks" "$work/mg.txt" || fail "mg on ranks: $(cat "$work/mg.txt")"
+  [ "$code" -eq 2 ] || fail "buneman on ranks: exit $code, want 2: $(cat "$work/bcr.txt")"
+  grep -q "does not run on several ranks" "$work/bcr.txt" || fail "buneman on ranks: $(cat "$work/bcr.txt")"
   timeout 60 "${launch[@]}" "$gridsolve" poisson --n 17 --solver cg --device cpu \
     --ranks-grid "$((np + 1))x1" >"$work/grid.txt" 2>&1
   code=$?
@@ -48,6 +49,18 @@ if [ "$np" -gt 1 ]; then
   [ "$code" -eq 2 ] || fail "cavity on ranks: exit $code, want 2: $(cat "$work/cavity.txt")"
   grep -q "cavity runs on one process" "$work/cavity.txt" || fail "cavity: $(cat "$work/cavity.txt")"
 fi
+
+# Multigrid-preconditioned CG on the same ranks and problem: the same answer and the same
+# iteration count as one process.
+mgcg=(poisson --n 65 --sides periodic --k variable --solver mgcg --tol 1e-10 --device cpu)
+"$gridsolve" "${mgcg[@]}" --out "$work/mg1" >"$work/mg1.txt" 2>&1 || fail "mgcg one process: $(cat "$work/mg1.txt")"
+timeout 60 "${launch[@]}" "$gridsolve" "${mgcg[@]}" --out "$work/mgn" >"$work/mgn.txt" 2>&1 ||
+  fail "mgcg: exit $?: $(cat "$work/mgn.txt")"
+[ "$(value "$work/mg1" iterations)" = "$(value "$work/mgn" iterations)" ] ||
+  fail "mgcg: $(value "$work/mgn" iterations) iterations on $np ranks, $(value "$work/mg1" iterations) on one"
+one_mg=$(value "$work/mg1" max_error) many_mg=$(value "$work/mgn" max_error)
+awk -v a="$one_mg" -v b="$many_mg" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && d <= 1e-6 * a) }' ||
+  fail "mgcg: max error $many_mg on $np ranks, $one_mg on one"
 
 # HYPRE's PFMG-PCG on the same ranks and problem (where the build has it): the same answer.
 if "$gridsolve" info | grep -q "hypre-pfmg"; then

@@ -76,20 +76,21 @@ SolveOptions update_rule(double tolerance, int check_every = 0) {
 // compares each rank's part.
 SolveReport expect_same_answer(const ModelProblem& m, const std::string& solver, SolveOptions o,
                                double agree, std::array<int, 3> grid = {0, 0, 0},
-                               Device device = Device::cpu, bool balanced = false) {
+                               Device device = Device::cpu, bool balanced = false,
+                               const MultigridOptions& mg = {}) {
   const std::string what = solver + " on " + std::to_string(m.dims) + "D " + m.sides + ", mask " +
                            m.mask + ", k " + m.coefficient + ", " + to_string(device);
   const ProblemSpec spec = make_model_problem(m);
   Discretization<double> whole = assemble<double>(spec, Device::cpu);
   Parted part = split(whole, grid, balanced);
-  const SolveReport one = make_solver<double>(solver)->solve(whole.op, whole.u, o);
+  const SolveReport one = make_solver<double>(solver, mg)->solve(whole.op, whole.u, o);
   SolveReport many;
   if (device == Device::cpu) {
-    many = make_solver<double>(solver)->solve(part.op, part.u, o);
+    many = make_solver<double>(solver, mg)->solve(part.op, part.u, o);
   } else {
     const StencilOperator<double> op = part.op.copy_to(device);
     Field<double> u = part.u.copy_to(device);
-    many = make_solver<double>(solver)->solve(op, u, o);
+    many = make_solver<double>(solver, mg)->solve(op, u, o);
     part.u = u.copy_to(Device::cpu);
   }
   EXPECT_TRUE(one.converged) << what << ": " << one.reason;  // every rank alike: no early return
@@ -199,6 +200,12 @@ TEST(MpiSolvers, MultigridMatchesOneProcess) {
   m.mask = "hole";
   m.coefficient = "variable";
   expect_same_answer(m, "mg", residual_rule(1e-10), 1e-8, {1, n, 1});
+  MultigridOptions deep;  // levels of 300^2, 151^2 and 76^2 nodes split
+  deep.split_nodes = 4096;
+  deep.cycle = Cycle::W;
+  const SolveReport w =
+      expect_same_answer(m, "mg", residual_rule(1e-10), 1e-8, {0, 0, 0}, Device::cpu, false, deep);
+  if (n > 1) EXPECT_NE(w.kernel.find("3 of them split"), std::string::npos) << w.kernel;
   m.sides = "neumann";  // singular: the zero-mean solution
   m.mask = "fixed";
   expect_same_answer(m, "mgcg", residual_rule(1e-10), 1e-8);
@@ -240,14 +247,21 @@ TEST(MpiSolvers, OnTheGpu) {
   noise.n = 33;
   noise.rhs = "random";
   expect_same_answer(noise, "jacobi", update_rule(1e-7, 5), 1e-12, {0, 0, 0}, Device::cuda);
-  ModelProblem fine;  // multigrid with split coarse levels, gathered onto every GPU below
+  // Multigrid with coarse levels split down to 4096 nodes (a GPU keeps them whole below a
+  // million by default), gathered onto every GPU below.
+  MultigridOptions deep;
+  deep.split_nodes = 4096;
+  ModelProblem fine;
   fine.n = 300;
   fine.sides = "periodic";
   fine.mask = "hole";
   fine.coefficient = "variable";
-  expect_same_answer(fine, "mg", residual_rule(1e-10), 1e-8, {0, 0, 0}, Device::cuda);
+  const SolveReport mg = expect_same_answer(fine, "mg", residual_rule(1e-10), 1e-8, {0, 0, 0},
+                                            Device::cuda, false, deep);
+  if (n > 1) EXPECT_NE(mg.kernel.find("3 of them split"), std::string::npos) << mg.kernel;
   cube.n = 65;
-  expect_same_answer(cube, "mgcg", residual_rule(1e-10), 1e-8, {0, 0, 0}, Device::cuda);
+  expect_same_answer(cube, "mgcg", residual_rule(1e-10), 1e-8, {0, 0, 0}, Device::cuda, false,
+                     deep);
 }
 
 // An L-shaped domain (the upper right quarter fixed) cut by unknowns: the ranks hold

@@ -34,7 +34,7 @@ StencilOperator<T> operator_part(const StencilOperator<T>& whole,
 }
 
 template <class T>
-StencilOperator<T> gather_operator(const StencilOperator<T>& part) {
+StencilOperator<T> gather_operator(const StencilOperator<T>& part, bool with_rhs) {
   require(bool(part.parts), "gather_operator takes one rank's part of an operator");
   StencilOperator<T> whole;
   whole.grid = part.grid;
@@ -61,7 +61,8 @@ StencilOperator<T> gather_operator(const StencilOperator<T>& part) {
   };
   gather(part.ap, whole.ap), gather(part.aw, whole.aw), gather(part.ae, whole.ae);
   gather(part.as, whole.as), gather(part.an, whole.an), gather(part.ab, whole.ab);
-  gather(part.at, whole.at), gather(part.rhs, whole.rhs), gather(part.mask, whole.mask);
+  gather(part.at, whole.at), gather(part.mask, whole.mask);
+  if (with_rhs) gather(part.rhs, whole.rhs);
   // Whole readers fold periodic indices onto the unknowns, so no ghost is filled.
   return whole;
 }
@@ -115,8 +116,8 @@ template std::array<std::vector<double>, 3> unknowns_per_plane(const StencilOper
 template std::array<std::vector<double>, 3> unknowns_per_plane(const StencilOperator<double>&);
 template std::int64_t unknowns_in(const StencilOperator<float>&, const Box&);
 template std::int64_t unknowns_in(const StencilOperator<double>&, const Box&);
-template StencilOperator<float> gather_operator(const StencilOperator<float>&);
-template StencilOperator<double> gather_operator(const StencilOperator<double>&);
+template StencilOperator<float> gather_operator(const StencilOperator<float>&, bool);
+template StencilOperator<double> gather_operator(const StencilOperator<double>&, bool);
 template StencilOperator<float> operator_part(const StencilOperator<float>&,
                                               std::shared_ptr<const Decomposition>, int);
 template StencilOperator<double> operator_part(const StencilOperator<double>&,

@@ -24,8 +24,9 @@ StencilOperator<T> operator_part(const StencilOperator<T>& whole,
 // The reverse, on every rank: the whole operator in host memory, its fields gathered from
 // every rank's part (what a multigrid hierarchy coarsens before splitting its levels
 // over the ranks again). Every rank calls it.
+// with_rhs false leaves the right-hand side out (b_const stays): all a coarsening reads.
 template <class T>
-StencilOperator<T> gather_operator(const StencilOperator<T>& part);
+StencilOperator<T> gather_operator(const StencilOperator<T>& part, bool with_rhs = true);
 
 // The unknowns of a whole operator (on any device) in each plane normal to each axis,
 // indexed from the grid's first node: the work Decomposition::balanced shares out, so a

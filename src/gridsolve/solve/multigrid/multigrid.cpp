@@ -37,10 +37,15 @@ struct MultigridHierarchy<T>::Level {
 
 namespace {
 
-// On several ranks a level stays split over them while it has more nodes than this; below,
-// a level's sweeps cost a launch and a message each, more than their arithmetic, and every
-// rank solving it whole needs no message at all.
-constexpr std::int64_t smallest_split_level = std::int64_t(1) << 15;
+// On several ranks, the levels with at most this many nodes are whole on every rank (unless
+// the options say otherwise). A split level costs about a dozen messages per cycle, each
+// bound by the link's latency (tens of microseconds on NCCL); a whole level costs every
+// rank the level's sweeps, which on a GPU take less than that up to about a million nodes,
+// on a CPU core up to some tens of thousands.
+std::int64_t split_level_nodes(const MultigridOptions& o, Device d) {
+  if (o.split_nodes > 0) return o.split_nodes;
+  return d == Device::cpu ? std::int64_t(1) << 15 : std::int64_t(1) << 20;
+}
 
 }  // namespace
 
@@ -218,7 +223,7 @@ void MultigridHierarchy<T>::split_over_ranks(const StencilOperator<T>& part) {
   const int rank = part.rank;
   // Every level whole on the host: the coarse operators and weights one rank would make.
   std::vector<StencilOperator<T>> host;
-  host.push_back(gather_operator(part));
+  host.push_back(gather_operator(part, false));  // coarse levels restrict their own sources
   build_levels(host[0], Device::cpu);
   const int last = int(levels_.size()) - 1;
   for (int l = 1; l <= last; ++l) host.push_back(std::move(levels_[std::size_t(l)]->op));
@@ -250,7 +255,7 @@ void MultigridHierarchy<T>::split_over_ranks(const StencilOperator<T>& part) {
     }
     const StencilOperator<T>& below = host[std::size_t(l) + 1];
     std::optional<Decomposition> below_parts;
-    if (split && l + 1 < last && below.grid.node_count() > smallest_split_level)
+    if (split && l + 1 < last && below.grid.node_count() > split_level_nodes(options_, d))
       below_parts = parts->coarsened(below.grid.n, here.next.coarsened);
     const bool below_split = below_parts.has_value();
     if (split && !below_split) {

@@ -36,6 +36,7 @@ void MultigridOptions::validate() const {
       fmt::format("smoothing counts must be at most 100, got ({}, {})", pre_smooth, post_smooth));
   require(coarsest_nodes >= 3,
           fmt::format("coarsest level needs >= 3 nodes per axis, got {}", coarsest_nodes));
+  require(split_nodes >= 0, fmt::format("split_nodes must be >= 0, got {}", split_nodes));
   require(coarse_sweeps >= 1, fmt::format("coarse sweeps must be >= 1, got {}", coarse_sweeps));
 }
 

@@ -1,5 +1,6 @@
 // MultigridOptions: cycle shape, smoothing and coarsest level of a multigrid solve.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -22,6 +23,10 @@ struct MultigridOptions {
   int coarsest_nodes = 5;       // stop coarsening an axis at this many nodes
   int coarse_sweeps = 40;       // sweeps on a coarsest level too large to invert
   bool full_multigrid = false;  // start from a full-multigrid initial guess
+  // On several ranks a level stays split over them while it has more nodes than this;
+  // the coarser levels are whole on every rank (0: the device's default, see
+  // split_level_nodes).
+  std::int64_t split_nodes = 0;
 
   void validate() const;
   // From the command line's spelling; throws Error on a bad name or count.
