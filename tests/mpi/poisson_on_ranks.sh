@@ -2,7 +2,7 @@
 # `mpiexec -np K gridsolve poisson` against one process: the same answer to the solver's
 # tolerance, one summary printed (rank 0's) with the ranks in it, the same summary.json
 # keys plus ranks and ranks_grid; multigrid-preconditioned CG with the one-process iteration
-# count; refusals (a solver or a command that does not split, a
+# count; the magnet's design; refusals (a solver or a command that does not split, a
 # wrong --ranks-grid) end every rank with exit 2, never a hang.
 # Usage: poisson_on_ranks.sh path/to/gridsolve path/to/mpiexec K
 set -uo pipefail
@@ -61,6 +61,21 @@ timeout 60 "${launch[@]}" "$gridsolve" "${mgcg[@]}" --out "$work/mgn" >"$work/mg
 one_mg=$(value "$work/mg1" max_error) many_mg=$(value "$work/mgn" max_error)
 awk -v a="$one_mg" -v b="$many_mg" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && d <= 1e-6 * a) }' ||
   fail "mgcg: max error $many_mg on $np ranks, $one_mg on one"
+
+# The magnet on the same ranks: the same current and wires as one process (every rank
+# designs from the whole potential; rank 0 alone writes).
+magnet=(magnet --h 0.01 --device cpu --no-plots)
+"$gridsolve" "${magnet[@]}" --out "$work/mag1" >"$work/mag1.txt" 2>&1 || fail "magnet one process: $(cat "$work/mag1.txt")"
+timeout 60 "${launch[@]}" "$gridsolve" "${magnet[@]}" --out "$work/magn" >"$work/magn.txt" 2>&1 ||
+  fail "magnet: exit $?: $(cat "$work/magn.txt")"
+[ "$(grep -c '^gridsolve magnet' "$work/magn.txt")" -eq 1 ] || fail "magnet: not one report: $(cat "$work/magn.txt")"
+[ "$(value "$work/magn" ranks)" = "$np" ] || fail "magnet summary.json ranks is '$(value "$work/magn" ranks)'"
+one_i=$(value "$work/mag1" total_current) many_i=$(value "$work/magn" total_current)
+awk -v a="$one_i" -v b="$many_i" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && d <= 1e-9 * a) }' ||
+  fail "magnet: total current $many_i on $np ranks, $one_i on one"
+cmp -s <(cut -d, -f1-4 "$work/mag1/wires.csv" | awk -F, 'NR > 1 { printf "%s %s %.9f %.9f\n", $1, $3, $4, $5 }') \
+  <(cut -d, -f1-4 "$work/magn/wires.csv" | awk -F, 'NR > 1 { printf "%s %s %.9f %.9f\n", $1, $3, $4, $5 }') ||
+  fail "magnet: other wires on $np ranks"
 
 # HYPRE's PFMG-PCG on the same ranks and problem (where the build has it): the same answer.
 if "$gridsolve" info | grep -q "hypre-pfmg"; then

@@ -16,6 +16,7 @@
 #include "gridsolve/cli/commands.hpp"
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/core/text.hpp"
+#include "gridsolve/exec/communicator.hpp"
 #include "gridsolve/io/atomic_file.hpp"
 #include "gridsolve/io/summary_json.hpp"
 #include "gridsolve/solve/solver_registry.hpp"
@@ -106,6 +107,7 @@ void print_design(const MagnetResult& r, const std::string& out) {
   fmt::print("  solver       {} ({} kernel){}, {} on {}\n", rep.solver, rep.kernel,
              rep.omega > 0 ? fmt::format(", omega {:.6f}", rep.omega) : "", r.field.precision,
              r.field.device);
+  if (r.field.ranks.ranks > 1) fmt::print("  ranks        {}\n", describe(r.field.ranks));
   fmt::print("  result       {}\n", rep.reason);
   fmt::print("  iterations   {}, relative residual {:.3e}\n", rep.iterations,
              rep.relative_residual);
@@ -138,8 +140,12 @@ void print_design(const MagnetResult& r, const std::string& out) {
 int design(const MagnetArguments& m) {
   const MagnetConfig c = resolve_config(m);
   c.design.validate();
-  const MagnetSolveSettings s = solve_settings(c, m.quiet);
+  // Under mpirun every rank solves its part and designs from the whole potential; rank 0
+  // alone prints and writes.
+  const bool root = Communicator::world().is_root();
+  const MagnetSolveSettings s = solve_settings(c, m.quiet || !root);
   const MagnetResult r = run_magnet(c.design, s);
+  if (!root) return r.field.report.converged ? exit_ok : exit_not_converged;
   if (!r.field.report.converged) {
     const SolveReport& rep = r.field.report;
     std::fprintf(stderr,
@@ -199,22 +205,26 @@ void print_steps(const std::vector<StudyStep>& steps) {
 int study(const MagnetArguments& m) {
   const MagnetConfig c = resolve_config(m);
   c.design.validate();
+  // Under mpirun every rank solves its part of each step; rank 0 alone prints and writes.
+  const bool root = Communicator::world().is_root();
+  const bool quiet = m.quiet || !root;
   MagnetSolveSettings s = solve_settings(c, true);
-  if (!m.quiet) fmt::print("gridsolve magnet study: {}\n", c.design.describe());
-  if (!m.quiet)
+  if (!quiet) fmt::print("gridsolve magnet study: {}\n", c.design.describe());
+  if (!quiet)
     fmt::print("mesh sweep (dr = dz = h, box r1 = {} m, z1 = {} m):\n", c.design.r1, c.design.z1);
   const std::vector<StudyStep> mesh = mesh_study(c.design, s, c.study_spacings);
-  if (!m.quiet) print_steps(mesh);
-  if (!m.quiet) fmt::print("outer box sweep (r1 = z1, h = {} m):\n", c.study_box_spacing);
+  if (!quiet) print_steps(mesh);
+  if (!quiet) fmt::print("outer box sweep (r1 = z1, h = {} m):\n", c.study_box_spacing);
   const std::vector<StudyStep> box = box_study(c.design, s, c.study_boxes, c.study_box_spacing);
-  if (!m.quiet) print_steps(box);
+  if (!quiet) print_steps(box);
   std::vector<StudyStep> all = mesh;
   all.insert(all.end(), box.begin(), box.end());
-  create_output_directory(c.out);
-  write_file_atomically(c.out + "/study.csv", study_csv(all));
   bool converged = true;
   for (const StudyStep& st : all) converged = converged && st.converged;
-  if (!m.quiet) fmt::print("  results      {}/study.csv\n", printable(c.out));
+  if (!root) return converged ? exit_ok : exit_not_converged;
+  create_output_directory(c.out);
+  write_file_atomically(c.out + "/study.csv", study_csv(all));
+  if (!quiet) fmt::print("  results      {}/study.csv\n", printable(c.out));
   return converged ? exit_ok : exit_not_converged;
 }
 

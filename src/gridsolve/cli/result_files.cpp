@@ -46,13 +46,7 @@ void ResultFiles::write(const ProblemSpec& spec, const RunSettings& settings, De
   j["command"] = settings.command;
   j["problem"] = spec.name;
   j["device"] = to_string(device);
-  j["ranks"] = settings.ranks;
-  j["ranks_grid"] = settings.ranks_grid_used;
-  j["devices"] = settings.devices_used.empty()
-                     ? nlohmann::json::array({to_string(device)})
-                     : nlohmann::json(settings.devices_used);
-  if (!settings.device_link.empty()) j["device_link"] = settings.device_link;
-  if (!settings.unknowns_per_rank.empty()) j["unknowns_per_rank"] = settings.unknowns_per_rank;
+  add_ranks_json(settings.used, to_string(device), j);
   j["precision"] = sizeof(T) == 8 ? "double" : "float";
   j["dims"] = g.dims;
   j["n"] = g.dims == 3 ? nlohmann::json::array({g.n[0], g.n[1], g.n[2]})

@@ -49,38 +49,6 @@ double max_error(const ProblemSpec& spec, const Discretization<T>& d) {
   return m;
 }
 
-// The solve on several ranks: each rank takes its part of the operator assembled whole in
-// host memory (every rank assembles all of it for now: simple, and memory the sizes run on
-// ranks so far can spare), places it on its device and solves it with the others; rank 0,
-// which prints and writes, gets the whole solution back in host memory.
-template <class T>
-SolveReport solve_on_ranks(const ResolvedSolve& r, Discretization<T>& d, RunSettings& s) {
-  const Communicator& comm = Communicator::world();
-  const Grid& g = d.op.grid;
-  std::array<bool, 3> periodic{};
-  for (int a = 0; a < 3; ++a) periodic[a] = (d.op.periodic >> a) & 1;
-  const std::array<int, 3> asked = s.ranks_grid.empty()
-                                       ? std::array<int, 3>{0, 0, 0}
-                                       : parse_ranks_grid(s.ranks_grid, g.dims, comm.size());
-  const Decomposition even(g.box(Centring::node()), g.dims, comm.size(), periodic, asked);
-  // A masked domain's cuts follow its unknowns, so that no rank waits on a fuller one.
-  auto parts = std::make_shared<const Decomposition>(
-      d.op.mask.empty() ? even : even.balanced(unknowns_per_plane(d.op)));
-  s.ranks = comm.size();
-  s.ranks_grid_used = parts->describe();
-  for (int rank = 0; rank < comm.size(); ++rank)
-    s.unknowns_per_rank.push_back(unknowns_in(d.op, parts->box(rank)));
-  const double gpu = r.device == Device::cuda ? double(current_gpu()) : -1.0;
-  for (const double n : comm.gather_all(std::span<const double>(&gpu, 1)))
-    s.devices_used.push_back(n < 0 ? std::string("cpu") : fmt::format("cuda:{}", int(n)));
-  if (r.device == Device::cuda) s.device_link = DeviceLink::world().describe();
-  const StencilOperator<T> op = operator_part(d.op, parts, comm.rank()).copy_to(r.device);
-  Field<T> u = field_part(d.u, parts, comm.rank()).copy_to(r.device);
-  SolveReport report = run_solve<T>(r, op, u);
-  gather_parts(u, d.u);
-  return report;
-}
-
 template <class T>
 int run_typed(const ProblemSpec& spec, const RunSettings& settings, ResolvedSolve r) {
   const Device device = r.device;
@@ -88,7 +56,7 @@ int run_typed(const ProblemSpec& spec, const RunSettings& settings, ResolvedSolv
   s.options = r.options;
   const Communicator& comm = Communicator::world();
   if (!comm.is_root()) s.quiet = true, s.out.clear();  // rank 0 speaks and writes for all
-  s.ranks_grid_used = spec.grid.dims == 3 ? "1x1x1" : "1x1";
+  s.used.grid = spec.grid.dims == 3 ? "1x1x1" : "1x1";
   if (comm.size() == 1 && !s.ranks_grid.empty())  // checked alone too: 2x1 on one rank is wrong
     (void)parse_ranks_grid(s.ranks_grid, spec.grid.dims, 1);
   // A folder the results cannot go to fails the run before the solve, not after it (on
@@ -110,7 +78,10 @@ int run_typed(const ProblemSpec& spec, const RunSettings& settings, ResolvedSolv
                    residual ? "relative residual" : "max update", p.value, p.seconds);
     };
   }
-  SolveReport report = comm.size() > 1 ? solve_on_ranks<T>(r, d, s) : run_solve<T>(r, d.op, d.u);
+  // On several ranks every rank assembled the whole problem in host memory (simple, and
+  // memory the sizes run on ranks so far can spare); rank 0 gets the solution back.
+  SolveReport report = comm.size() > 1 ? solve_on_ranks<T>(r, d.op, d.u, s.ranks_grid, s.used)
+                                       : run_solve<T>(r, d.op, d.u);
   if (d.op.singular)
     report.notes.push_back(fmt::format(
         "no node is fixed, so the net source ({:.3g} of the total) was removed to make the problem "
@@ -128,12 +99,10 @@ int run_typed(const ProblemSpec& spec, const RunSettings& settings, ResolvedSolv
     fmt::print("  solver      {} ({} kernel){}\n", report.solver, report.kernel,
                report.omega > 0 ? fmt::format(", omega {:.6f}", report.omega) : "");
     fmt::print("  device      {}, {}\n", to_string(device), to_string(r.precision));
-    if (s.ranks > 1) {
-      fmt::print("  ranks       {} (process grid {}) on {}{}\n", s.ranks, s.ranks_grid_used,
-                 fmt::join(s.devices_used, ", "),
-                 s.device_link.empty() ? "" : "; device buffers by " + s.device_link);
+    if (s.used.ranks > 1) {
+      fmt::print("  ranks       {}\n", describe(s.used));
       const auto [fewest, most] =
-          std::minmax_element(s.unknowns_per_rank.begin(), s.unknowns_per_rank.end());
+          std::minmax_element(s.used.unknowns_per_rank.begin(), s.used.unknowns_per_rank.end());
       fmt::print("  balance     {} to {} unknowns per rank\n", *fewest, *most);
     }
     fmt::print("  result      {}\n", report.reason);

@@ -8,6 +8,7 @@
 
 #include "gridsolve/problem/problem_spec.hpp"
 #include "gridsolve/solve/solve_options.hpp"
+#include "gridsolve/solve/solve_on_ranks.hpp"
 #include "gridsolve/solve/solve_settings.hpp"
 
 namespace gridsolve::cli {
@@ -18,15 +19,10 @@ struct RunSettings {
   SolveOptions options;             // what ran (resolved; read by the result files)
   std::string out;                  // results folder; empty writes nothing
   bool quiet = false;
-  // Under mpirun: the process grid asked for ("PxQ" or "PxQxR"; empty chooses), and the
-  // one that ran (set by run_problem, for the summary).
+  // Under mpirun: the process grid asked for ("PxQ" or "PxQxR"; empty chooses), and where
+  // the solve ran (set by run_problem, for the summary).
   std::string ranks_grid;
-  std::string ranks_grid_used = "1x1";
-  int ranks = 1;
-  // Where each rank ran, rank after rank: "cpu", or "cuda:<GPU number on its machine>".
-  std::vector<std::string> devices_used;
-  std::string device_link;  // how device buffers travelled between ranks (empty: none)
-  std::vector<std::int64_t> unknowns_per_rank;  // rank after rank
+  RanksUsed used;
   nlohmann::json parameters;  // the application's parameters, for summary.json
 };
 

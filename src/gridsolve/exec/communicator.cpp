@@ -20,6 +20,9 @@ namespace {
 
 #if GRIDSOLVE_HAVE_MPI
 // MPI counts are int: a message beyond 2 GiB is a programming error here (faces are small).
+// Longer messages travel as pieces of this many bytes (MPI counts in int).
+constexpr std::size_t message_piece = std::size_t(1) << 30;
+
 int count_of(std::size_t n) {
   require(n <= std::size_t(INT_MAX),
           "a message between ranks of " + std::to_string(n) + " bytes exceeds MPI's int count");
@@ -158,8 +161,10 @@ std::vector<double> Communicator::gather_all(std::span<const double> values) con
 void Communicator::broadcast(std::span<std::byte> bytes, int root) const {
 #if GRIDSOLVE_HAVE_MPI
   if (mpi_ && size_ > 1)
-    check_mpi(MPI_Bcast(bytes.data(), count_of(bytes.size()), MPI_BYTE, root, MPI_COMM_WORLD),
-              "MPI_Bcast");
+    for (std::size_t at = 0; at < bytes.size(); at += message_piece)  // pieces MPI can count
+      check_mpi(MPI_Bcast(bytes.data() + at, int(std::min(message_piece, bytes.size() - at)),
+                          MPI_BYTE, root, MPI_COMM_WORLD),
+                "MPI_Bcast");
 #else
   (void)bytes, (void)root;
 #endif
@@ -186,17 +191,24 @@ void Communicator::exchange(std::span<const Message> outgoing,
                                                " of a run of " + std::to_string(size_));
 #if GRIDSOLVE_HAVE_MPI
   if (mpi_) {
-    std::vector<MPI_Request> requests(incoming.size() + outgoing.size(), MPI_REQUEST_NULL);
-    std::size_t r = 0;
-    // Receives first, so that a message finds its buffer waiting.
-    for (const Message& m : incoming)
-      check_mpi(MPI_Irecv(m.bytes.data(), count_of(m.bytes.size()), MPI_BYTE, m.peer, m.tag,
-                          MPI_COMM_WORLD, &requests[r++]),
-                "MPI_Irecv");
-    for (const Message& m : outgoing)
-      check_mpi(MPI_Isend(m.bytes.data(), count_of(m.bytes.size()), MPI_BYTE, m.peer, m.tag,
-                          MPI_COMM_WORLD, &requests[r++]),
-                "MPI_Isend");
+    std::vector<MPI_Request> requests;
+    // A message longer than MPI's int count goes as pieces under its tag; MPI keeps the
+    // order of messages between two ranks under one tag, so the pieces land in order.
+    auto post = [&](const Message& m, bool receive) {
+      const std::size_t pieces = std::max<std::size_t>(
+          1, (m.bytes.size() + message_piece - 1) / message_piece);  // an empty one too
+      for (std::size_t p = 0, at = 0; p < pieces; ++p, at += message_piece) {
+        const std::size_t n = std::min(message_piece, m.bytes.size() - at);
+        requests.push_back(MPI_REQUEST_NULL);
+        check_mpi(receive ? MPI_Irecv(m.bytes.data() + at, int(n), MPI_BYTE, m.peer, m.tag,
+                                      MPI_COMM_WORLD, &requests.back())
+                          : MPI_Isend(m.bytes.data() + at, int(n), MPI_BYTE, m.peer, m.tag,
+                                      MPI_COMM_WORLD, &requests.back()),
+                  receive ? "MPI_Irecv" : "MPI_Isend");
+      }
+    };
+    for (const Message& m : incoming) post(m, true);  // receives first: buffers wait
+    for (const Message& m : outgoing) post(m, false);
     check_mpi(MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE),
               "MPI_Waitall");
     return;

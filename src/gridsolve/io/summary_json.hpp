@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gridsolve/solve/solve_on_ranks.hpp"
 #include "gridsolve/solve/solve_options.hpp"
 
 namespace gridsolve {
@@ -11,6 +12,11 @@ namespace gridsolve {
 // solver, kernel, converged, reason, iterations, relative_residual, last_update,
 // seconds, omega. Non-finite numbers (a diverged solve) become null: JSON has no NaN.
 nlohmann::json to_json(const SolveReport& report);
+
+// Where a solve ran, into `j`: ranks, ranks_grid, devices (one entry, `device`, on one
+// rank), and on several ranks device_link (where device buffers travelled) and
+// unknowns_per_rank.
+void add_ranks_json(const RanksUsed& used, const std::string& device, nlohmann::json& j);
 
 // A number, or null when it is NaN or infinite.
 nlohmann::json json_number(double value);

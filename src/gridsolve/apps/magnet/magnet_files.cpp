@@ -32,6 +32,7 @@ nlohmann::json summary_json(const MagnetResult& r) {
                {"spacing", {g.spacing[0], g.spacing[1]}}};
   j["solve"] = to_json(r.field.report);
   j["solve"]["device"] = r.field.device;
+  add_ranks_json(r.field.ranks, r.field.device, j["solve"]);
   j["solve"]["precision"] = r.field.precision;
   j["solve"]["assembly_seconds"] = r.field.assembly_seconds;
   j["solve"]["readback_seconds"] = r.field.readback_seconds;

@@ -10,6 +10,7 @@
 
 #include "gridsolve/apps/magnet/magnet_problem.hpp"
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/exec/communicator.hpp"
 #include "gridsolve/exec/field.hpp"
 #include "gridsolve/exec/memory.hpp"
 #include "gridsolve/problem/assemble_axisymmetric.hpp"
@@ -80,9 +81,12 @@ MagnetField solve_typed(const MagnetDesign& d, const MagnetSolveSettings& s) {
   }
   const auto t0 = std::chrono::steady_clock::now();
   const ProblemSpec spec = make_magnet_problem(d);
+  // On several ranks the whole problem is assembled in host memory and split from there.
+  const bool on_ranks = Communicator::world().size() > 1;
+  const Device assembly_device = on_ranks ? Device::cpu : s.device;
   // The axisymmetric operator has its 5 coefficients per node.
-  require_solve_memory(spec.grid, sizeof(T), s.device, 5);
-  Discretization<T> disc = assemble_axisymmetric<T>(spec, s.device, magnet_cut_flux(d));
+  require_solve_memory(spec.grid, sizeof(T), assembly_device, 5);
+  Discretization<T> disc = assemble_axisymmetric<T>(spec, assembly_device, magnet_cut_flux(d));
   disc.op.jacobi_radius = source_jacobi_radius(spec.grid);
   out.assembly_seconds = since(t0);
   out.grid = spec.grid;
@@ -98,7 +102,9 @@ MagnetField solve_typed(const MagnetDesign& d, const MagnetSolveSettings& s) {
   r.device = s.device;
   r.precision = precision_of<T>();
   r.options = s.options;
-  out.report = run_solve<T>(r, disc.op, disc.u);
+  out.report = on_ranks ? solve_on_ranks<T>(r, disc.op, disc.u, "", out.ranks,
+                                            SolutionOn::every_rank)
+                        : run_solve<T>(r, disc.op, disc.u);
 
   const auto t1 = std::chrono::steady_clock::now();
   // One copy of u to the host, read in place (no packed intermediate), rows in parallel;

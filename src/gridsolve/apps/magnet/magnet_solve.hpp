@@ -10,6 +10,7 @@
 #include "gridsolve/core/grid.hpp"
 #include "gridsolve/exec/device.hpp"
 #include "gridsolve/solve/solve_options.hpp"
+#include "gridsolve/solve/solve_on_ranks.hpp"
 #include "gridsolve/solve/solve_settings.hpp"
 
 namespace gridsolve::magnet {
@@ -73,6 +74,10 @@ struct MagnetField {
   double readback_seconds = 0;
   std::string device, precision;
   std::string residual = "volume";  // the measure the stopping rule watched
+  // Under mpirun: every rank assembles the whole problem in host memory, solves its part
+  // on its device with the others, and gets the whole potential back, so the design from
+  // it (the same on every rank) needs no further message.
+  RanksUsed ranks;
 
   double at(int i, int j) const {
     return phi[std::size_t(i) + std::size_t(grid.n[0]) * std::size_t(j)];

@@ -1,0 +1,40 @@
+// solve_on_ranks: a whole problem in host memory solved by every rank of the run on its
+// part (its own GPU, or the CPU), the solution gathered back: the one path the commands
+// and applications take under mpirun.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gridsolve/exec/field.hpp"
+#include "gridsolve/problem/stencil_operator.hpp"
+#include "gridsolve/solve/solve_settings.hpp"
+
+namespace gridsolve {
+
+// Where a solve ran, for reports and summary.json.
+struct RanksUsed {
+  int ranks = 1;
+  std::string grid = "1x1";  // the process grid, "2x1" (one rank: "1x1" or "1x1x1")
+  // Rank after rank: "cpu", or "cuda:<GPU number on its machine>".
+  std::vector<std::string> devices;
+  std::string device_link;                      // how device buffers travelled (empty: none)
+  std::vector<std::int64_t> unknowns_per_rank;  // rank after rank
+};
+
+// "2 (process grid 1x2) on cuda:0, cuda:1; device buffers by NCCL 2.28.3".
+std::string describe(const RanksUsed& used);
+
+// Who holds the whole solution afterwards.
+enum class SolutionOn { root, every_rank };
+
+// Every rank calls it with the same whole operator and initial u (CPU, assembled whole by
+// each rank for now). The process grid is `ranks_grid` ("PxQ[xR]"; empty chooses), a
+// masked domain's cuts placed by unknowns. u comes back whole on rank 0 (or every rank);
+// the others' u is left as it was.
+template <class T>
+SolveReport solve_on_ranks(const ResolvedSolve& r, const StencilOperator<T>& whole, Field<T>& u,
+                           const std::string& ranks_grid, RanksUsed& used,
+                           SolutionOn where = SolutionOn::root);
+
+}  // namespace gridsolve
