@@ -8,12 +8,32 @@
 
 namespace gridsolve::cuda {
 
+// A stream that takes the exec layer's work on this host thread for a while (see
+// ExecStreamScope); null: none.
+inline thread_local cudaStream_t exec_stream_override = nullptr;
+
 // The stream the exec layer's kernels run on: each host thread's own, so threads that
 // solve side by side do not wait for each other. It is a blocking stream: work on it stays
 // ordered with the legacy default stream that copies, cuFFT and the tuned kernels use.
 inline cudaStream_t exec_stream() {
-  return cudaStreamPerThread;
+  return exec_stream_override ? exec_stream_override : cudaStreamPerThread;
 }
+
+// While it lives, the exec layer's launches and the device link's messages on this thread
+// go to `stream` instead (a non-blocking one runs beside the legacy default stream: how a
+// ghost exchange overlaps a tuned sweep of the interior).
+class ExecStreamScope {
+ public:
+  explicit ExecStreamScope(cudaStream_t stream) : previous_(exec_stream_override) {
+    exec_stream_override = stream;
+  }
+  ~ExecStreamScope() { exec_stream_override = previous_; }
+  ExecStreamScope(const ExecStreamScope&) = delete;
+  ExecStreamScope& operator=(const ExecStreamScope&) = delete;
+
+ private:
+  cudaStream_t previous_;
+};
 
 constexpr int block_x = 32;
 constexpr int block_y = 8;

@@ -19,6 +19,7 @@ StencilView<T> StencilOperator<T>::view() const {
   v.dims = grid.dims;
   v.active = active;
   v.global_active = parts ? global_active : active;
+  v.part = bool(parts);
   v.uniform = uniform;
   v.cp = cp, v.cw = cw, v.ce = ce, v.cs = cs, v.cn = cn, v.cb = cb, v.ct = ct;
   v.b_const = b_const;

@@ -6,6 +6,7 @@
 
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/field_part.hpp"
+#include "gridsolve/exec/ghost_exchange.hpp"
 #include "gridsolve/problem/problem_spec.hpp"
 
 namespace gridsolve {
@@ -20,6 +21,9 @@ StencilOperator<T> operator_part(const StencilOperator<T>& whole,
           "an operator splits over a decomposition of its grid's nodes (" + parts->describe() +
               " is of another box)");
   StencilOperator<T> o = whole.copy_to(Device::cpu);  // the cut is made on the host
+  // A part reads the marks of the nodes beyond its faces in its ghosts; beyond a periodic
+  // side those are the images' marks, filled in the whole mask before the cut.
+  if (!o.mask.empty() && o.periodic) exchange_ghosts(o.mask, o.ghost_sides());
   o.global_active = whole.active;
   o.active = whole.active.intersect(parts->box(rank));
   auto cut = [&](Field<T>& f) {

@@ -30,6 +30,8 @@ struct StencilView {
   // axis, and the nodes just beyond it (a ghost below, the image node above) are copies
   // of unknowns that the operator's exchange_ghosts keeps up to date.
   std::uint8_t periodic = 0;
+  // One rank's part of an operator split over ranks (see is_known).
+  bool part = false;
 
   GRIDSOLVE_HD bool wraps(int axis) const { return (periodic >> axis) & 1; }
   // Index i on `axis` moved into the active box by whole periods (periodic axes only).
@@ -42,9 +44,13 @@ struct StencilView {
   GRIDSOLVE_HD bool is_free(int i, int j, int k) const { return mask ? mask(i, j, k) == 0 : true; }
   // True for neighbours whose value is data rather than unknown (a periodic image is
   // its unknown's copy, so it is known only when that node is).
+  // A rank's part reads the mask where the neighbour lies (its ghosts hold the images'
+  // marks); a whole field, at the unknown the neighbour images.
   GRIDSOLVE_HD bool is_known(int i, int j, int k) const {
-    if (periodic) i = fold(0, i), j = fold(1, j), k = fold(2, k);
-    return !global_active.contains(i, j, k) || (mask && mask(i, j, k) != 0);
+    const int fi = fold(0, i), fj = fold(1, j), fk = fold(2, k);
+    if (!global_active.contains(fi, fj, fk)) return true;
+    if (!mask) return false;
+    return part ? mask(i, j, k) != 0 : mask(fi, fj, fk) != 0;
   }
   GRIDSOLVE_HD T diag(int i, int j, int k) const { return uniform ? cp : ap(i, j, k); }
   GRIDSOLVE_HD T b(int i, int j, int k) const { return rhs ? rhs(i, j, k) : b_const; }

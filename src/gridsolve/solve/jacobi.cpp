@@ -3,12 +3,15 @@
 
 #include <cmath>
 #include <cstdint>
+#include <memory>
+#include <vector>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 #include <type_traits>
 
 #include "gridsolve/exec/communicator.hpp"
+#include "gridsolve/exec/device_link.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
 #include "gridsolve/solve/convergence_monitor.hpp"
 #include "gridsolve/solve/solve_steps.hpp"
@@ -150,6 +153,69 @@ double jacobi_sweep_generic_measuring(const StencilOperator<T>& op, const Field<
   return op.parts ? Communicator::world().max(largest) : largest;
 }
 
+#if GRIDSOLVE_HAVE_CUDA
+namespace {
+
+// The tuned sweep of a rank's part with its ghost exchange hidden behind it: the faces go
+// out on a stream of their own (packing, NCCL, unpacking) while the legacy stream sweeps
+// the nodes that read no ghost; the strips next to the faces that receive messages are
+// swept once the ghosts are in. Where a sweep is short (a 4097^2 plate on two GPUs: some
+// 40 us each for the sweep and for the exchange) the exchange would otherwise double it.
+template <class T>
+class OverlappedSweep {
+ public:
+  explicit OverlappedSweep(const StencilOperator<T>& op) {
+    Box rest = op.active;
+    for (int a = 0; a < op.grid.dims; ++a)
+      for (int side = 0; side < 2; ++side) {
+        if (op.parts->at_global_side(op.rank, a, side) || rest.empty()) continue;
+        Box strip = rest;
+        if (side == 0)
+          strip.hi[a] = rest.lo[a], rest.lo[a] += 1;
+        else
+          strip.lo[a] = rest.hi[a], rest.hi[a] -= 1;
+        strips_.push_back(strip);
+      }
+    interior_ = rest;
+    cuda::check(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking), "exchange stream");
+    cuda::check(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming), "exchange event");
+    cuda::check(cudaEventCreateWithFlags(&arrived_, cudaEventDisableTiming), "exchange event");
+  }
+  ~OverlappedSweep() {
+    cudaStreamSynchronize(side_);
+    cudaEventDestroy(ready_);
+    cudaEventDestroy(arrived_);
+    cudaStreamDestroy(side_);
+  }
+  OverlappedSweep(const OverlappedSweep&) = delete;
+  OverlappedSweep& operator=(const OverlappedSweep&) = delete;
+
+  void sweep(const StencilOperator<T>& op, const Field<T>& in, Field<T>& out, T weight,
+             double* max_update) {
+    // The faces are packed once the last sweep has written them (the tuned sweeps run on
+    // the legacy stream); the interior sweep reads no ghost, so it runs beside the messages.
+    cuda::check(cudaEventRecord(ready_, cudaStreamLegacy), "exchange event");
+    cuda::check(cudaStreamWaitEvent(side_, ready_, 0), "exchange wait");
+    {
+      const cuda::ExecStreamScope on_side(side_);
+      op.refresh_images(in);
+    }
+    cuda::check(cudaEventRecord(arrived_, side_), "exchange event");
+    tuned::jacobi_sweep(op, in, out, weight, max_update, &interior_, true);
+    cuda::check(cudaStreamWaitEvent(cudaStreamLegacy, arrived_, 0), "exchange wait");
+    for (const Box& strip : strips_) tuned::jacobi_sweep(op, in, out, weight, max_update, &strip, false);
+  }
+
+ private:
+  Box interior_;
+  std::vector<Box> strips_;
+  cudaStream_t side_ = nullptr;
+  cudaEvent_t ready_ = nullptr, arrived_ = nullptr;
+};
+
+}  // namespace
+#endif
+
 template <class T>
 SolveReport Jacobi<T>::run(const Field<T>* b, Field<T>& u, const SolveOptions& options) {
   const StencilOperator<T>& op = this->stencil();
@@ -177,6 +243,11 @@ SolveReport Jacobi<T>::run(const Field<T>* b, Field<T>& u, const SolveOptions& o
     max_buffer = Buffer<double>(Device::cuda, 1);
     device_max = max_buffer.data();
   }
+  // On ranks linked by NCCL the exchange runs beside the interior sweep (staged through the
+  // host it would wait for the device anyway).
+  std::unique_ptr<OverlappedSweep<T>> overlapped;
+  if (tuned && op.parts && op.parts->ranks() > 1 && DeviceLink::world().uses_nccl())
+    overlapped = std::make_unique<OverlappedSweep<T>>(op);
 #endif
 
   Field<T> other = u.copy_to(u.device());  // fixed nodes and ghosts match in both
@@ -188,8 +259,13 @@ SolveReport Jacobi<T>::run(const Field<T>* b, Field<T>& u, const SolveOptions& o
     double update = 0;
     if (tuned) {
 #if GRIDSOLVE_HAVE_CUDA
-      op.refresh_images(*cur);  // on ranks: the faces from the neighbours
-      tuned::jacobi_sweep(op, *cur, *next, w, measure_update ? device_max : nullptr);
+      double* max = measure_update ? device_max : nullptr;
+      if (overlapped) {
+        overlapped->sweep(op, *cur, *next, w, max);
+      } else {
+        op.refresh_images(*cur);  // on ranks: the faces from the neighbours
+        tuned::jacobi_sweep(op, *cur, *next, w, max);
+      }
       if (measure_update) {
         copy_bytes(&update, Device::cpu, device_max, Device::cuda, sizeof(double));
         if (op.parts) update = Communicator::world().max(update);  // every rank stops alike

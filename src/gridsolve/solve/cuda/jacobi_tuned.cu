@@ -218,12 +218,14 @@ bool jacobi_layout_fits(const StencilOperator<T>& op, const Field<T>& u) {
 
 template <class T>
 void jacobi_sweep(const StencilOperator<T>& op, const Field<T>& in, Field<T>& out, T weight,
-                  double* max_update) {
+                  double* max_update, const Box* region, bool reset_max) {
   require(jacobi_applies(op), "the tuned Jacobi sweep needs a uniform operator on the GPU");
   require(in.device() == Device::cuda && out.device() == Device::cuda,
           "the tuned Jacobi sweep needs its fields on the GPU");
-  if (max_update) cuda::check(cudaMemsetAsync(max_update, 0, sizeof(double)), "update reset");
-  if (op.active.empty()) return;
+  if (max_update && reset_max)
+    cuda::check(cudaMemsetAsync(max_update, 0, sizeof(double)), "update reset");
+  const Box box = region ? op.active.intersect(*region) : op.active;
+  if (box.empty()) return;
   SweepArgs<T> a{};
   const FieldView<const T> iv = in.cview();
   const FieldView<T> ov = out.view();
@@ -241,8 +243,8 @@ void jacobi_sweep(const StencilOperator<T>& op, const Field<T>& in, Field<T>& ou
     a.mask = m.data, a.mpitch = m.pitch, a.mplane = m.plane;
   }
   constexpr int V = pack_width<T>;
-  a.active = op.active;
-  a.xbase = op.active.lo[0] / V * V;
+  a.active = box;
+  a.xbase = box.lo[0] / V * V;
   a.cw = op.cw, a.ce = op.ce, a.cs = op.cs, a.cn = op.cn, a.cb = op.cb, a.ct = op.ct;
   a.b_const = op.b_const;
   a.inv_cp = T(1) / op.cp;
@@ -259,8 +261,8 @@ template bool jacobi_applies<double>(const StencilOperator<double>&);
 template bool jacobi_layout_fits<float>(const StencilOperator<float>&, const Field<float>&);
 template bool jacobi_layout_fits<double>(const StencilOperator<double>&, const Field<double>&);
 template void jacobi_sweep<float>(const StencilOperator<float>&, const Field<float>&, Field<float>&,
-                                  float, double*);
+                                  float, double*, const Box*, bool);
 template void jacobi_sweep<double>(const StencilOperator<double>&, const Field<double>&,
-                                   Field<double>&, double, double*);
+                                   Field<double>&, double, double*, const Box*, bool);
 
 }  // namespace gridsolve::tuned

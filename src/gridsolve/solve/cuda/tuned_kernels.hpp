@@ -21,11 +21,12 @@ bool jacobi_applies(const StencilOperator<T>& op);
 template <class T>
 bool jacobi_layout_fits(const StencilOperator<T>& op, const Field<T>& u);
 // in and out are distinct fields laid out by Layout. When max_update (device pointer) is
-// given, it is reset and then receives max |out - in| over the updated nodes.
-// Asynchronous: nothing waits for the device.
+// given, it is reset (unless reset_max is false: sweeps of parts of the box accumulate)
+// and then receives max |out - in| over the updated nodes. region (null: op.active) limits
+// the sweep to a box inside op.active. Asynchronous, on the legacy default stream.
 template <class T>
 void jacobi_sweep(const StencilOperator<T>& op, const Field<T>& in, Field<T>& out, T weight,
-                  double* max_update);
+                  double* max_update, const Box* region = nullptr, bool reset_max = true);
 
 // Red-black SOR with each colour in its own array, so that every neighbour read is
 // unit stride. Load once, iterate many times, store back. Applies to 2D and 3D operators
