@@ -2,7 +2,9 @@
 // and a field of a one-rank decomposition behaving exactly as a whole field.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "gridsolve/core/error.hpp"
@@ -84,6 +86,40 @@ TEST(Decomposition, BalancedCutsShareTheWork) {
   for (int r = 0; r < 4; ++r) EXPECT_GE(s.box(r).extent(0), 3) << r;
   EXPECT_EQ(s.box(3).hi[0], n - 1);
   EXPECT_THROW(even.balanced({std::vector<double>(7, 1.0), {}, {}}), Error);
+}
+
+// A multigrid level's decomposition: coarse node I (fine node min(2 I, n - 1)) belongs to
+// the rank whose fine box holds that fine node, for even and odd counts, even and balanced
+// cuts; each coarse box reads its fine nodes within one ghost layer; a level too small for
+// the ranks has no decomposition.
+TEST(Decomposition, CoarsenedLevelsKeepEachNodeOnItsFineRank) {
+  for (const int n : {101, 100, 33}) {
+    const Decomposition even(nodes(n, 17), 2, 6, {}, {3, 2, 1});
+    std::array<std::vector<double>, 3> work;
+    work[0].resize(std::size_t(n));
+    for (int i = 0; i < n; ++i) work[0][std::size_t(i)] = i < n / 3 ? 1 : 3;
+    for (const Decomposition& fine : {even, even.balanced(work)}) {
+      const std::array<int, 3> coarse_n{n / 2 + 1, 17, 1};
+      const std::optional<Decomposition> coarse = fine.coarsened(coarse_n, {true, false, false});
+      ASSERT_TRUE(coarse.has_value()) << n;
+      EXPECT_EQ(coarse->global().hi[0], n / 2);
+      for (int I = 0; I < coarse_n[0]; ++I) {
+        const int f = std::min(2 * I, n - 1);
+        for (int r = 0; r < 6; ++r) {
+          const bool owns_coarse = I >= coarse->box(r).lo[0] && I <= coarse->box(r).hi[0];
+          const bool owns_fine = f >= fine.box(r).lo[0] && f <= fine.box(r).hi[0];
+          EXPECT_EQ(owns_coarse, owns_fine) << "n " << n << ", I " << I << ", rank " << r;
+        }
+      }
+      for (int r = 0; r < 6; ++r) {
+        EXPECT_EQ(coarse->box(r).lo[1], fine.box(r).lo[1]);  // y not halved: the same cuts
+        EXPECT_EQ(coarse->box(r).hi[1], fine.box(r).hi[1]);
+      }
+    }
+  }
+  // Three ranks along 9 nodes: the coarse level's 5 nodes leave a rank fewer than two.
+  const Decomposition thin(nodes(9, 9), 2, 3, {}, {3, 1, 1});
+  EXPECT_FALSE(thin.coarsened({5, 9, 1}, {true, false, false}).has_value());
 }
 
 TEST(Decomposition, NeighboursWrapOnPeriodicAxesOnly) {

@@ -433,7 +433,7 @@ std::string MultigridHierarchy<T>::describe() const {
   if (fine_->parts) {
     int split = 1;
     while (split < int(levels_.size()) && levels_[std::size_t(split)]->op.parts) ++split;
-    s += fmt::format(", {} of them split over {} ranks", split, fine_->parts->ranks());
+    s += fmt::format(", the finest {} split over {} ranks", split, fine_->parts->ranks());
   }
   return s;
 }
