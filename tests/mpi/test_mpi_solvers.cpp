@@ -219,6 +219,41 @@ TEST(MpiSolvers, MultigridMatchesOneProcess) {
   expect_same_answer(cube, "mg", residual_rule(1e-10), 1e-8);
 }
 
+// The transform solver on slabs: each rank transforms its slab, one all-to-all gives each
+// rank every t of its modes for the line solves, one more brings them back. Dirichlet,
+// Neumann (singular: the zero-mean solution) and periodic sides, 2D and 3D, uneven slabs
+// on 3 ranks; a grid split across the transformed axes is refused with the grid to use.
+TEST(MpiSolvers, TransformSolverOnSlabs) {
+  const int n = Communicator::world().size();
+  ModelProblem m;
+  m.n = 65;
+  expect_same_answer(m, "fft", residual_rule(1e-10), 1e-10, {1, n, 1});
+  m.sides = "neumann";
+  expect_same_answer(m, "fft", residual_rule(1e-10), 1e-10, {1, n, 1});
+  m.sides = "periodic";  // x periodic (transformed), y the line axis
+  m.n = 50;
+  expect_same_answer(m, "fft", residual_rule(1e-10), 1e-10, {1, n, 1});
+  ModelProblem cube;
+  cube.dims = 3;
+  cube.n = 17;
+  expect_same_answer(cube, "fft", residual_rule(1e-10), 1e-10, {1, 1, n});
+  cube.sides = "neumann";
+  cube.n = 12;
+  expect_same_answer(cube, "fft", residual_rule(1e-10), 1e-10, {1, 1, n});
+  if (n > 1) {
+    Discretization<double> whole = assemble<double>(make_model_problem(ModelProblem{}), Device::cpu);
+    Parted across = split(whole, {n, 1, 1});
+    try {
+      make_solver<double>("fft")->solve(across.op, across.u, residual_rule(1e-8));
+      ADD_FAILURE() << "fft solved on a grid split across x";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("--ranks-grid 1x" + std::to_string(n)),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 // The same problems on each rank's GPU: ghosts by the device link, sums by its
 // all-reduce (or staged through the host where ranks share a GPU).
 TEST(MpiSolvers, OnTheGpu) {
@@ -262,6 +297,14 @@ TEST(MpiSolvers, OnTheGpu) {
   cube.n = 65;
   expect_same_answer(cube, "mgcg", residual_rule(1e-10), 1e-8, {0, 0, 0}, Device::cuda, false,
                      deep);
+  // The transform solver on slabs, its transposes by the device link.
+  ModelProblem slab;
+  slab.n = 129;
+  slab.sides = "neumann";
+  expect_same_answer(slab, "fft", residual_rule(1e-10), 1e-10, {1, n, 1}, Device::cuda);
+  cube.sides = "dirichlet";
+  cube.n = 33;
+  expect_same_answer(cube, "fft", residual_rule(1e-10), 1e-10, {1, 1, n}, Device::cuda);
 }
 
 // An L-shaped domain (the upper right quarter fixed) cut by unknowns: the ranks hold
@@ -356,7 +399,7 @@ TEST(MpiSolvers, OthersRefuseSeveralRanks) {
   m.n = 9;
   Discretization<double> whole = assemble<double>(make_model_problem(m), Device::cpu);
   Parted part = split(whole);
-  for (const char* name : {"gs", "mgcg-mixed", "fft", "buneman"}) {
+  for (const char* name : {"gs", "mgcg-mixed", "buneman"}) {
     try {
       make_solver<double>(name)->solve(part.op, part.u, residual_rule(1e-8));
       ADD_FAILURE() << name << " solved an operator on ranks";

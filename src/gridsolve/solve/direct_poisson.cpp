@@ -5,11 +5,14 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <tuple>
 #include <vector>
 
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/exec/decomposition.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
 #include "gridsolve/solve/buneman/buneman.hpp"
 #include "gridsolve/solve/fast_poisson/transform_poisson.hpp"
@@ -69,7 +72,64 @@ std::pair<int, int> unknown_range(const Grid& g, const std::array<BoundaryKind, 
   return {lo ? 1 : 0, g.n[a] - (lo ? 1 : 0) - (hi ? 1 : 0)};
 }
 
+fast_poisson::TransformProblem transform_problem(const Grid& g, double k,
+                                                 const std::array<BoundaryKind, 6>& sides,
+                                                 const std::array<int, 3>& m) {
+  fast_poisson::TransformProblem p;
+  p.dims = g.dims;
+  p.m = m;
+  p.h = g.spacing;
+  p.k = k;
+  for (int a = 0; a < 3; ++a)
+    for (int s = 0; s < 2; ++s)
+      p.sides[a][s] = sides[2 * a + s] == BoundaryKind::dirichlet  ? fast_poisson::Side::dirichlet
+                      : sides[2 * a + s] == BoundaryKind::periodic ? fast_poisson::Side::periodic
+                                                                    : fast_poisson::Side::neumann;
+  return p;
+}
+
+// This rank's slab of the unknowns and how the modes split, for fft on several ranks
+// (a process grid of one rank on every axis but the line axis).
+fast_poisson::SlabSplit slab_split(const Decomposition& parts, int rank, int t, int dims,
+                                   const std::array<int, 3>& first, const std::array<int, 3>& m) {
+  const std::array<int, 3> grid = parts.process_grid();
+  for (int a = 0; a < dims; ++a)
+    if (a != t && grid[a] != 1) {
+      std::array<int, 3> slabs{1, 1, 1};
+      slabs[t] = parts.ranks();
+      throw Error(fmt::format(
+          "fft on several ranks needs the grid split along {} only (slabs), got {}: use "
+          "--ranks-grid {}",
+          "xyz"[t], parts.describe(),
+          dims == 3 ? fmt::format("{}x{}x{}", slabs[0], slabs[1], slabs[2])
+                    : fmt::format("{}x{}", slabs[0], slabs[1])));
+    }
+  fast_poisson::SlabSplit sp;
+  sp.t = t;
+  for (int a = dims - 1; a >= 0; --a)
+    if (a != t) {
+      sp.s = a;
+      break;
+    }
+  sp.rank = rank;
+  sp.ranks = parts.ranks();
+  for (int r = 0; r < sp.ranks; ++r) {  // the process grid's ranks along t are 0, 1, ...
+    sp.t_start.push_back(std::clamp(parts.box(r).lo[t] - first[t], 0, m[t]));
+    sp.s_start.push_back(int(std::int64_t(m[sp.s]) * r / sp.ranks));
+  }
+  sp.t_start.push_back(m[t]);
+  sp.s_start.push_back(m[sp.s]);
+  return sp;
+}
+
 }  // namespace
+
+template <class T>
+int slab_axis(const StencilOperator<T>& op) {
+  std::array<int, 3> first{0, 0, 0}, m{1, 1, 1};
+  for (int a = 0; a < op.grid.dims; ++a) std::tie(first[a], m[a]) = unknown_range(op.grid, op.sides, a);
+  return fast_poisson::line_axis_of(transform_problem(op.grid, 1.0, op.sides, m));
+}
 
 template <class T>
 void DirectPoisson<T>::setup(const LinearOperator<T>& any) {
@@ -95,12 +155,29 @@ void DirectPoisson<T>::setup(const LinearOperator<T>& any) {
       transpose = true;
     }
   }
+  // On several ranks (fft only) this rank solves with the others on its slab of the
+  // unknowns: `first` and `m` become the slab's.
+  const bool several = op.parts && op.parts->ranks() > 1;
+  fast_poisson::SlabSplit split;
+  if (several) {
+    const fast_poisson::TransformProblem whole = transform_problem(g, op.k_constant, op.sides, m);
+    const int t = fast_poisson::line_axis_of(whole);
+    require(t >= 0, "fft on several ranks needs an axis that is not periodic (every side is "
+                    "periodic here: run it on one rank)");
+    split = slab_split(*op.parts, op.rank, t, dims, first, m);
+  }
   std::string key =
       fmt::format("{} {} {} {} {} {} {} {} {}", to_string(op.device), dims, g.n[0], g.n[1], g.n[2],
                   g.spacing[0], g.spacing[1], g.spacing[2], op.k_constant);
   for (BoundaryKind s : op.sides) key += fmt::format(" {}", int(s));
+  if (several) key += fmt::format(" rank {} of {}", op.rank, op.parts->describe());
   Cache& c = *cache_;
-  const std::size_t count = std::size_t(m[0]) * m[1] * m[2];
+  std::array<int, 3> local_first = first, local_m = m;
+  if (several) {
+    local_first[split.t] += split.t_start[std::size_t(split.rank)];
+    local_m[split.t] = split.t_count(split.rank);
+  }
+  const std::size_t count = std::max<std::size_t>(std::size_t(local_m[0]) * local_m[1] * local_m[2], 1);
   if (c.key != key) {
     c.fft.reset();
     c.bcr.reset();
@@ -113,23 +190,13 @@ void DirectPoisson<T>::setup(const LinearOperator<T>& any) {
       c.bcr = std::make_unique<buneman::BlockCyclicReduction<T>>(
           op.device, transpose ? m[0] : m[1], transpose ? m[1] : m[0], 2 * (cw + cs), cw, cs);
     } else {
-      fast_poisson::TransformProblem p;
-      p.dims = dims;
-      p.m = m;
-      p.h = g.spacing;
-      p.k = op.k_constant;
-      for (int a = 0; a < 3; ++a)
-        for (int s = 0; s < 2; ++s)
-          p.sides[a][s] =
-              op.sides[2 * a + s] == BoundaryKind::dirichlet  ? fast_poisson::Side::dirichlet
-              : op.sides[2 * a + s] == BoundaryKind::periodic ? fast_poisson::Side::periodic
-                                                              : fast_poisson::Side::neumann;
-      c.fft = std::make_unique<fast_poisson::TransformPoisson<T>>(op.device, p);
+      c.fft = std::make_unique<fast_poisson::TransformPoisson<T>>(
+          op.device, transform_problem(g, op.k_constant, op.sides, m), split);
     }
     c.key = key;
   }
-  c.first = first;
-  c.m = m;
+  c.first = local_first;
+  c.m = local_m;
   c.transpose = transpose;
 }
 
@@ -185,5 +252,7 @@ SolveReport DirectPoisson<T>::run(const Field<T>* b, Field<T>& u, const SolveOpt
 
 template class DirectPoisson<float>;
 template class DirectPoisson<double>;
+template int slab_axis(const StencilOperator<float>&);
+template int slab_axis(const StencilOperator<double>&);
 
 }  // namespace gridsolve

@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "gridsolve/problem/stencil_operator.hpp"
 #include "gridsolve/solve/solver.hpp"
 
 namespace gridsolve {
@@ -15,6 +16,9 @@ class DirectPoisson final : public Solver<T> {
   explicit DirectPoisson(Kind kind);
   ~DirectPoisson() override;
   std::string name() const override { return kind_ == Kind::buneman ? "buneman" : "fft"; }
+  // fft splits over ranks into slabs along slab_axis (the transforms stay local; the
+  // line solves get their modes by one all-to-all each way); buneman does not split.
+  bool runs_on_ranks() const override { return kind_ == Kind::fft; }
   // Builds the transform plans or the reduction's factors (kept while the problem's
   // shape holds). Throws Error when the problem does not qualify (variable k, masks,
   // Robin sides; buneman: Neumann sides, 3D, or no axis with 2^k - 1 interior nodes).
@@ -28,5 +32,10 @@ class DirectPoisson final : public Solver<T> {
   Kind kind_;
   std::unique_ptr<Cache> cache_;
 };
+
+// The axis fft's slabs split on several ranks: the axis of its tridiagonal lines, the
+// slowest one without periodic sides (-1: every side periodic, which does not split).
+template <class T>
+int slab_axis(const StencilOperator<T>& op);
 
 }  // namespace gridsolve

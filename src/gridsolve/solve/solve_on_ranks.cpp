@@ -14,6 +14,7 @@
 #include "gridsolve/exec/field_part.hpp"
 #include "gridsolve/exec/memory.hpp"
 #include "gridsolve/problem/stencil_operator_part.hpp"
+#include "gridsolve/solve/direct_poisson.hpp"
 
 namespace gridsolve {
 
@@ -30,9 +31,14 @@ SolveReport solve_on_ranks(const ResolvedSolve& r, const StencilOperator<T>& who
   const Grid& g = whole.grid;
   std::array<bool, 3> periodic{};
   for (int a = 0; a < 3; ++a) periodic[a] = (whole.periodic >> a) & 1;
-  const std::array<int, 3> asked = ranks_grid.empty()
-                                       ? std::array<int, 3>{0, 0, 0}
-                                       : parse_ranks_grid(ranks_grid, g.dims, comm.size());
+  std::array<int, 3> asked = ranks_grid.empty()
+                                 ? std::array<int, 3>{0, 0, 0}
+                                 : parse_ranks_grid(ranks_grid, g.dims, comm.size());
+  // A solver on slabs (fft) gets every rank along its slab axis unless the user chose.
+  if (ranks_grid.empty() && r.solver->slabs && slab_axis(whole) >= 0) {
+    asked = {1, 1, 1};
+    asked[std::size_t(slab_axis(whole))] = comm.size();
+  }
   const Decomposition even(g.box(Centring::node()), g.dims, comm.size(), periodic, asked);
   // A masked domain's cuts follow its unknowns, so that no rank waits on a fuller one.
   auto parts = std::make_shared<const Decomposition>(

@@ -184,6 +184,7 @@ std::vector<SolverInfo> build_rows() {
   rows.push_back(with_factory<MakeFft>({.name = "fft",
                                         .aliases = {"transform"},
                                         .summary = "direct: transforms, Dirichlet or Neumann sides",
+                                        .slabs = true,
                                         .needs = rectangle,
                                         .reads = direct}));
 #if GRIDSOLVE_HAVE_HYPRE

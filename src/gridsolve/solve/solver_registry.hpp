@@ -44,6 +44,9 @@ struct SolverInfo {
   // momentum predictor) runs red_black_iteration_generic itself, over-relaxed when the
   // row reads omega.
   bool red_black = false;
+  // On several ranks the grid splits along one axis only, into slabs (the transform
+  // solver: its transforms run along the other axes; see direct_poisson.hpp's slab_axis).
+  bool slabs = false;
   SolverRequirements needs;
   SolverOptionUse reads;
   double tolerance_fp64 = 1e-8;  // default relative residual per precision: above the

@@ -4,6 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <utility>
+
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
 #include "gridsolve/solve/tridiag/shifted_lines.hpp"
@@ -37,9 +40,13 @@ std::string to_string(AxisKind k) {
 
 namespace {
 
-// Everything a loop body needs, by value.
+// Everything a loop body needs, by value. The loops run over a dense array of m values
+// per axis whose index 0 is unknown `off` of the n of the whole problem (on one rank m = n
+// and off = 0; on several, a slab or the lines of a range of modes).
 struct Params {
   int m[3];
+  int n[3];
+  int off[3];
   AxisKind kind[3];
   bool transformed[3];
   double c[3];  // c_a = k prod_{b != a} h_b / h_a
@@ -51,16 +58,24 @@ struct Params {
   GRIDSOLVE_HD double shift(const int idx[3]) const {
     double s = 0;
     for (int a = 0; a < 3; ++a)
-      if (transformed[a]) s += c[a] * mode_eigenvalue(kind[a], m[a], idx[a]);
+      if (transformed[a]) s += c[a] * mode_eigenvalue(kind[a], n[a], idx[a] + off[a]);
     return s;
   }
 };
 
 }  // namespace
 
+int line_axis_of(const TransformProblem& p) {
+  // Lines run along the slowest non-periodic axis (on the GPU one thread per line reads
+  // adjacent addresses); periodic axes are always transformed.
+  for (int a = p.dims - 1; a >= 0; --a)
+    if (axis_kind(p.sides[a][0], p.sides[a][1]) != AxisKind::pp) return a;
+  return -1;
+}
+
 template <class T>
-TransformPoisson<T>::TransformPoisson(Device device, const TransformProblem& p)
-    : device_(device), problem_(p) {
+TransformPoisson<T>::TransformPoisson(Device device, const TransformProblem& p, SlabSplit split)
+    : device_(device), problem_(p), split_(std::move(split)) {
   require(p.dims == 2 || p.dims == 3, fmt::format("dims must be 2 or 3, got {}", p.dims));
   require(p.k > 0, fmt::format("k must be positive, got {}", p.k));
   bool any_dirichlet = false;
@@ -80,15 +95,19 @@ TransformPoisson<T>::TransformPoisson(Device device, const TransformProblem& p)
                     shape_.kind[a] == AxisKind::nd || shape_.kind[a] == AxisKind::dn;
   }
   singular_ = !any_dirichlet;
-  // Lines run along the slowest non-periodic axis (on the GPU one thread per line reads
-  // adjacent addresses); periodic axes are always transformed.
-  line_axis_ = -1;
-  for (int a = p.dims - 1; a >= 0; --a)
-    if (shape_.kind[a] != AxisKind::pp) {
-      line_axis_ = a;
-      break;
-    }
+  line_axis_ = line_axis_of(p);
   for (int a = 0; a < p.dims; ++a) shape_.transformed[a] = a != line_axis_;
+  n_ = shape_.m;
+  std::array<int, 3> lines = n_;
+  if (split_.several()) {
+    require(line_axis_ >= 0,
+            "fft on several ranks needs an axis that is not periodic (every axis periodic: run it "
+            "on one rank)");
+    require(split_.t == line_axis_ && split_.s >= 0 && split_.s < p.dims && split_.s != split_.t,
+            "fft on several ranks splits the line axis into slabs and a transformed axis into lines");
+    shape_.m = split_.slab_extent(n_, split_.rank);  // each rank transforms its own slab
+    lines = split_.lines_extent(n_, split_.rank);
+  }
 #if GRIDSOLVE_HAVE_CUDA
   transforms_ =
       device == Device::cuda ? make_cufft_transforms<T>(shape_) : make_fftw_transforms<T>(shape_);
@@ -96,11 +115,17 @@ TransformPoisson<T>::TransformPoisson(Device device, const TransformProblem& p)
   transforms_ = make_fftw_transforms<T>(shape_);
 #endif
   if (line_axis_ >= 0) {
-    const std::size_t size = std::size_t(shape_.m[0]) * shape_.m[1] * shape_.m[2];
+    const std::size_t size = std::size_t(lines[0]) * lines[1] * lines[2];
     // The GPU keeps its line scratch in the tridiagonal back end; this one serves there
     // only the singular constant-mode line.
-    scratch_ = Buffer<T>(device, device == Device::cuda && !singular_ ? 1 : size);
-    sigma_ = Buffer<double>(device, size / std::size_t(shape_.m[line_axis_]));
+    scratch_ = Buffer<T>(device, device == Device::cuda && !singular_ ? 1 : std::max<std::size_t>(size, 1));
+    sigma_ = Buffer<double>(device, std::max<std::size_t>(size / std::size_t(lines[line_axis_]), 1));
+    if (split_.several()) {
+      const std::size_t slab = std::size_t(shape_.m[0]) * shape_.m[1] * shape_.m[2];
+      lines_ = Buffer<T>(device, std::max<std::size_t>(size, 1));
+      send_ = Buffer<T>(device, std::max<std::size_t>(std::max(slab, size), 1));
+      receive_ = Buffer<T>(device, std::max<std::size_t>(std::max(slab, size), 1));
+    }
   }
 }
 
@@ -113,6 +138,8 @@ void TransformPoisson<T>::solve(T* data) {
   const TransformProblem& p = problem_;
   for (int a = 0; a < 3; ++a) {
     q.m[a] = shape_.m[a];
+    q.n[a] = n_[a];
+    q.off[a] = 0;  // the slab: whole along every transformed axis
     q.kind[a] = shape_.kind[a];
     q.transformed[a] = shape_.transformed[a];
     double c = a < p.dims ? p.k / p.h[a] : 0;
@@ -133,12 +160,12 @@ void TransformPoisson<T>::solve(T* data) {
     const int idx[3] = {i, j, k};
     double w = inv_norm;
     for (int a = 0; a < 3; ++a)
-      if (q.transformed[a]) w /= cell_weight(q.kind[a], q.m[a], idx[a]);
+      if (q.transformed[a]) w /= cell_weight(q.kind[a], q.n[a], idx[a]);
     data[i + q.stride(1) * j + q.stride(2) * k] *= T(w);
   });
   transforms_->forward(data);
 
-  if (line_axis_ < 0) {
+  if (line_axis_ < 0) {  // one rank only
     for_each(device_, all, [=] GRIDSOLVE_HD(int i, int j, int k) {
       const int idx[3] = {i, j, k};
       const double s = q.shift(idx);
@@ -146,8 +173,18 @@ void TransformPoisson<T>::solve(T* data) {
       v = s > 0 ? T(double(v) / s) : T(0);
     });
   } else {
+    // On several ranks the lines of this rank's modes (every t) come from every slab.
+    T* const slab = data;
+    if (split_.several()) {
+      data = lines_.data();
+      slabs_to_lines(device_, split_, n_, slab, data, send_.data(), receive_.data());
+      const std::array<int, 3> ml = split_.lines_extent(n_, split_.rank);
+      for (int a = 0; a < 3; ++a) q.m[a] = ml[a];
+      q.off[split_.s] = split_.s_start[std::size_t(split_.rank)];
+    }
+    const Box all_lines{{0, 0, 0}, {q.m[0] - 1, q.m[1] - 1, q.m[2] - 1}};
     const int t = line_axis_;
-    Box lines = all;
+    Box lines = all_lines;
     lines.hi[t] = 0;
     T* cp = scratch_.data();
     const bool singular = singular_;
@@ -181,7 +218,7 @@ void TransformPoisson<T>::solve(T* data) {
       sl.e_mid = q.c[t] * 2.0;
       sl.e_last = q.c[t] * stiffness_diagonal(kt, m, m - 1);
       sl.skip_zero_shift = singular;
-      tridiag::solve_shifted_lines_cuda(g, sl, data);
+      if (g.count > 0) tridiag::solve_shifted_lines_cuda(g, sl, data);  // a rank may own no mode
       only_pinned = true;
     }
 #endif
@@ -234,6 +271,11 @@ void TransformPoisson<T>::solve(T* data) {
           for (int r = 0; r < m; ++r) d[r * st] -= mean;
         }
       });
+    if (split_.several()) {
+      lines_to_slabs(device_, split_, n_, static_cast<const T*>(data), slab, send_.data(),
+                     receive_.data());
+      data = slab;
+    }
   }
   transforms_->backward(data);
 }

@@ -6,6 +6,7 @@
 
 #include "gridsolve/exec/memory.hpp"
 #include "gridsolve/solve/fast_poisson/axis_transforms.hpp"
+#include "gridsolve/solve/fast_poisson/slab_transpose.hpp"
 
 namespace gridsolve::fast_poisson {
 
@@ -21,17 +22,24 @@ struct TransformProblem {
   double k = 1;
 };
 
+// The axis solved by tridiagonal lines: the slowest one that is not periodic (-1: every
+// axis periodic, all transformed). On several ranks the slabs split it.
+int line_axis_of(const TransformProblem& p);
+
 template <class T>
 class TransformPoisson {
  public:
-  // Plans the transforms; throws Error for sizes or side pairs it cannot take.
-  TransformPoisson(Device device, const TransformProblem& problem);
+  // Plans the transforms; throws Error for sizes or side pairs it cannot take. With a
+  // split over several ranks, solve() takes this rank's slab of the unknowns (split along
+  // line_axis_of(problem)) and every rank of the split calls it together.
+  TransformPoisson(Device device, const TransformProblem& problem, SlabSplit split = {});
   ~TransformPoisson();
   TransformPoisson(const TransformPoisson&) = delete;
   TransformPoisson& operator=(const TransformPoisson&) = delete;
 
-  // data: the right-hand side on the unknowns (x fastest, m[0] * m[1] * m[2] values,
-  // Dirichlet data already folded in), on the device; it becomes the solution.
+  // data: the right-hand side on the unknowns (x fastest, m[0] * m[1] * m[2] values, or
+  // this rank's slab of them, Dirichlet data already folded in), on the device; it
+  // becomes the solution.
   // Without any Dirichlet side the operator is singular: the part of b outside its
   // range (its mean) is dropped and the solution with zero weighted mean returned.
   void solve(T* data);
@@ -45,12 +53,15 @@ class TransformPoisson {
  private:
   Device device_;
   TransformProblem problem_;
-  TransformShape shape_;
+  SlabSplit split_;
+  std::array<int, 3> n_{1, 1, 1};  // the whole problem's unknowns per axis
+  TransformShape shape_;           // what this rank transforms (its slab on several)
   int line_axis_ = -1;
   bool singular_ = false;
   std::unique_ptr<AxisTransforms<T>> transforms_;
   Buffer<T> scratch_;     // modified super-diagonals of the line solves
   Buffer<double> sigma_;  // per-line shift of the GPU line solve
+  Buffer<T> lines_, send_, receive_;  // on several ranks: this rank's lines, the messages
 };
 
 }  // namespace gridsolve::fast_poisson
