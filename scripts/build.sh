@@ -19,5 +19,9 @@ if command -v ccache >/dev/null; then
   export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true}
   args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
 fi
+# The Python module builds against the environment scripts/install_deps.sh made.
+if [ -x .venv/bin/python ]; then
+  args+=(-DPython_EXECUTABLE="$PWD/.venv/bin/python")
+fi
 cmake -S . -B "$build" "${args[@]}" "$@"
 cmake --build "$build" -j "${GRIDSOLVE_JOBS:-$(nproc)}"

@@ -31,24 +31,6 @@ double seconds_since(clock_type::time_point t0) {
   return std::chrono::duration<double>(clock_type::now() - t0).count();
 }
 
-// max |u - exact| over the nodes that belong to the domain.
-template <class T>
-double max_error(const ProblemSpec& spec, const Discretization<T>& d) {
-  const std::vector<T> u = d.u.to_vector();
-  const Field<T> exact = sample_exact<T>(spec, Device::cpu);
-  const std::vector<T> e = exact.to_vector();
-  std::vector<std::uint8_t> mask;
-  if (!d.op.mask.empty()) mask = d.op.mask.to_vector();
-  double m = 0;
-  for (std::size_t n = 0; n < u.size(); ++n) {
-    if (!mask.empty() && mask[n] == std::uint8_t(NodeKind::outside)) continue;
-    const double diff = std::abs(double(u[n]) - double(e[n]));
-    if (std::isnan(diff)) return diff;  // std::max would drop it and report a fake 0
-    m = std::max(m, diff);
-  }
-  return m;
-}
-
 template <class T>
 int run_typed(const ProblemSpec& spec, const RunSettings& settings, ResolvedSolve r) {
   const Device device = r.device;

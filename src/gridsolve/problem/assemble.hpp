@@ -23,4 +23,9 @@ Discretization<T> assemble(const ProblemSpec& spec, Device device);
 template <class T>
 Field<T> sample_exact(const ProblemSpec& spec, Device device);
 
+// max |u - exact| over the nodes that belong to the domain (cut-out nodes left out); NaN
+// when u holds one. The problem must have an exact solution.
+template <class T>
+double max_error(const ProblemSpec& spec, const Discretization<T>& d);
+
 }  // namespace gridsolve

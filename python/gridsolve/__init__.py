@@ -1,0 +1,82 @@
+"""gridsolve from Python: Poisson problems on structured grids, solved by the C++ library.
+
+    >>> import gridsolve
+    >>> s = gridsolve.poisson(n=129, solver="mgcg")
+    >>> s.report["iterations"], round(s.max_error, 7)
+    (6, 5.6e-05)
+
+Errors in the input raise ValueError with the command line's message.
+"""
+import json
+
+import numpy as np
+
+from . import _core
+
+__all__ = ["Solution", "NotConverged", "poisson", "solve", "solvers", "cuda_available"]
+
+
+class NotConverged(RuntimeError):
+    """A solve stopped before its tolerance (raised when check=True)."""
+
+
+class Solution:
+    """A solve's result: u (node values, shape (ny, nx) or (nz, ny, nx)), the exact solution
+    where the problem has one (else None), and the report (summary.json's keys: solver,
+    iterations, relative_residual, converged, reason, seconds, ...)."""
+
+    def __init__(self, u, exact, report):
+        self.u = u
+        self.exact = exact
+        self.report = report
+
+    @property
+    def max_error(self):
+        """The largest |u - exact| over the nodes of the domain, cut-outs left out (None
+        without an exact solution)."""
+        return self.report.get("max_error")
+
+    def __repr__(self):
+        r = self.report
+        return (f"Solution({'x'.join(map(str, self.u.shape[::-1]))} nodes, {r['solver']}: "
+                f"{r['reason']})")
+
+
+def _finish(result, check):
+    u, exact, report = result
+    solution = Solution(u, exact, json.loads(report))
+    if check and not solution.report["converged"]:
+        raise NotConverged(solution.report["reason"])
+    return solution
+
+
+def poisson(n=129, dims=2, sides="dirichlet", mask="none", k="constant", rhs="manufactured",
+            solver="mgcg", device="cpu", precision="double", tol=None, check=False):
+    """The command's model problem (`gridsolve poisson`) with the same options: a
+    manufactured solution on the unit square or cube, n nodes per side.
+
+    sides: dirichlet | neumann | robin | periodic | periodic-all; mask: none | fixed | hole;
+    k: constant | variable; rhs: manufactured | random. tol: the relative residual to reach
+    (None: the solver's default). check: raise NotConverged when it is not reached."""
+    return _finish(_core.model_poisson(n, dims, sides, mask, k, rhs, solver, device, precision,
+                                       tol), check)
+
+
+def solve(f, lengths=None, sides="dirichlet", k=1.0, solver="mgcg", device="cpu",
+          precision="double", tol=None, check=False):
+    """-div(k grad u) = f on the box [0, lengths] (default: unit sides), f given at the nodes
+    as a float64 array of shape (ny, nx) or (nz, ny, nx); every side of the kind `sides`
+    with zero data. A C-contiguous float64 array is read in place; others are converted."""
+    f = np.ascontiguousarray(f, dtype=np.float64)
+    return _finish(_core.array_poisson(f, list(lengths or []), sides, float(k), solver, device,
+                                       precision, tol), check)
+
+
+def solvers():
+    """Every solver name the library has."""
+    return list(_core.solver_names())
+
+
+def cuda_available():
+    """Whether a CUDA GPU can be used."""
+    return bool(_core.cuda_available())

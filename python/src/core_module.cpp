@@ -1,0 +1,150 @@
+// gridsolve._core: Poisson problems from keyword arguments (the command's model problems) or
+// from a NumPy array of sources, assembled and solved by the library's one solve path. The
+// interpreter's lock is released while a solve runs; the library's errors (bad input)
+// arrive as ValueError with the command line's message.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "gridsolve/core/error.hpp"
+#include "gridsolve/exec/device.hpp"
+#include "gridsolve/io/summary_json.hpp"
+#include "gridsolve/problem/assemble.hpp"
+#include "gridsolve/problem/model_problems.hpp"
+#include "gridsolve/solve/solve_settings.hpp"
+#include "gridsolve/solve/solver.hpp"
+#include "gridsolve/solve/solver_registry.hpp"
+
+namespace nb = nanobind;
+
+namespace gridsolve {
+namespace {
+
+using Array = nb::ndarray<nb::numpy, double>;
+
+// A field's node values as a NumPy array that owns them: shape (ny, nx) or (nz, ny, nx), so
+// x runs fastest as in the library.
+template <class T>
+Array to_numpy(const Field<T>& field, const Grid& g) {
+  const Field<T> host = field.copy_to(Device::cpu);
+  const FieldView<const T> v = host.cview();
+  auto* values = new std::vector<double>();
+  values->reserve(std::size_t(g.node_count()));
+  for (int k = 0; k < g.n[2]; ++k)
+    for (int j = 0; j < g.n[1]; ++j)
+      for (int i = 0; i < g.n[0]; ++i) values->push_back(double(v(i, j, k)));
+  nb::capsule owner(values, [](void* p) noexcept { delete static_cast<std::vector<double>*>(p); });
+  if (g.dims == 3)
+    return Array(values->data(), {std::size_t(g.n[2]), std::size_t(g.n[1]), std::size_t(g.n[0])},
+                 owner);
+  return Array(values->data(), {std::size_t(g.n[1]), std::size_t(g.n[0])}, owner);
+}
+
+// Solves `spec` as the command would: the settings resolved (and refused) first, the
+// assembly and solve without the interpreter's lock. Returns the solution, the exact
+// solution where the problem has one (else None) and the report as summary.json's JSON.
+std::tuple<Array, nb::object, std::string> solve_spec(const ProblemSpec& spec,
+                                                      const std::string& solver,
+                                                      const std::string& device,
+                                                      const std::string& precision,
+                                                      std::optional<double> tolerance) {
+  SolveSettings settings;
+  settings.solver = solver;
+  settings.device = device;
+  settings.precision = parse_precision(precision);
+  settings.tolerance = tolerance;
+  const ResolvedSolve r = resolve(settings);
+  return with_precision(r.precision, [&]<class T>() {
+    std::optional<Discretization<T>> d;
+    SolveReport report;
+    {
+      nb::gil_scoped_release unlocked;
+      d.emplace(assemble<T>(spec, r.device));
+      report = run_solve<T>(r, d->op, d->u);
+    }
+    nb::object exact = nb::none();
+    if (spec.exact) exact = nb::cast(to_numpy(sample_exact<T>(spec, Device::cpu), spec.grid));
+    nlohmann::json j = to_json(report);
+    // As the command reports it: over the nodes of the domain (cut-outs left out).
+    j["max_error"] = spec.exact ? json_number(max_error(spec, *d)) : nlohmann::json(nullptr);
+    j["device"] = to_string(r.device);
+    j["precision"] = to_string(r.precision);
+    j["unknowns"] = d->op.unknowns;
+    return std::make_tuple(to_numpy(d->u, spec.grid), exact, json_text(j));
+  });
+}
+
+std::tuple<Array, nb::object, std::string> model_poisson(int n, int dims, const std::string& sides,
+                                                         const std::string& mask,
+                                                         const std::string& k,
+                                                         const std::string& rhs,
+                                                         const std::string& solver,
+                                                         const std::string& device,
+                                                         const std::string& precision,
+                                                         std::optional<double> tolerance) {
+  ModelProblem m;
+  m.n = n, m.dims = dims, m.sides = sides, m.mask = mask, m.coefficient = k, m.rhs = rhs;
+  return solve_spec(make_model_problem(m), solver, device, precision, tolerance);
+}
+
+using Sources = nb::ndarray<const double, nb::c_contig, nb::device::cpu>;
+
+// -div(k grad u) = f on the box [0, lengths] with the nodes of f's shape, u = 0 on every
+// side (or the sides' kind with zero data). The source values are read in place.
+std::tuple<Array, nb::object, std::string> array_poisson(Sources f, std::vector<double> lengths,
+                                                         const std::string& sides, double k,
+                                                         const std::string& solver,
+                                                         const std::string& device,
+                                                         const std::string& precision,
+                                                         std::optional<double> tolerance) {
+  const int dims = int(f.ndim());
+  require(dims == 2 || dims == 3,
+          "f must be a 2D (ny, nx) or 3D (nz, ny, nx) array of node values, got " +
+              std::to_string(dims) + " dimensions");
+  std::array<int, 3> nodes{1, 1, 1};
+  for (int a = 0; a < dims; ++a) nodes[std::size_t(a)] = int(f.shape(std::size_t(dims - 1 - a)));
+  if (lengths.empty()) lengths.assign(std::size_t(dims), 1.0);
+  require(int(lengths.size()) == dims, "lengths must give one length per axis of f");
+  std::array<double, 3> hi{0, 0, 0};
+  for (int a = 0; a < dims; ++a) hi[std::size_t(a)] = lengths[std::size_t(a)];
+  ProblemSpec spec;
+  spec.grid = Grid::box(dims, nodes, {0, 0, 0}, hi);
+  spec.k = Expression::value(k);
+  spec.f_nodes.assign(f.data(), f.data() + f.size());
+  const BoundaryKind kind = parse_boundary_kind(sides);
+  for (BoundaryCondition& b : spec.boundaries) b.kind = kind;
+  spec.name = "poisson from an array";
+  return solve_spec(spec, solver, device, precision, tolerance);
+}
+
+}  // namespace
+}  // namespace gridsolve
+
+NB_MODULE(_core, m) {
+  using namespace gridsolve;
+  m.doc() = "gridsolve's compiled core: assembly and solvers of the C++ library";
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const Error& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    }
+  });
+  m.def("solver_names", &solver_names, "Every solver name, in the order the help texts list them.");
+  m.def("cuda_available", &cuda_available, "Whether a CUDA GPU can be used here.");
+  m.def("model_poisson", &model_poisson, nb::arg("n"), nb::arg("dims"), nb::arg("sides"),
+        nb::arg("mask"), nb::arg("k"), nb::arg("rhs"), nb::arg("solver"), nb::arg("device"),
+        nb::arg("precision"), nb::arg("tolerance").none());
+  m.def("array_poisson", &array_poisson, nb::arg("f"), nb::arg("lengths"), nb::arg("sides"),
+        nb::arg("k"), nb::arg("solver"), nb::arg("device"), nb::arg("precision"),
+        nb::arg("tolerance").none());
+}
