@@ -1,7 +1,7 @@
 // gridsolve._core: Poisson problems from keyword arguments (the command's model problems) or
 // from a NumPy array of sources, assembled and solved by the library's one solve path. The
-// interpreter's lock is released while a solve runs; the library's errors (bad input)
-// arrive as ValueError with the command line's message.
+// interpreter's lock is released while a solve runs (Ctrl-C still stops it); the library's
+// errors (bad input) arrive as ValueError with the command line's message.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
@@ -62,7 +62,15 @@ std::tuple<Array, nb::object, std::string> solve_spec(const ProblemSpec& spec,
   settings.device = device;
   settings.precision = parse_precision(precision);
   settings.tolerance = tolerance;
-  const ResolvedSolve r = resolve(settings);
+  ResolvedSolve r = resolve(settings);
+  // Ctrl-C: the solve runs without the interpreter's lock, so the signal only sets a flag;
+  // the progress hook (its first call 0.2 s in, then once a second) takes the lock, lets
+  // Python run its handlers and, on KeyboardInterrupt, unwinds the solve with it.
+  r.options.progress_after = 0.2;
+  r.options.on_progress = [](const ProgressInfo&) {
+    nb::gil_scoped_acquire locked;
+    if (PyErr_CheckSignals() != 0) throw nb::python_error();
+  };
   return with_precision(r.precision, [&]<class T>() {
     std::optional<Discretization<T>> d;
     SolveReport report;

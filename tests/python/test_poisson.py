@@ -1,4 +1,5 @@
 """The Python module against the command line and against exact solutions."""
+import _thread
 import json
 import os
 import subprocess
@@ -112,3 +113,16 @@ def test_the_interpreter_runs_other_threads_during_a_solve():
     # With the lock held the counter could not move while the solve ran.
     assert seconds > 0.05
     assert during > 0.3 * seconds / 0.002, (during, seconds)
+
+
+def test_ctrl_c_stops_a_long_solve_within_seconds():
+    # Jacobi to 1e-12 on 1025^2 would take many minutes; Ctrl-C half a second in ends it.
+    timer = threading.Timer(0.5, _thread.interrupt_main)
+    timer.start()
+    start = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        gridsolve.poisson(n=1025, solver="jacobi", tol=1e-12)
+    timer.join()
+    assert time.perf_counter() - start < 5
+    # The module still works afterwards.
+    assert gridsolve.poisson(n=17, solver="cg").report["converged"]
