@@ -21,7 +21,7 @@
 #include "gridsolve/problem/assemble.hpp"
 #include "gridsolve/problem/model_problems.hpp"
 #include "gridsolve/problem/stencil_operator_part.hpp"
-#include "gridsolve/solve/direct_poisson.hpp"
+#include "gridsolve/solve/solve_on_ranks.hpp"
 #include "gridsolve/solve/solver.hpp"
 #include "gridsolve/solve/solver_registry.hpp"
 
@@ -100,15 +100,9 @@ ScalingRow measure(const ScalingBenchSettings& s, const std::string& kind, int n
   const Grid& g = whole.op.grid;
   row.grid = describe_nodes(g);
   row.one_rank_unknowns_ratio = std::pow(double(n - 2) / double(baseline_n - 2), double(s.dims));
-  // A solver on slabs (fft) gets every rank along its slab axis; the others the grid with
-  // the fewest face values.
-  std::array<int, 3> grid{};
-  if (find_solver(s.solver).slabs && slab_axis(whole.op) >= 0) {
-    grid = {1, 1, 1};
-    grid[std::size_t(slab_axis(whole.op))] = comm.size();
-  }
-  auto parts = std::make_shared<const Decomposition>(g.box(Centring::node()), g.dims, comm.size(),
-                                                     std::array<bool, 3>{}, grid);
+  auto parts = std::make_shared<const Decomposition>(
+      g.box(Centring::node()), g.dims, comm.size(), std::array<bool, 3>{},
+      default_process_grid(find_solver(s.solver), whole.op, comm.size()));
   row.process_grid = parts->describe();
   const StencilOperator<double> op = operator_part(whole.op, parts, comm.rank()).copy_to(s.device);
   Field<double> u = field_part(whole.u, parts, comm.rank()).copy_to(s.device);

@@ -144,6 +144,17 @@ LinkTraffic& link_traffic() {
   return t;
 }
 
+void exchange_over_ranks(Device d, std::span<const Message> outgoing,
+                         std::span<const Message> incoming) {
+  LinkTraffic& traffic = link_traffic();
+  ++traffic.exchanges;
+  for (const Message& m : outgoing) traffic.bytes_sent += std::int64_t(m.bytes.size());
+  if (d == Device::cpu)
+    Communicator::world().exchange(outgoing, incoming);
+  else
+    DeviceLink::world().exchange(outgoing, incoming);
+}
+
 void sum_over_ranks(Device d, std::span<double> values) {
   if (Communicator::world().size() == 1) return;
   ++link_traffic().all_reduces;

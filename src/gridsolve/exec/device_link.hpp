@@ -56,4 +56,9 @@ LinkTraffic& link_traffic();
 // device link for GPU memory. Every rank calls it.
 void sum_over_ranks(Device d, std::span<double> values);
 
+// Communicator::exchange for messages in memory of device d: MPI for host memory, the
+// device link for GPU memory; counted in link_traffic (one exchange, the outgoing bytes).
+void exchange_over_ranks(Device d, std::span<const Message> outgoing,
+                         std::span<const Message> incoming);
+
 }  // namespace gridsolve

@@ -51,13 +51,7 @@ void gather_parts_everywhere(const Field<T>& part, Field<T>& whole) {
     boxes.push_back(parts.box(r));
     ++m;
   }
-  LinkTraffic& traffic = link_traffic();
-  ++traffic.exchanges;
-  traffic.bytes_sent += std::int64_t(offset[1] * sizeof(T) * outgoing.size());
-  if (d == Device::cpu)
-    comm.exchange(outgoing, incoming);
-  else
-    DeviceLink::world().exchange(outgoing, incoming);
+  exchange_over_ranks(d, outgoing, incoming);
   for (std::size_t m = 0; m < boxes.size(); ++m)
     packing::copy_slab(d, to, boxes[m], ncomp, buffer + offset[m + 1], false);
 }

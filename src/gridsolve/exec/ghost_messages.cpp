@@ -119,13 +119,7 @@ void exchange_ghost_messages(Field<T>& f, const GhostSides& sides, int axis, con
     incoming[m].bytes =
         std::as_writable_bytes(std::span<T>(at, offset[sends + m + 1] - offset[sends + m]));
   }
-  LinkTraffic& traffic = link_traffic();
-  ++traffic.exchanges;
-  traffic.bytes_sent += std::int64_t(offset[sends] * sizeof(T));
-  if (device == Device::cpu)
-    comm.exchange(outgoing, incoming);
-  else
-    DeviceLink::world().exchange(outgoing, incoming);
+  exchange_over_ranks(device, outgoing, incoming);
   for (std::size_t m = 0; m < incoming.size(); ++m)
     packing::copy_slab(device, v, receive_slabs[m], ncomp, packed + offset[sends + m], false);
 }

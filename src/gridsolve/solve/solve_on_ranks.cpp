@@ -25,20 +25,25 @@ std::string describe(const RanksUsed& used) {
 }
 
 template <class T>
+std::array<int, 3> default_process_grid(const SolverInfo& solver, const StencilOperator<T>& whole,
+                                        int ranks) {
+  const int axis = solver.slabs ? slab_axis(whole) : -1;
+  if (axis < 0) return {0, 0, 0};
+  std::array<int, 3> grid{1, 1, 1};
+  grid[std::size_t(axis)] = ranks;
+  return grid;
+}
+
+template <class T>
 SolveReport solve_on_ranks(const ResolvedSolve& r, const StencilOperator<T>& whole, Field<T>& u,
                            const std::string& ranks_grid, RanksUsed& used, SolutionOn where) {
   const Communicator& comm = Communicator::world();
   const Grid& g = whole.grid;
   std::array<bool, 3> periodic{};
   for (int a = 0; a < 3; ++a) periodic[a] = (whole.periodic >> a) & 1;
-  std::array<int, 3> asked = ranks_grid.empty()
-                                 ? std::array<int, 3>{0, 0, 0}
-                                 : parse_ranks_grid(ranks_grid, g.dims, comm.size());
-  // A solver on slabs (fft) gets every rank along its slab axis unless the user chose.
-  if (ranks_grid.empty() && r.solver->slabs && slab_axis(whole) >= 0) {
-    asked = {1, 1, 1};
-    asked[std::size_t(slab_axis(whole))] = comm.size();
-  }
+  const std::array<int, 3> asked = ranks_grid.empty()
+                                       ? default_process_grid(*r.solver, whole, comm.size())
+                                       : parse_ranks_grid(ranks_grid, g.dims, comm.size());
   const Decomposition even(g.box(Centring::node()), g.dims, comm.size(), periodic, asked);
   // A masked domain's cuts follow its unknowns, so that no rank waits on a fuller one.
   auto parts = std::make_shared<const Decomposition>(
@@ -62,6 +67,10 @@ SolveReport solve_on_ranks(const ResolvedSolve& r, const StencilOperator<T>& who
   return report;
 }
 
+template std::array<int, 3> default_process_grid(const SolverInfo&, const StencilOperator<float>&,
+                                                 int);
+template std::array<int, 3> default_process_grid(const SolverInfo&, const StencilOperator<double>&,
+                                                 int);
 template SolveReport solve_on_ranks(const ResolvedSolve&, const StencilOperator<float>&,
                                     Field<float>&, const std::string&, RanksUsed&, SolutionOn);
 template SolveReport solve_on_ranks(const ResolvedSolve&, const StencilOperator<double>&,

@@ -2,6 +2,7 @@
 // part (its own GPU, or the CPU), the solution gathered back: the one path the commands
 // and applications take under mpirun.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -24,6 +25,12 @@ struct RanksUsed {
 
 // "2 (process grid 1x2) on cuda:0, cuda:1; device buffers by NCCL 2.28.3".
 std::string describe(const RanksUsed& used);
+
+// The process grid to ask for when the user named none: a solver on slabs (fft) gets every
+// rank on its slab axis; any other {0, 0, 0}, which lets the decomposition choose.
+template <class T>
+std::array<int, 3> default_process_grid(const SolverInfo& solver, const StencilOperator<T>& whole,
+                                        int ranks);
 
 // Who holds the whole solution afterwards.
 enum class SolutionOn { root, every_rank };

@@ -92,13 +92,7 @@ void transpose(Device d, const SlabSplit& sp, const std::array<int, 3>& n, const
       received += ib.cells();
     }
   }
-  LinkTraffic& traffic = link_traffic();
-  ++traffic.exchanges;
-  traffic.bytes_sent += sent * std::int64_t(sizeof(T));
-  if (d == Device::cpu)
-    Communicator::world().exchange(out, in);
-  else
-    DeviceLink::world().exchange(out, in);
+  exchange_over_ranks(d, out, in);
   for (std::size_t m = 0; m < in_boxes.size(); ++m) {
     const Box& ib = in_boxes[m];
     const std::array<int, 3> e{ib.extent(0), ib.extent(1), ib.extent(2)};

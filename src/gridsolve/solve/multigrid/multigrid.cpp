@@ -47,10 +47,6 @@ std::int64_t split_level_nodes(const MultigridOptions& o, Device d) {
   return d == Device::cpu ? std::int64_t(1) << 15 : std::int64_t(1) << 20;
 }
 
-}  // namespace
-
-namespace {
-
 // Every loop below that reads neighbours first lets the level's operator refresh the
 // periodic images it reads (nothing when no axis is periodic).
 template <class T>
