@@ -91,14 +91,10 @@ std::tuple<Array, nb::object, std::string> solve_spec(const ProblemSpec& spec,
   });
 }
 
-std::tuple<Array, nb::object, std::string> model_poisson(int n, int dims, const std::string& sides,
-                                                         const std::string& mask,
-                                                         const std::string& k,
-                                                         const std::string& rhs,
-                                                         const std::string& solver,
-                                                         const std::string& device,
-                                                         const std::string& precision,
-                                                         std::optional<double> tolerance) {
+std::tuple<Array, nb::object, std::string> model_poisson(
+    int n, int dims, const std::string& sides, const std::string& mask, const std::string& k,
+    const std::string& rhs, const std::string& solver, const std::string& device,
+    const std::string& precision, std::optional<double> tolerance) {
   ModelProblem m;
   m.n = n, m.dims = dims, m.sides = sides, m.mask = mask, m.coefficient = k, m.rhs = rhs;
   return solve_spec(make_model_problem(m), solver, device, precision, tolerance);

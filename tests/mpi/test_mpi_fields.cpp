@@ -55,7 +55,9 @@ void check_gather_everywhere(const Box& global, int dims, int ncomp) {
   auto parts = std::make_shared<const Decomposition>(global, dims, comm.size());
   Field<T> whole(global, dims, ncomp, 1, Device::cpu);
   const FieldView<T> w = whole.view();
-  auto value = [](int i, int j, int k, int c) { return T(3 + 0.25 * i - 5.5 * j + 77 * k + 1000 * c); };
+  auto value = [](int i, int j, int k, int c) {
+    return T(3 + 0.25 * i - 5.5 * j + 77 * k + 1000 * c);
+  };
   for (int c = 0; c < ncomp; ++c)
     for (int k = global.lo[2]; k <= global.hi[2]; ++k)
       for (int j = global.lo[1]; j <= global.hi[1]; ++j)
@@ -69,7 +71,8 @@ void check_gather_everywhere(const Box& global, int dims, int ncomp) {
   for (int c = 0; c < ncomp; ++c)
     for (int k = global.lo[2]; k <= global.hi[2]; ++k)
       for (int j = global.lo[1]; j <= global.hi[1]; ++j)
-        for (int i = global.lo[0]; i <= global.hi[0]; ++i) wrong += g(i, j, k, c) != value(i, j, k, c);
+        for (int i = global.lo[0]; i <= global.hi[0]; ++i)
+          wrong += g(i, j, k, c) != value(i, j, k, c);
   EXPECT_EQ(wrong, 0) << dims << "D, rank " << comm.rank() << " of a " << parts->describe();
   EXPECT_EQ(g(global.lo[0] - 1, global.lo[1], global.lo[2], 0), T(0));  // a ghost: untouched
 }

@@ -241,7 +241,8 @@ TEST(MpiSolvers, TransformSolverOnSlabs) {
   cube.n = 12;
   expect_same_answer(cube, "fft", residual_rule(1e-10), 1e-10, {1, 1, n});
   if (n > 1) {
-    Discretization<double> whole = assemble<double>(make_model_problem(ModelProblem{}), Device::cpu);
+    Discretization<double> whole =
+        assemble<double>(make_model_problem(ModelProblem{}), Device::cpu);
     Parted across = split(whole, {n, 1, 1});
     try {
       make_solver<double>("fft")->solve(across.op, across.u, residual_rule(1e-8));

@@ -277,9 +277,10 @@ int run(int argc, char** argv) {
     const bool scaling_bench = *bench && bench_settings.what == "scaling";
     if (!*solve && !*magnet && !scaling_bench && Communicator::world().size() > 1)
       // Each rank would run the whole command alone, all writing the same files.
-      throw Error(fmt::format("{} runs on one process; under mpirun only poisson, heat, solve, "
-                              "magnet, bench scaling and info run",
-                              app.get_subcommands().front()->get_name()));
+      throw Error(
+          fmt::format("{} runs on one process; under mpirun only poisson, heat, solve, "
+                      "magnet, bench scaling and info run",
+                      app.get_subcommands().front()->get_name()));
     if (*solve) {
       RunConfig cfg = load_config(config_path);
       RunSettings s;

@@ -35,7 +35,7 @@ T* message_scratch(Device d, std::size_t count) {
   return reinterpret_cast<T*>(b.data());
 }
 
-#define GRIDSOLVE_INSTANTIATE(T)                                                             \
+#define GRIDSOLVE_INSTANTIATE(T)                                                      \
   template void copy_slab<T>(Device, const FieldView<T>&, const Box&, int, T*, bool); \
   template T* message_scratch<T>(Device, std::size_t);
 GRIDSOLVE_INSTANTIATE(float)

@@ -15,8 +15,8 @@ nlohmann::json json_number(double value) {
 void add_ranks_json(const RanksUsed& used, const std::string& device, nlohmann::json& j) {
   j["ranks"] = used.ranks;
   j["ranks_grid"] = used.grid;
-  j["devices"] = used.devices.empty() ? nlohmann::json::array({device})
-                                      : nlohmann::json(used.devices);
+  j["devices"] =
+      used.devices.empty() ? nlohmann::json::array({device}) : nlohmann::json(used.devices);
   if (!used.device_link.empty()) j["device_link"] = used.device_link;
   if (!used.unknowns_per_rank.empty()) j["unknowns_per_rank"] = used.unknowns_per_rank;
 }

@@ -84,7 +84,7 @@ fast_poisson::TransformProblem transform_problem(const Grid& g, double k,
     for (int s = 0; s < 2; ++s)
       p.sides[a][s] = sides[2 * a + s] == BoundaryKind::dirichlet  ? fast_poisson::Side::dirichlet
                       : sides[2 * a + s] == BoundaryKind::periodic ? fast_poisson::Side::periodic
-                                                                    : fast_poisson::Side::neumann;
+                                                                   : fast_poisson::Side::neumann;
   return p;
 }
 
@@ -127,7 +127,8 @@ fast_poisson::SlabSplit slab_split(const Decomposition& parts, int rank, int t, 
 template <class T>
 int slab_axis(const StencilOperator<T>& op) {
   std::array<int, 3> first{0, 0, 0}, m{1, 1, 1};
-  for (int a = 0; a < op.grid.dims; ++a) std::tie(first[a], m[a]) = unknown_range(op.grid, op.sides, a);
+  for (int a = 0; a < op.grid.dims; ++a)
+    std::tie(first[a], m[a]) = unknown_range(op.grid, op.sides, a);
   return fast_poisson::line_axis_of(transform_problem(op.grid, 1.0, op.sides, m));
 }
 
@@ -162,8 +163,9 @@ void DirectPoisson<T>::setup(const LinearOperator<T>& any) {
   if (several) {
     const fast_poisson::TransformProblem whole = transform_problem(g, op.k_constant, op.sides, m);
     const int t = fast_poisson::line_axis_of(whole);
-    require(t >= 0, "fft on several ranks needs an axis that is not periodic (every side is "
-                    "periodic here: run it on one rank)");
+    require(t >= 0,
+            "fft on several ranks needs an axis that is not periodic (every side is "
+            "periodic here: run it on one rank)");
     split = slab_split(*op.parts, op.rank, t, dims, first, m);
   }
   std::string key =
@@ -177,7 +179,8 @@ void DirectPoisson<T>::setup(const LinearOperator<T>& any) {
     local_first[split.t] += split.t_start[std::size_t(split.rank)];
     local_m[split.t] = split.t_count(split.rank);
   }
-  const std::size_t count = std::max<std::size_t>(std::size_t(local_m[0]) * local_m[1] * local_m[2], 1);
+  const std::size_t count =
+      std::max<std::size_t>(std::size_t(local_m[0]) * local_m[1] * local_m[2], 1);
   if (c.key != key) {
     c.fft.reset();
     c.bcr.reset();

@@ -203,7 +203,8 @@ class OverlappedSweep {
     cuda::check(cudaEventRecord(arrived_, side_), "exchange event");
     tuned::jacobi_sweep(op, in, out, weight, max_update, &interior_, true);
     cuda::check(cudaStreamWaitEvent(cudaStreamLegacy, arrived_, 0), "exchange wait");
-    for (const Box& strip : strips_) tuned::jacobi_sweep(op, in, out, weight, max_update, &strip, false);
+    for (const Box& strip : strips_)
+      tuned::jacobi_sweep(op, in, out, weight, max_update, &strip, false);
   }
 
  private:

@@ -63,7 +63,8 @@ SolveReport solve_on_ranks(const ResolvedSolve& r, const StencilOperator<T>& who
   SolveReport report = run_solve<T>(r, op, mine);
   gather_parts(mine, u);
   if (where == SolutionOn::every_rank)  // the whole storage, ghosts and all, from rank 0
-    comm.broadcast(std::as_writable_bytes(std::span<T>(u.storage(), std::size_t(u.storage_size()))));
+    comm.broadcast(
+        std::as_writable_bytes(std::span<T>(u.storage(), std::size_t(u.storage_size()))));
   return report;
 }
 

@@ -60,7 +60,9 @@ class Solver {
  protected:
   void require_ranks_supported(const LinearOperator<T>* o) const {
     require(!o || !o->shape().parts || runs_on_ranks(),
-            name() + " does not run on several ranks yet; jacobi, sor, rb-gs, mg, mgcg, cg, pcg, bicgstab and hypre-pfmg do");
+            name() +
+                " does not run on several ranks yet; jacobi, sor, rb-gs, mg, mgcg, cg, pcg, "
+                "bicgstab and hypre-pfmg do");
   }
   // The operator of the last setup; solving before setup is a programming error.
   const LinearOperator<T>& op() const {

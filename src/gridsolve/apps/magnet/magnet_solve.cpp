@@ -102,9 +102,9 @@ MagnetField solve_typed(const MagnetDesign& d, const MagnetSolveSettings& s) {
   r.device = s.device;
   r.precision = precision_of<T>();
   r.options = s.options;
-  out.report = on_ranks ? solve_on_ranks<T>(r, disc.op, disc.u, "", out.ranks,
-                                            SolutionOn::every_rank)
-                        : run_solve<T>(r, disc.op, disc.u);
+  out.report = on_ranks
+                   ? solve_on_ranks<T>(r, disc.op, disc.u, "", out.ranks, SolutionOn::every_rank)
+                   : run_solve<T>(r, disc.op, disc.u);
 
   const auto t1 = std::chrono::steady_clock::now();
   // One copy of u to the host, read in place (no packed intermediate), rows in parallel;

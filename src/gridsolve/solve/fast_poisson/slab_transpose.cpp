@@ -31,7 +31,8 @@ struct Dense {
   int m[3];
   int first[3];
   GRIDSOLVE_HD std::int64_t at(int i, int j, int k) const {
-    return (i - first[0]) + std::int64_t(m[0]) * ((j - first[1]) + std::int64_t(m[1]) * (k - first[2]));
+    return (i - first[0]) +
+           std::int64_t(m[0]) * ((j - first[1]) + std::int64_t(m[1]) * (k - first[2]));
   }
 };
 
@@ -50,7 +51,8 @@ Box block(const SlabSplit& sp, const std::array<int, 3>& n, int tr, int sr) {
 template <class T>
 void copy_block(Device d, const Box& b, const T* from, const Dense& f, T* to, const Dense& t) {
   if (b.empty()) return;
-  for_each(d, b, [=] GRIDSOLVE_HD(int i, int j, int k) { to[t.at(i, j, k)] = from[f.at(i, j, k)]; });
+  for_each(d, b,
+           [=] GRIDSOLVE_HD(int i, int j, int k) { to[t.at(i, j, k)] = from[f.at(i, j, k)]; });
 }
 
 // One transpose: from this rank's layout `from` (slabs when to_lines) into its other one.
@@ -82,11 +84,14 @@ void transpose(Device d, const SlabSplit& sp, const std::array<int, 3>& n, const
     if (!ob.empty()) {
       const std::array<int, 3> e{ob.extent(0), ob.extent(1), ob.extent(2)};
       copy_block(d, ob, src, from, send + sent, dense(e, {ob.lo[0], ob.lo[1], ob.lo[2]}));
-      out.push_back(Message{q, tag, std::as_writable_bytes(std::span<T>(send + sent, std::size_t(ob.cells())))});
+      out.push_back(Message{
+          q, tag, std::as_writable_bytes(std::span<T>(send + sent, std::size_t(ob.cells())))});
       sent += ob.cells();
     }
     if (!ib.empty()) {
-      in.push_back(Message{q, tag, std::as_writable_bytes(std::span<T>(receive + received, std::size_t(ib.cells())))});
+      in.push_back(Message{
+          q, tag,
+          std::as_writable_bytes(std::span<T>(receive + received, std::size_t(ib.cells())))});
       in_boxes.push_back(ib);
       in_at.push_back(receive + received);
       received += ib.cells();
@@ -96,7 +101,8 @@ void transpose(Device d, const SlabSplit& sp, const std::array<int, 3>& n, const
   for (std::size_t m = 0; m < in_boxes.size(); ++m) {
     const Box& ib = in_boxes[m];
     const std::array<int, 3> e{ib.extent(0), ib.extent(1), ib.extent(2)};
-    copy_block(d, ib, static_cast<const T*>(in_at[m]), dense(e, {ib.lo[0], ib.lo[1], ib.lo[2]}), dst, to);
+    copy_block(d, ib, static_cast<const T*>(in_at[m]), dense(e, {ib.lo[0], ib.lo[1], ib.lo[2]}),
+               dst, to);
   }
 }
 
@@ -114,11 +120,11 @@ void lines_to_slabs(Device d, const SlabSplit& sp, const std::array<int, 3>& n, 
   transpose(d, sp, n, lines, slabs, send, receive, false);
 }
 
-#define GRIDSOLVE_INSTANTIATE(T)                                                              \
-  template void slabs_to_lines<T>(Device, const SlabSplit&, const std::array<int, 3>&,       \
-                                  const T*, T*, T*, T*);                                      \
-  template void lines_to_slabs<T>(Device, const SlabSplit&, const std::array<int, 3>&,       \
-                                  const T*, T*, T*, T*);
+#define GRIDSOLVE_INSTANTIATE(T)                                                                 \
+  template void slabs_to_lines<T>(Device, const SlabSplit&, const std::array<int, 3>&, const T*, \
+                                  T*, T*, T*);                                                   \
+  template void lines_to_slabs<T>(Device, const SlabSplit&, const std::array<int, 3>&, const T*, \
+                                  T*, T*, T*);
 GRIDSOLVE_INSTANTIATE(float)
 GRIDSOLVE_INSTANTIATE(double)
 

@@ -103,8 +103,9 @@ TransformPoisson<T>::TransformPoisson(Device device, const TransformProblem& p, 
     require(line_axis_ >= 0,
             "fft on several ranks needs an axis that is not periodic (every axis periodic: run it "
             "on one rank)");
-    require(split_.t == line_axis_ && split_.s >= 0 && split_.s < p.dims && split_.s != split_.t,
-            "fft on several ranks splits the line axis into slabs and a transformed axis into lines");
+    require(
+        split_.t == line_axis_ && split_.s >= 0 && split_.s < p.dims && split_.s != split_.t,
+        "fft on several ranks splits the line axis into slabs and a transformed axis into lines");
     shape_.m = split_.slab_extent(n_, split_.rank);  // each rank transforms its own slab
     lines = split_.lines_extent(n_, split_.rank);
   }
@@ -118,8 +119,10 @@ TransformPoisson<T>::TransformPoisson(Device device, const TransformProblem& p, 
     const std::size_t size = std::size_t(lines[0]) * lines[1] * lines[2];
     // The GPU keeps its line scratch in the tridiagonal back end; this one serves there
     // only the singular constant-mode line.
-    scratch_ = Buffer<T>(device, device == Device::cuda && !singular_ ? 1 : std::max<std::size_t>(size, 1));
-    sigma_ = Buffer<double>(device, std::max<std::size_t>(size / std::size_t(lines[line_axis_]), 1));
+    scratch_ = Buffer<T>(device,
+                         device == Device::cuda && !singular_ ? 1 : std::max<std::size_t>(size, 1));
+    sigma_ =
+        Buffer<double>(device, std::max<std::size_t>(size / std::size_t(lines[line_axis_]), 1));
     if (split_.several()) {
       const std::size_t slab = std::size_t(shape_.m[0]) * shape_.m[1] * shape_.m[2];
       lines_ = Buffer<T>(device, std::max<std::size_t>(size, 1));

@@ -281,7 +281,8 @@ void MultigridHierarchy<T>::restrict_down(int l, Field<T>& fine, Field<T>& coars
   const Device d = fine_->device;
   if (here.gathers) {
     gather_parts_everywhere(fine, here.gathered);
-    gridsolve::exchange_ghosts(here.gathered, here.whole_sides);  // restriction reads across periodic sides
+    gridsolve::exchange_ghosts(here.gathered,
+                               here.whole_sides);  // restriction reads across periodic sides
     multigrid::restrict_residual(here.gathered, here.weights, coarse, coarse_rhs, here.next, d);
     return;
   }
@@ -499,7 +500,8 @@ void MultigridHierarchy<T>::cycle_at(int l, const StencilView<T>& view, Field<T>
 
 template <class T>
 void MultigridHierarchy<T>::cycle(Field<T>& u, const Field<T>* b) {
-  launch(cycle_recording_, u.storage(), b ? b->storage() : nullptr, [&] { cycle_at(0, fine_->view(b), u, to_string(options_.cycle)[0]); });
+  launch(cycle_recording_, u.storage(), b ? b->storage() : nullptr,
+         [&] { cycle_at(0, fine_->view(b), u, to_string(options_.cycle)[0]); });
 }
 
 template <class T>
