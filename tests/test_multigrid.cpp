@@ -118,6 +118,14 @@ TEST(Multigrid, BadOptionsAreErrors) {
   EXPECT_THROW(MultigridOptions::parse("X", 2, 2, "rb-gs"), Error);
   EXPECT_THROW(MultigridOptions::parse("V", 0, 0, "rb-gs"), Error);
   EXPECT_THROW(MultigridOptions::parse("V", 2, 2, "ilu"), Error);
+  MultigridOptions negative;  // how deep levels stay split on ranks: never below zero
+  negative.split_nodes = -1;
+  try {
+    negative.validate();
+    ADD_FAILURE() << "a negative split_nodes passed";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("split_nodes"), std::string::npos) << e.what();
+  }
 }
 
 // k = 1000 inside a square, 1 outside; mixed sides; an L-shaped cut-out.

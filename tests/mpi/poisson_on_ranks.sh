@@ -39,6 +39,12 @@ if [ "$np" -gt 1 ]; then
   code=$?
   [ "$code" -eq 2 ] || fail "buneman on ranks: exit $code, want 2: $(cat "$work/bcr.txt")"
   grep -q "does not run on several ranks" "$work/bcr.txt" || fail "buneman on ranks: $(cat "$work/bcr.txt")"
+  # fft on a grid split across its transformed axis: exit 2, naming the grid to use.
+  timeout 60 "${launch[@]}" "$gridsolve" poisson --n 17 --solver fft --device cpu \
+    --ranks-grid "${np}x1" >"$work/fft.txt" 2>&1
+  code=$?
+  [ "$code" -eq 2 ] || fail "fft on ${np}x1: exit $code, want 2: $(cat "$work/fft.txt")"
+  grep -q -- "--ranks-grid 1x$np" "$work/fft.txt" || fail "fft on ${np}x1: $(cat "$work/fft.txt")"
   timeout 60 "${launch[@]}" "$gridsolve" poisson --n 17 --solver cg --device cpu \
     --ranks-grid "$((np + 1))x1" >"$work/grid.txt" 2>&1
   code=$?
