@@ -1,10 +1,20 @@
 // Discretizes a ProblemSpec into a StencilOperator and a starting field.
 #pragma once
+#include <memory>
+
+#include "gridsolve/exec/decomposition.hpp"
 #include "gridsolve/exec/field.hpp"
 #include "gridsolve/problem/problem_spec.hpp"
 #include "gridsolve/problem/stencil_operator.hpp"
 
 namespace gridsolve {
+
+// One rank's part of a problem: rank `rank`'s box of `parts`, a decomposition of the grid's
+// nodes. No decomposition: the whole problem.
+struct RankPart {
+  std::shared_ptr<const Decomposition> parts;
+  int rank = 0;
+};
 
 template <class T>
 struct Discretization {

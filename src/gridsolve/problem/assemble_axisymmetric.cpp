@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/exec/communicator.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
 #include "gridsolve/problem/assembly_data.hpp"
 #include "gridsolve/problem/domain_marks.hpp"
@@ -175,7 +176,7 @@ struct CutView {
 
 template <class T>
 Discretization<T> assemble_axisymmetric(const ProblemSpec& spec, Device device,
-                                        const CutFlux& cut_flux) {
+                                        const CutFlux& cut_flux, const RankPart& part) {
   spec.validate();
   const Grid& g = spec.grid;
   require(g.dims == 2,
@@ -190,6 +191,11 @@ Discretization<T> assemble_axisymmetric(const ProblemSpec& spec, Device device,
   const int nx = g.n[0], ny = g.n[1];
   const double dr = g.spacing[0], dz = g.spacing[1];
 
+  const bool split = bool(part.parts);
+  require(!split || (part.parts->global().lo == g.nodes().lo &&
+                     part.parts->global().hi == g.nodes().hi && part.parts->dims() == 2),
+          "a rank's part is assembled from a decomposition of the grid's nodes");
+
   // Everything is built in the memory of the device that solves.
   StencilOperator<T> op;
   op.grid = g;
@@ -197,14 +203,34 @@ Discretization<T> assemble_axisymmetric(const ProblemSpec& spec, Device device,
   op.device = device;
   op.uniform = false;
   op.active = g.nodes();
-  Field<T> u(g, device), ap(g, device), aw(g, device), ae(g, device), asf(g, device), an(g, device),
-      rhs(g, device);
-  Field<std::uint8_t> mask(g, device), elements(g, Centring::cell(), 1, 1, device);
-  detail::mark_nodes(spec, mask, u);
-  detail::mark_elements(g, mask, elements);
+  // A field of the whole grid, or of the part's box (global indices), with ghost width w.
+  auto node_field = [&]<class V>(V, int w) {
+    return split ? Field<V>(part.parts, part.rank, 1, w, device)
+                 : Field<V>(g, Centring::node(), 1, w, device);
+  };
+  Field<T> u = node_field(T(), 1), ap = node_field(T(), 1), aw = node_field(T(), 1),
+           ae = node_field(T(), 1), asf = node_field(T(), 1), an = node_field(T(), 1),
+           rhs = node_field(T(), 1);
+  Field<std::uint8_t> mask = node_field(std::uint8_t(), 1);
+  // The rows of a part's ghost nodes (what its solver reads beside its box) are those of
+  // the whole operator: their elements need node marks one node further out.
+  Field<std::uint8_t> wide = split ? node_field(std::uint8_t(), 2) : Field<std::uint8_t>();
+  Field<std::uint8_t>& kind = split ? wide : mask;
+  Box element_box = split ? part.parts->box(part.rank) : g.box(Centring::cell());
+  element_box.centring = Centring::cell();
+  Field<std::uint8_t> elements(element_box, 2, 1, split ? 2 : 1, device);
+  detail::mark_nodes(spec, kind, u);
+  detail::mark_elements(g, kind, elements);
   const detail::ElementMarks em{elements.cview(), 2};
+  // The nodes whose rows are assembled: every node, or the part's box and its ghosts.
+  const Box rows = split ? part.parts->box(part.rank).grown(1).intersect(g.nodes()) : g.nodes();
+  if (split) {
+    const FieldView<const std::uint8_t> from = wide.cview();
+    const FieldView<std::uint8_t> to = mask.view();
+    for_each(device, rows, [=] GRIDSOLVE_HD(int i, int j, int k) { to(i, j, k) = from(i, j, k); });
+  }
 
-  const detail::AssemblyData data(spec, device, true);
+  const detail::AssemblyData data(spec, device, true, rows);
   const detail::FaceConductivity k_face = data.k_face;
   const SampleView fv = data.f;
   detail::SideData sides;
@@ -230,7 +256,7 @@ Discretization<T> assemble_axisymmetric(const ProblemSpec& spec, Device device,
   const int n[2] = {nx, ny};
   const double r0 = g.origin[0];
   // One row per node, independent of the others: the loop body runs where the solve does.
-  for_each(device, g.nodes(), [=] GRIDSOLVE_HD(int i, int j, int) {
+  for_each(device, rows, [=] GRIDSOLVE_HD(int i, int j, int) {
     std::uint8_t kd = mv(i, j, 0);
     const int around = em.around(i, j, 0, -1, 0);
     if (kd == std::uint8_t(NodeKind::free) && around == 0) {
@@ -289,13 +315,18 @@ Discretization<T> assemble_axisymmetric(const ProblemSpec& spec, Device device,
     apv(i, j, 0) = T(diag);
     rv(i, j, 0) = T(b);
   });
+  if (split) {
+    op.global_active = g.nodes();
+    op.active = g.nodes().intersect(part.parts->box(part.rank));
+  }
   const FieldView<const std::uint8_t> kv = mask.cview();
-  const std::int64_t unknowns = reduce<std::int64_t>(
+  std::int64_t unknowns = reduce<std::int64_t>(
       device, op.active,
       [=] GRIDSOLVE_HD(int i, int j, int k) -> std::int64_t {
         return kv(i, j, k) == std::uint8_t(NodeKind::free) ? 1 : 0;
       },
       SumOp{}, std::int64_t(0));
+  if (split) unknowns = std::int64_t(Communicator::world().sum(double(unknowns)));
   require(unknowns > 0, "the domain is empty: every node is fixed or outside, nothing to solve");
   bool anchored = false;
   for (int f = 0; f < 4; ++f)
@@ -310,6 +341,8 @@ Discretization<T> assemble_axisymmetric(const ProblemSpec& spec, Device device,
   op.rhs = std::move(rhs);
   op.mask = std::move(mask);
   op.unknowns = unknowns;
+  op.parts = part.parts;
+  op.rank = part.rank;
   op.jacobi_radius = jacobi_radius_estimate(spec);
   for (int f = 0; f < 6; ++f) op.sides[f] = spec.boundaries[f].kind;
   op.k_constant = 0;  // not the Cartesian constant-k operator that structured solvers want
@@ -325,8 +358,8 @@ Discretization<T> assemble_axisymmetric(const ProblemSpec& spec, Device device,
 }
 
 template Discretization<float> assemble_axisymmetric<float>(const ProblemSpec&, Device,
-                                                            const CutFlux&);
+                                                            const CutFlux&, const RankPart&);
 template Discretization<double> assemble_axisymmetric<double>(const ProblemSpec&, Device,
-                                                              const CutFlux&);
+                                                              const CutFlux&, const RankPart&);
 
 }  // namespace gridsolve

@@ -19,8 +19,11 @@ using CutFlux = std::function<double(double r, double z, int axis, int sign)>;
 // Neumann / Robin sides and cut faces enter b weighted by r. dr and dz may differ.
 // Needs a 2D grid with r >= 0 (grid.geometry should say axisymmetric; it is not
 // checked, so Cartesian specs can be assembled in this form too).
+// With a part, only that rank's part is assembled, on its device: its box and ghost rows,
+// exactly the values operator_part cuts from the whole operator, without the whole ever
+// being held; unknowns counts every rank's (each rank of the run calls it).
 template <class T>
 Discretization<T> assemble_axisymmetric(const ProblemSpec& spec, Device device,
-                                        const CutFlux& cut_flux = {});
+                                        const CutFlux& cut_flux = {}, const RankPart& part = {});
 
 }  // namespace gridsolve

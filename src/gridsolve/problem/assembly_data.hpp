@@ -38,8 +38,11 @@ struct AssemblyData {
   FaceConductivity k_face;
   SampleView k_side[6], g_side[6], f;
 
-  AssemblyData(const ProblemSpec& spec, Device dev, bool need_faces) {
+  // `within`: the nodes whose rows are assembled (a rank's box and its ghosts); formulas
+  // are sampled there and on the faces around it only. Per-node arrays are taken whole.
+  AssemblyData(const ProblemSpec& spec, Device dev, bool need_faces, Box within = {}) {
     const Grid& g = spec.grid;
+    within = within.empty() ? g.nodes() : within.intersect(g.nodes());
     const int d = g.dims;
     auto hold = [&](Samples s) {
       keep.push_back(std::move(s));
@@ -54,6 +57,7 @@ struct AssemblyData {
       for (int a = 0; a < d && !per_node_k; ++a) {
         Box b = g.nodes();
         b.hi[a] -= 1;
+        b = b.intersect(within), b.lo[a] -= b.lo[a] > 0 ? 1 : 0;  // the face below the first
         std::array<int, 3> half{0, 0, 0};
         half[a] = 1;
         k_face.faces[a] = hold(Samples::of(spec.k, g, b, half, dev));
@@ -64,10 +68,11 @@ struct AssemblyData {
       if (bc.kind == BoundaryKind::dirichlet || bc.kind == BoundaryKind::periodic) continue;
       Box side = g.nodes();
       side.lo[face / 2] = side.hi[face / 2] = (face % 2) ? g.n[face / 2] - 1 : 0;
+      side = side.intersect(within);
       k_side[face] = per_node_k ? k_nodes : hold(Samples::of(spec.k, g, side, {0, 0, 0}, dev));
       g_side[face] = hold(Samples::of(bc.g, g, side, {0, 0, 0}, dev));
     }
-    f = spec.f_nodes.empty() ? hold(Samples::of(spec.f, g, g.nodes(), {0, 0, 0}, dev))
+    f = spec.f_nodes.empty() ? hold(Samples::of(spec.f, g, within, {0, 0, 0}, dev))
                              : hold(Samples::of_nodes(spec.f_nodes, g, dev));
   }
   // keep's views point into its elements' storage, which moves with them.

@@ -36,10 +36,25 @@ Box region_nodes(const MaskRegion& r, const Grid& g) {
   return b;
 }
 
+namespace {
+
+// The indices a field holds, ghosts included (a 2D field has none along z).
+template <class T>
+Box held(const Field<T>& f) {
+  Box b = f.interior().grown(f.ghost());
+  if (f.dims() < 3) b.lo[2] = b.hi[2] = f.interior().lo[2];
+  return b;
+}
+
+}  // namespace
+
 template <class T>
 void mark_nodes(const ProblemSpec& spec, Field<std::uint8_t>& kind, Field<T>& u) {
   const Grid& g = spec.grid;
   const Device dev = kind.device();
+  // Only the nodes the fields hold are marked: all of them for whole fields, a rank's box
+  // and its ghosts for a part (kind may reach further than u).
+  const Box reach = g.nodes().intersect(held(kind)), u_reach = held(u);
   const FieldView<std::uint8_t> kv = kind.view();
   const FieldView<T> uv = u.view();
   // Sampled values stay alive until every loop queued on the device has run.
@@ -50,12 +65,14 @@ void mark_nodes(const ProblemSpec& spec, Field<std::uint8_t>& kind, Field<T>& u)
     const int axis = f / 2;
     Box side = g.nodes();
     side.lo[axis] = side.hi[axis] = (f % 2) ? g.n[axis] - 1 : 0;
+    side = side.intersect(reach);
+    if (side.empty()) continue;
     keep.push_back(Samples::of(bc.g, g, side, {0, 0, 0}, dev,
                                fmt::format("the Dirichlet value on {}", face_name(f))));
     const SampleView value = keep.back().view();
     for_each(dev, side, [=] GRIDSOLVE_HD(int i, int j, int k) {
       kv(i, j, k) = std::uint8_t(NodeKind::fixed);
-      uv(i, j, k) = T(value(i, j, k));
+      if (u_reach.contains(i, j, k)) uv(i, j, k) = T(value(i, j, k));
     });
   }
   for (std::size_t index = 0; index < spec.regions.size(); ++index) {
@@ -72,14 +89,16 @@ void mark_nodes(const ProblemSpec& spec, Field<std::uint8_t>& kind, Field<T>& u)
           "refine the grid",
           name, box, r.kind == NodeKind::outside ? " strictly inside it" : "", g.spacing[0]));
     }
+    const Box mine = b.intersect(reach);
+    if (mine.empty()) continue;
     const bool fixed = r.kind == NodeKind::fixed;
-    keep.push_back(fixed ? Samples::of(r.value, g, b, {0, 0, 0}, dev, name + " value")
+    keep.push_back(fixed ? Samples::of(r.value, g, mine, {0, 0, 0}, dev, name + " value")
                          : Samples::constant(0));
     const SampleView value = keep.back().view();
     const std::uint8_t mark = std::uint8_t(r.kind);
-    for_each(dev, b, [=] GRIDSOLVE_HD(int i, int j, int k) {
+    for_each(dev, mine, [=] GRIDSOLVE_HD(int i, int j, int k) {
       kv(i, j, k) = mark;
-      uv(i, j, k) = fixed ? T(value(i, j, k)) : T(0);
+      if (u_reach.contains(i, j, k)) uv(i, j, k) = fixed ? T(value(i, j, k)) : T(0);
     });
   }
   synchronize(dev);
@@ -87,7 +106,12 @@ void mark_nodes(const ProblemSpec& spec, Field<std::uint8_t>& kind, Field<T>& u)
 
 void mark_elements(const Grid& g, const Field<std::uint8_t>& kind, Field<std::uint8_t>& inside) {
   const int d = g.dims;
-  const Box elements = g.box(Centring::cell());
+  // The elements `inside` holds whose corners `kind` holds: every element for whole fields.
+  Box corners_held = held(kind);
+  for (int a = 0; a < d; ++a) corners_held.hi[a] -= 1;
+  corners_held.centring = Centring::cell();
+  const Box elements = g.box(Centring::cell()).intersect(held(inside)).intersect(corners_held);
+  if (elements.empty()) return;
   const FieldView<const std::uint8_t> kv = kind.cview();
   const FieldView<std::uint8_t> in = inside.view();
   const int corners = d == 3 ? 8 : 4;

@@ -19,12 +19,14 @@ Box region_nodes(const MaskRegion& r, const Grid& g);
 
 // kind: free / fixed / outside per node (Dirichlet sides in face order, then the regions
 // in order, later ones overriding); u: the fixed nodes' values, 0 elsewhere. Both are
-// fresh zero fields on the assembling device.
+// fresh zero fields on the assembling device, whole or one rank's part: the nodes each
+// holds (ghosts included) are marked.
 template <class T>
 void mark_nodes(const ProblemSpec& spec, Field<std::uint8_t>& kind, Field<T>& u);
 
 // inside: 1 for an element (a cell, indexed by its lowest corner) none of whose corners
-// is outside, else 0; `inside` is a fresh zero cell-centred field with ghost width 1.
+// is outside, else 0; `inside` is a fresh zero cell-centred field (whole with ghost width
+// 1, or a part's); the elements it holds whose corners `kind` holds are marked.
 void mark_elements(const Grid& g, const Field<std::uint8_t>& kind, Field<std::uint8_t>& inside);
 
 // The element marks as loop bodies read them. Elements off the grid read as outside:

@@ -13,6 +13,8 @@
 #include "gridsolve/exec/device_link.hpp"
 #include "gridsolve/exec/field_part.hpp"
 #include "gridsolve/exec/memory.hpp"
+#include "gridsolve/exec/parallel_for.hpp"
+#include "gridsolve/problem/problem_spec.hpp"
 #include "gridsolve/problem/stencil_operator_part.hpp"
 #include "gridsolve/solve/direct_poisson.hpp"
 
@@ -48,23 +50,44 @@ SolveReport solve_on_ranks(const ResolvedSolve& r, const StencilOperator<T>& who
   // A masked domain's cuts follow its unknowns, so that no rank waits on a fuller one.
   auto parts = std::make_shared<const Decomposition>(
       whole.mask.empty() ? even : even.balanced(unknowns_per_plane(whole)));
+  const StencilOperator<T> op = operator_part(whole, parts, comm.rank()).copy_to(r.device);
+  Field<T> mine = field_part(u, parts, comm.rank()).copy_to(r.device);
+  return solve_parts(r, op, mine, u, used, where);
+}
+
+template <class T>
+SolveReport solve_parts(const ResolvedSolve& r, const StencilOperator<T>& part, Field<T>& u_part,
+                        Field<T>& whole, RanksUsed& used, SolutionOn where) {
+  const Communicator& comm = Communicator::world();
+  require(part.parts && part.device == r.device && u_part.device() == r.device,
+          "solve_parts takes each rank's part of the operator and of u on the device that solves");
   used.ranks = comm.size();
-  used.grid = parts->describe();
+  used.grid = part.parts->describe();
+  // Each rank counts its own unknowns; every rank learns all the counts.
+  const FieldView<const std::uint8_t> m =
+      part.mask.empty() ? FieldView<const std::uint8_t>{} : part.mask.cview();
+  const bool masked = !part.mask.empty();
+  const double mine = double(reduce<std::int64_t>(
+      r.device, part.active,
+      [=] GRIDSOLVE_HD(int i, int j, int k) -> std::int64_t {
+        return !masked || m(i, j, k) == std::uint8_t(NodeKind::free) ? 1 : 0;
+      },
+      SumOp{}, std::int64_t(0)));
   used.unknowns_per_rank.clear();
-  for (int rank = 0; rank < comm.size(); ++rank)
-    used.unknowns_per_rank.push_back(unknowns_in(whole, parts->box(rank)));
+  for (const double n : comm.gather_all(std::span<const double>(&mine, 1)))
+    used.unknowns_per_rank.push_back(std::int64_t(n));
   const double gpu = r.device == Device::cuda ? double(current_gpu()) : -1.0;
   used.devices.clear();
   for (const double n : comm.gather_all(std::span<const double>(&gpu, 1)))
     used.devices.push_back(n < 0 ? std::string("cpu") : fmt::format("cuda:{}", int(n)));
   if (r.device == Device::cuda) used.device_link = DeviceLink::world().describe();
-  const StencilOperator<T> op = operator_part(whole, parts, comm.rank()).copy_to(r.device);
-  Field<T> mine = field_part(u, parts, comm.rank()).copy_to(r.device);
-  SolveReport report = run_solve<T>(r, op, mine);
-  gather_parts(mine, u);
+  SolveReport report = run_solve<T>(r, part, u_part);
+  if (whole.empty() && (comm.is_root() || where == SolutionOn::every_rank))
+    whole = Field<T>(part.grid, part.active.centring, 1, u_part.ghost(), Device::cpu);
+  gather_parts(u_part, whole);
   if (where == SolutionOn::every_rank)  // the whole storage, ghosts and all, from rank 0
-    comm.broadcast(
-        std::as_writable_bytes(std::span<T>(u.storage(), std::size_t(u.storage_size()))));
+    comm.broadcast(std::as_writable_bytes(
+        std::span<T>(whole.storage(), std::size_t(whole.storage_size()))));
   return report;
 }
 
@@ -72,6 +95,10 @@ template std::array<int, 3> default_process_grid(const SolverInfo&, const Stenci
                                                  int);
 template std::array<int, 3> default_process_grid(const SolverInfo&, const StencilOperator<double>&,
                                                  int);
+template SolveReport solve_parts(const ResolvedSolve&, const StencilOperator<float>&, Field<float>&,
+                                 Field<float>&, RanksUsed&, SolutionOn);
+template SolveReport solve_parts(const ResolvedSolve&, const StencilOperator<double>&,
+                                 Field<double>&, Field<double>&, RanksUsed&, SolutionOn);
 template SolveReport solve_on_ranks(const ResolvedSolve&, const StencilOperator<float>&,
                                     Field<float>&, const std::string&, RanksUsed&, SolutionOn);
 template SolveReport solve_on_ranks(const ResolvedSolve&, const StencilOperator<double>&,

@@ -35,8 +35,16 @@ std::array<int, 3> default_process_grid(const SolverInfo& solver, const StencilO
 // Who holds the whole solution afterwards.
 enum class SolutionOn { root, every_rank };
 
-// Every rank calls it with the same whole operator and initial u (CPU, assembled whole by
-// each rank for now). The process grid is `ranks_grid` ("PxQ[xR]"; empty chooses), a
+// Every rank calls it with its own part of the operator and of the initial u, assembled on
+// its box on the device that solves (assemble_axisymmetric with a RankPart): the solve,
+// then u gathered into `whole` (a CPU field of the grid's nodes) on rank 0, or on every
+// rank; the other ranks' `whole` may be empty.
+template <class T>
+SolveReport solve_parts(const ResolvedSolve& r, const StencilOperator<T>& part, Field<T>& u_part,
+                        Field<T>& whole, RanksUsed& used, SolutionOn where = SolutionOn::root);
+
+// Every rank calls it with the same whole operator and initial u (CPU), each cutting its
+// part from them. The process grid is `ranks_grid` ("PxQ[xR]"; empty chooses), a
 // masked domain's cuts placed by unknowns. u comes back whole on rank 0 (or every rank);
 // the others' u is left as it was.
 template <class T>

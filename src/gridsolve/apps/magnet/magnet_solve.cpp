@@ -11,6 +11,7 @@
 #include "gridsolve/apps/magnet/magnet_problem.hpp"
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/communicator.hpp"
+#include "gridsolve/exec/decomposition.hpp"
 #include "gridsolve/exec/field.hpp"
 #include "gridsolve/exec/memory.hpp"
 #include "gridsolve/problem/assemble_axisymmetric.hpp"
@@ -81,12 +82,21 @@ MagnetField solve_typed(const MagnetDesign& d, const MagnetSolveSettings& s) {
   }
   const auto t0 = std::chrono::steady_clock::now();
   const ProblemSpec spec = make_magnet_problem(d);
-  // On several ranks the whole problem is assembled in host memory and split from there.
-  const bool on_ranks = Communicator::world().size() > 1;
-  const Device assembly_device = on_ranks ? Device::cpu : s.device;
+  // On several ranks each assembles its box of an even split, on its device.
+  const Communicator& comm = Communicator::world();
+  const bool on_ranks = comm.size() > 1;
+  RankPart part;
+  Grid held = spec.grid;  // the nodes this rank holds
+  if (on_ranks) {
+    part.parts = std::make_shared<const Decomposition>(spec.grid.box(Centring::node()), 2,
+                                                       comm.size());
+    part.rank = comm.rank();
+    const Box mine = part.parts->box(part.rank);
+    for (int a = 0; a < 2; ++a) held.n[a] = mine.extent(a);
+  }
   // The axisymmetric operator has its 5 coefficients per node.
-  require_solve_memory(spec.grid, sizeof(T), assembly_device, 5);
-  Discretization<T> disc = assemble_axisymmetric<T>(spec, assembly_device, magnet_cut_flux(d));
+  require_solve_memory(held, sizeof(T), s.device, 5);
+  Discretization<T> disc = assemble_axisymmetric<T>(spec, s.device, magnet_cut_flux(d), part);
   disc.op.jacobi_radius = source_jacobi_radius(spec.grid);
   out.assembly_seconds = since(t0);
   out.grid = spec.grid;
@@ -102,9 +112,11 @@ MagnetField solve_typed(const MagnetDesign& d, const MagnetSolveSettings& s) {
   r.device = s.device;
   r.precision = precision_of<T>();
   r.options = s.options;
-  out.report = on_ranks
-                   ? solve_on_ranks<T>(r, disc.op, disc.u, "", out.ranks, SolutionOn::every_rank)
-                   : run_solve<T>(r, disc.op, disc.u);
+  Field<T> whole;  // the potential gathered onto every rank
+  out.report = on_ranks ? solve_parts<T>(r, disc.op, disc.u, whole, out.ranks,
+                                         SolutionOn::every_rank)
+                        : run_solve<T>(r, disc.op, disc.u);
+  if (on_ranks) disc.u = std::move(whole);
 
   const auto t1 = std::chrono::steady_clock::now();
   // One copy of u to the host, read in place (no packed intermediate), rows in parallel;

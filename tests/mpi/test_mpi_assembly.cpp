@@ -1,0 +1,138 @@
+// Assembly on each rank's box: the part a rank assembles alone equals the part cut from the
+// whole operator, value for value (rows of the box and of its ghosts, marks, right-hand side,
+// fixed values), on 1-4 ranks; and solving the parts gives the whole problem's answer.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <string>
+
+#include "gridsolve/exec/communicator.hpp"
+#include "gridsolve/exec/decomposition.hpp"
+#include "gridsolve/exec/field_part.hpp"
+#include "gridsolve/problem/assemble_axisymmetric.hpp"
+#include "gridsolve/problem/stencil_operator_part.hpp"
+#include "gridsolve/solve/solve_on_ranks.hpp"
+#include "gridsolve/solve/solver_registry.hpp"
+
+namespace gridsolve {
+namespace {
+
+// An (r, z) problem with everything a row can hold: a cut-out whose surface carries a
+// flux, a fixed region, Neumann, Robin and Dirichlet sides, k and f as formulas.
+ProblemSpec axisymmetric_spec(int nr, int nz) {
+  ProblemSpec spec;
+  spec.grid = Grid::box(2, {nr, nz, 1}, {0, 0, 0}, {1.0, 1.5, 0});
+  spec.grid.geometry = Geometry::axisymmetric;
+  spec.k = Expression::parse("1 + 0.5 * x * y");
+  spec.f = Expression::parse("sin(3 * x) + y");
+  for (BoundaryCondition& bc : spec.boundaries) {
+    bc.kind = BoundaryKind::neumann;
+    bc.g = Expression::value(0.25);
+  }
+  spec.boundaries[x_high].kind = BoundaryKind::robin;
+  spec.boundaries[x_high].alpha = 2;
+  spec.boundaries[y_low].kind = BoundaryKind::dirichlet;
+  spec.boundaries[y_low].g = Expression::parse("x * x");
+  MaskRegion hole;
+  hole.kind = NodeKind::outside;
+  hole.lo = {-0.1, -0.1, 0};
+  hole.hi = {0.35, 0.6, 0};
+  spec.regions.push_back(hole);
+  MaskRegion fixed;
+  fixed.kind = NodeKind::fixed;
+  fixed.lo = {0.6, 1.0, 0};
+  fixed.hi = {0.8, 1.2, 0};
+  fixed.value = Expression::value(3);
+  spec.regions.push_back(fixed);
+  return spec;
+}
+
+double cut_flux(double r, double z, int axis, int sign) {
+  return sign * (axis == 1 ? 2.0 + r : 0.5 * z);
+}
+
+// The largest difference between two fields over what `part` holds, ghosts included
+// (within the grid), over every rank.
+template <class V>
+double worst_difference(const Field<V>& part, const Field<V>& cut, const Box& nodes) {
+  const Box b = part.interior().grown(1).intersect(nodes);
+  const FieldView<const V> a = part.cview(), c = cut.cview();
+  double worst = 0;
+  for (int j = b.lo[1]; j <= b.hi[1]; ++j)
+    for (int i = b.lo[0]; i <= b.hi[0]; ++i)
+      worst = std::max(worst, std::fabs(double(a(i, j, 0)) - double(c(i, j, 0))));
+  return Communicator::world().max(worst);
+}
+
+TEST(MpiAssembly, AxisymmetricPartEqualsTheCutOfTheWhole) {
+  const Communicator& comm = Communicator::world();
+  const ProblemSpec spec = axisymmetric_spec(41, 61);
+  const Discretization<double> whole = assemble_axisymmetric<double>(spec, Device::cpu, cut_flux);
+  for (const std::array<int, 3> grid :
+       {std::array<int, 3>{0, 0, 0}, std::array<int, 3>{comm.size(), 1, 1}}) {
+    RankPart part;
+    part.parts = std::make_shared<const Decomposition>(spec.grid.box(Centring::node()), 2,
+                                                       comm.size(), std::array<bool, 3>{}, grid);
+    part.rank = comm.rank();
+    const Discretization<double> mine =
+        assemble_axisymmetric<double>(spec, Device::cpu, cut_flux, part);
+    const StencilOperator<double> cut = operator_part(whole.op, part.parts, part.rank);
+    const Field<double> u_cut = field_part(whole.u, part.parts, part.rank);
+    const Box nodes = spec.grid.nodes();
+    const std::string what = "on a " + part.parts->describe() + " grid";
+    EXPECT_EQ(mine.op.unknowns, whole.op.unknowns) << what;
+    EXPECT_EQ(mine.op.active.lo, cut.active.lo) << what;
+    EXPECT_EQ(mine.op.active.hi, cut.active.hi) << what;
+    EXPECT_EQ(mine.op.global_active.hi, whole.op.active.hi) << what;
+    EXPECT_EQ(mine.op.parts.get(), part.parts.get()) << what;
+    EXPECT_EQ(mine.op.jacobi_radius, whole.op.jacobi_radius) << what;
+    EXPECT_EQ(worst_difference(mine.op.ap, cut.ap, nodes), 0.0) << what;
+    EXPECT_EQ(worst_difference(mine.op.aw, cut.aw, nodes), 0.0) << what;
+    EXPECT_EQ(worst_difference(mine.op.ae, cut.ae, nodes), 0.0) << what;
+    EXPECT_EQ(worst_difference(mine.op.as, cut.as, nodes), 0.0) << what;
+    EXPECT_EQ(worst_difference(mine.op.an, cut.an, nodes), 0.0) << what;
+    EXPECT_EQ(worst_difference(mine.op.rhs, cut.rhs, nodes), 0.0) << what;
+    EXPECT_EQ(worst_difference(mine.op.mask, cut.mask, nodes), 0.0) << what;
+    EXPECT_EQ(worst_difference(mine.u, u_cut, nodes), 0.0) << what;
+  }
+}
+
+TEST(MpiAssembly, PartsAssembledAloneSolveToTheWholeAnswer) {
+  const ProblemSpec spec = axisymmetric_spec(65, 97);
+  Discretization<double> whole = assemble_axisymmetric<double>(spec, Device::cpu, cut_flux);
+  ResolvedSolve r;
+  r.solver = &find_solver("mgcg");
+  r.device = Device::cpu;
+  r.options.tolerance = 1e-10;
+  const SolveReport one = run_solve<double>(r, whole.op, whole.u);
+  const Communicator& comm = Communicator::world();
+  RankPart part;
+  part.parts = std::make_shared<const Decomposition>(spec.grid.box(Centring::node()), 2,
+                                                     comm.size());
+  part.rank = comm.rank();
+  Discretization<double> mine = assemble_axisymmetric<double>(spec, Device::cpu, cut_flux, part);
+  Field<double> gathered;
+  RanksUsed used;
+  const SolveReport many =
+      solve_parts<double>(r, mine.op, mine.u, gathered, used, SolutionOn::every_rank);
+  EXPECT_TRUE(one.converged && many.converged) << one.reason << " / " << many.reason;
+  EXPECT_EQ(many.iterations, one.iterations);  // multigrid's levels are the whole ones, split
+  EXPECT_EQ(used.ranks, comm.size());
+  std::int64_t counted = 0;
+  for (const std::int64_t n : used.unknowns_per_rank) counted += n;
+  EXPECT_EQ(counted, whole.op.unknowns);
+  ASSERT_FALSE(gathered.empty());
+  double largest = 0, worst = 0;
+  const FieldView<const double> a = whole.u.cview(), b = gathered.cview();
+  for (int j = 0; j < spec.grid.n[1]; ++j)
+    for (int i = 0; i < spec.grid.n[0]; ++i) {
+      largest = std::max(largest, std::fabs(a(i, j, 0)));
+      worst = std::max(worst, std::fabs(a(i, j, 0) - b(i, j, 0)));
+    }
+  EXPECT_GT(largest, 0.1);
+  EXPECT_LE(worst, 1e-9 * largest);
+}
+
+}  // namespace
+}  // namespace gridsolve
