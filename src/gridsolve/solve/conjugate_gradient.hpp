@@ -19,9 +19,8 @@ class ConjugateGradient final : public Solver<T> {
   ConjugateGradient(CgPreconditioner pc, MultigridOptions mg = {});
   ~ConjugateGradient() override;
   std::string name() const override;
-  // Plain, Jacobi- and multigrid-preconditioned; the single-precision cycle does not split
-  // yet.
-  bool runs_on_ranks() const override { return kind_ != CgPreconditioner::multigrid_float; }
+  // Every kind: plain, Jacobi-, multigrid- and single-precision-multigrid-preconditioned.
+  bool runs_on_ranks() const override { return true; }
   // Builds the preconditioner (for mgcg the multigrid hierarchy, which needs a stencil
   // operator; cg and pcg take any) and the iteration's workspace.
   void setup(const LinearOperator<T>& op) override;

@@ -6,24 +6,38 @@ namespace gridsolve {
 
 namespace {
 
-// Every node, ghosts included. Float and double fields pad rows differently, so the
-// copy goes node by node, not through the raw storage.
+// Every node, ghosts included (global indices: a rank's part too). Float and double
+// fields pad rows differently, so the copy goes node by node, not through the raw storage.
 template <class T, class S>
 void convert_into(const Field<S>& f, Field<T>& out) {
   const FieldView<const S> in = f.cview();
   const FieldView<T> o = out.view();
-  const auto n = f.layout().n;
-  const bool three = f.dims() == 3;
-  const Box all{{-1, -1, three ? -1 : 0}, {n[0], n[1], three ? n[2] : 0}};
+  Box all = f.interior().grown(f.ghost());
+  if (f.dims() < 3) all.lo[2] = all.hi[2] = f.interior().lo[2];
   for_each(f.device(), all, [=] GRIDSOLVE_HD(int i, int j, int k) { o(i, j, k) = T(in(i, j, k)); });
 }
 
+// A zero field shaped as f (its box, ghosts and decomposition) in another precision.
 template <class T, class S>
-Field<T> convert_field(const Field<S>& f, const Grid& g) {
+Field<T> field_like(const Field<S>& f) {
+  if (f.decomposition())
+    return Field<T>(f.shared_decomposition(), f.rank(), f.ncomp(), f.ghost(), f.device());
+  return Field<T>(f.interior(), f.dims(), f.ncomp(), f.ghost(), f.device());
+}
+
+template <class T, class S>
+Field<T> convert_field(const Field<S>& f) {
   if (f.empty()) return Field<T>();
-  Field<T> out(g, f.device());
+  Field<T> out = field_like<T>(f);
   convert_into(f, out);
   return out;
+}
+
+// A work field of the operator's unknowns' shape (a rank's part on several ranks).
+template <class T, class S>
+Field<T> work_field(const StencilOperator<S>& op) {
+  if (op.parts) return Field<T>(op.parts, op.rank, 1, 1, op.device);
+  return Field<T>(op.grid, op.device);
 }
 
 }  // namespace
@@ -37,12 +51,10 @@ StencilOperator<T> convert_operator(const StencilOperator<S>& op) {
   o.uniform = op.uniform;
   o.cp = T(op.cp), o.cw = T(op.cw), o.ce = T(op.ce), o.cs = T(op.cs), o.cn = T(op.cn);
   o.cb = T(op.cb), o.ct = T(op.ct), o.b_const = T(op.b_const);
-  const Grid& g = op.grid;
-  o.ap = convert_field<T>(op.ap, g), o.aw = convert_field<T>(op.aw, g),
-  o.ae = convert_field<T>(op.ae, g);
-  o.as = convert_field<T>(op.as, g), o.an = convert_field<T>(op.an, g);
-  o.ab = convert_field<T>(op.ab, g), o.at = convert_field<T>(op.at, g);
-  o.rhs = convert_field<T>(op.rhs, g);
+  o.ap = convert_field<T>(op.ap), o.aw = convert_field<T>(op.aw), o.ae = convert_field<T>(op.ae);
+  o.as = convert_field<T>(op.as), o.an = convert_field<T>(op.an);
+  o.ab = convert_field<T>(op.ab), o.at = convert_field<T>(op.at);
+  o.rhs = convert_field<T>(op.rhs);
   if (!op.mask.empty()) o.mask = op.mask.copy_to(op.device);
   o.unknowns = op.unknowns;
   o.jacobi_radius = op.jacobi_radius;
@@ -53,6 +65,9 @@ StencilOperator<T> convert_operator(const StencilOperator<S>& op) {
   o.singular = op.singular;
   o.periodic = op.periodic;
   o.rhs_mismatch = op.rhs_mismatch;
+  o.parts = op.parts;
+  o.rank = op.rank;
+  o.global_active = op.global_active;
   return o;
 }
 
@@ -60,8 +75,8 @@ MixedPrecisionMultigrid::MixedPrecisionMultigrid(const StencilOperator<double>& 
                                                  const MultigridOptions& o)
     : op_(convert_operator<float>(op)),
       hierarchy_(op_, o),
-      r_(op.grid, op.device),
-      z_(op.grid, op.device) {}
+      r_(work_field<float>(op)),
+      z_(work_field<float>(op)) {}
 
 bool MixedPrecisionMultigrid::update(const StencilOperator<double>& op) {
   StencilOperator<float> converted = convert_operator<float>(op);
