@@ -112,9 +112,13 @@ void print_design(const MagnetResult& r, const std::string& out) {
   fmt::print("  iterations   {}, relative residual {:.3e}\n", rep.iterations,
              rep.relative_residual);
   fmt::print(
-      "  time         {:.3f} s solve, {:.3f} s assembly, {:.3f} s post-processing, {:.3f} s "
-      "potential to the host{}\n",
-      rep.seconds, r.field.assembly_seconds, r.post_seconds, r.field.readback_seconds,
+      "  time         {:.3f} s solve + {:.3f} s solver setup, {:.3f} s assembly, {:.3f} s "
+      "post-processing, {:.3f} s potential to the host{}{}\n",
+      rep.seconds, rep.setup_seconds, r.field.assembly_seconds, r.post_seconds,
+      r.field.readback_seconds,
+      r.field.ranks.ranks > 1
+          ? fmt::format(" ({:.3f} s gathering it onto every rank)", r.field.gather_seconds)
+          : "",
       r.field.device_start_seconds > 0
           ? fmt::format("; {:.3f} s starting the GPU", r.field.device_start_seconds)
           : "");

@@ -95,8 +95,8 @@ int run_typed(const ProblemSpec& spec, const RunSettings& settings, ResolvedSolv
     fmt::print("  residual    {:.3e} (relative, ||b - Au|| / ||b||)\n", report.relative_residual);
     for (const std::string& note : report.notes) fmt::print("  note        {}\n", note);
     if (spec.exact) fmt::print("  max error   {:.3e} (against the exact solution)\n", error);
-    fmt::print("  time        {:.3f} s solve, {:.3f} s assembly\n", report.seconds,
-               assembly_seconds);
+    fmt::print("  time        {:.3f} s solve + {:.3f} s solver setup, {:.3f} s assembly\n",
+               report.seconds, report.setup_seconds, assembly_seconds);
     if (device_bytes_peak() > 0)
       fmt::print("  GPU memory  {:.2f} GiB at the peak\n",
                  double(device_bytes_peak()) / 1073741824.0);

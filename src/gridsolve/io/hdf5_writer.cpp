@@ -18,12 +18,24 @@
 #include <fmt/format.h>
 
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/exec/communicator.hpp"
 #include "gridsolve/io/atomic_file.hpp"
 #include "gridsolve/io/result_set.hpp"
 
 namespace gridsolve {
 
 namespace {
+
+// Set while the ranks write one file together: a failure on one rank then ends every rank
+// at once with its message (Communicator::abort) instead of unwinding through HDF5's
+// collective closes, which would wait for ranks that have moved on. The temporary is left
+// unpublished: no torn file takes the final name.
+bool writing_collectively = false;
+
+[[noreturn]] void write_failure(const std::string& message) {
+  if (writing_collectively) Communicator::world().abort(message, 1);
+  throw Error(message, Error::Kind::runtime);
+}
 
 // Owns one HDF5 identifier; every early exit (an exception included) closes it, so a
 // failed write never leaves the file open and locked.
@@ -120,14 +132,11 @@ void write_double_attribute(hid_t object, const char* attr_name, const double* v
                             const std::string& where) {
   const hsize_t len = hsize_t(count);
   Hid space(H5Screate_simple(1, &len, nullptr), H5Sclose);
-  if (!space.ok())
-    throw Error(fmt::format("cannot write '{}': HDF5 dataspace failed", where),
-                Error::Kind::runtime);
+  if (!space.ok()) write_failure(fmt::format("cannot write '{}': HDF5 dataspace failed", where));
   Hid attr(H5Acreate2(object, attr_name, H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
            H5Aclose);
   if (!attr.ok() || H5Awrite(attr.get(), H5T_NATIVE_DOUBLE, values) < 0 || !attr.close())
-    throw Error(fmt::format("cannot write attribute '{}' in '{}'", attr_name, where),
-                Error::Kind::runtime);
+    write_failure(fmt::format("cannot write attribute '{}' in '{}'", attr_name, where));
 }
 
 void write_int_attribute(hid_t object, const char* attr_name, int value, const std::string& where) {
@@ -136,8 +145,7 @@ void write_int_attribute(hid_t object, const char* attr_name, int value, const s
            H5Aclose);
   if (!space.ok() || !attr.ok() || H5Awrite(attr.get(), H5T_NATIVE_INT, &value) < 0 ||
       !attr.close())
-    throw Error(fmt::format("cannot write attribute '{}' in '{}'", attr_name, where),
-                Error::Kind::runtime);
+    write_failure(fmt::format("cannot write attribute '{}' in '{}'", attr_name, where));
 }
 
 // What the HDF5 library says went wrong, innermost first: for a failed write that is
@@ -176,7 +184,7 @@ void skip_hdf5_exit_handler() {
 }
 
 [[noreturn]] void hdf5_failure(const std::string& what) {
-  throw Error(fmt::format("{}: {}", what, hdf5_error_text()), Error::Kind::runtime);
+  write_failure(fmt::format("{}: {}", what, hdf5_error_text()));
 }
 
 void write_string_attribute(hid_t object, const char* attr_name, const std::string& value,
@@ -196,8 +204,11 @@ void write_string_attribute(hid_t object, const char* attr_name, const std::stri
 // `label` is the final name, for messages. Every HDF5 call that can fail on a full disk
 // (dataset writes, attribute writes, closes, the final flush) is checked, so a failure
 // never reaches the rename.
+// collective: every rank of the run calls it with its part of each dataset (DatasetSource::
+// whole the dataset's box), and they write the one file together (parallel HDF5).
 void write_hdf5_file(const std::string& path, const std::string& label, const Grid& g,
-                     const std::vector<DatasetSource>& sources, const std::string& run_id) {
+                     const std::vector<DatasetSource>& sources, const std::string& run_id,
+                     bool collective = false) {
   for (const DatasetSource& s : sources) {
     const Box b = box_of(g, s.centring, s.box);
     const std::size_t expected = std::size_t(b.cells()) * std::size_t(s.ncomp);
@@ -206,7 +217,22 @@ void write_hdf5_file(const std::string& path, const std::string& label, const Gr
   }
   skip_hdf5_exit_handler();
   const QuietHdf5Errors quiet;
-  Hid file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+  Hid access(H5Pcreate(H5P_FILE_ACCESS), H5Pclose), transfer(H5Pcreate(H5P_DATASET_XFER), H5Pclose);
+  if (collective) {
+#if GRIDSOLVE_HAVE_PARALLEL_HDF5
+    writing_collectively = true;
+    if (H5Pset_fapl_mpio(access.get(), MPI_COMM_WORLD, MPI_INFO_NULL) < 0 ||
+        H5Pset_dxpl_mpio(transfer.get(), H5FD_MPIO_COLLECTIVE) < 0)
+      hdf5_failure(fmt::format("cannot open '{}' on every rank (MPI-IO)", label));
+#else
+    throw Error("this build's HDF5 cannot write one file from several ranks");
+#endif
+  }
+  // Cleared on every way out: later failures are this rank's own again.
+  struct Clear {
+    ~Clear() { writing_collectively = false; }
+  } clear;
+  Hid file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()), H5Fclose);
   if (!file.ok())
     hdf5_failure(fmt::format("cannot create HDF5 file '{}' (writing '{}')", path, label));
   if (!run_id.empty()) write_string_attribute(file.get(), "run_id", run_id, label);
@@ -214,17 +240,27 @@ void write_hdf5_file(const std::string& path, const std::string& label, const Gr
     const std::string where = fmt::format("{}:/{}", label, s.name);
     Box b = box_of(g, s.centring, s.box);
     b.centring = s.centring;
-    const std::vector<hsize_t> shape = dataset_shape(b, g.dims, s.ncomp);
+    Box whole = s.whole.empty() ? b : s.whole;  // the dataset's box; b is this rank's share
+    whole.centring = s.centring;
+    const std::vector<hsize_t> shape = dataset_shape(whole, g.dims, s.ncomp);
     Hid space(H5Screate_simple(int(shape.size()), shape.data(), nullptr), H5Sclose);
     if (!space.ok()) hdf5_failure(fmt::format("cannot write '{}': HDF5 dataspace failed", where));
+    const std::vector<hsize_t> count = dataset_shape(b, g.dims, s.ncomp);
+    std::vector<hsize_t> start(count.size(), 0);
+    for (int a = 0; a < g.dims; ++a) start[std::size_t(g.dims - 1 - a)] = hsize_t(b.lo[a] - whole.lo[a]);
+    Hid memory(H5Screate_simple(int(count.size()), count.data(), nullptr), H5Sclose);
+    if (!memory.ok() || H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start.data(), nullptr,
+                                            count.data(), nullptr) < 0)
+      hdf5_failure(fmt::format("cannot write '{}': HDF5 dataspace failed", where));
     const hid_t file_type = s.single ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
     const hid_t mem_type = s.single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
     Hid dset(H5Dcreate2(file.get(), s.name.c_str(), file_type, space.get(), H5P_DEFAULT,
                         H5P_DEFAULT, H5P_DEFAULT),
              H5Dclose);
-    if (!dset.ok() || H5Dwrite(dset.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, s.data) < 0)
+    if (!dset.ok() ||
+        H5Dwrite(dset.get(), mem_type, memory.get(), space.get(), transfer.get(), s.data) < 0)
       hdf5_failure(fmt::format("cannot write dataset '{}'", where));
-    const std::array<double, 3> origin = first_point(g, b);
+    const std::array<double, 3> origin = first_point(g, whole);
     write_double_attribute(dset.get(), "origin", origin.data(), g.dims, where);
     write_double_attribute(dset.get(), "spacing", g.spacing.data(), g.dims, where);
     write_string_attribute(dset.get(), "centring", s.centring.describe(), where);
@@ -408,12 +444,14 @@ std::vector<V> written_values(const std::vector<V>& values, const Box& b, int nc
 
 // Per point of box b: 1 when every grid node of that point is outside (a node is its
 // own; a cell or face spans the two nodes around it on each cell axis).
+// `outside` holds one entry per node of `over` (x fastest).
 std::vector<std::uint8_t> blanked_points(const Grid& g, const Box& b,
-                                         const std::vector<std::uint8_t>& outside) {
+                                         const std::vector<std::uint8_t>& outside,
+                                         const Box& over) {
   if (outside.empty()) return {};
   std::vector<std::uint8_t> blank;
   blank.reserve(std::size_t(b.cells()));
-  const std::size_t nx = std::size_t(g.n[0]), ny = std::size_t(g.n[1]);
+  const std::size_t nx = std::size_t(over.extent(0)), ny = std::size_t(over.extent(1));
   for (int k = b.lo[2]; k <= b.hi[2]; ++k)
     for (int j = b.lo[1]; j <= b.hi[1]; ++j)
       for (int i = b.lo[0]; i <= b.hi[0]; ++i) {
@@ -423,8 +461,9 @@ std::vector<std::uint8_t> blanked_points(const Grid& g, const Box& b,
         for (int dk = 0; dk < span[2] && all; ++dk)
           for (int dj = 0; dj < span[1] && all; ++dj)
             for (int di = 0; di < span[0] && all; ++di)
-              all = outside[std::size_t(i + di) +
-                            nx * (std::size_t(j + dj) + ny * std::size_t(k + dk))] != 0;
+              all = outside[std::size_t(i + di - over.lo[0]) +
+                            nx * (std::size_t(j + dj - over.lo[1]) +
+                                  ny * std::size_t(g.dims == 3 ? k + dk - over.lo[2] : 0))] != 0;
         blank.push_back(all);
       }
   return blank;
@@ -442,7 +481,7 @@ void write_field_hdf5(const std::string& h5_path, const std::string& dataset, co
   const std::vector<T> values = written_values(f.to_vector(), b, ncomp, stored, {});
   write_hdf5_file_atomically(h5_path, g,
                              {DatasetSource{dataset, values.data(), values.size(), sizeof(T) == 4,
-                                            f.centring(), b, stored, ncomp}},
+                                            f.centring(), b, Box{}, stored, ncomp}},
                              {});
 }
 
@@ -457,15 +496,22 @@ FieldFileWriter& FieldFileWriter::add(const std::string& name, const Field<T>& f
   for (const Stored& s : fields_)
     require(s.name != name, fmt::format("field '{}' was added twice to one output file", name));
   check_field_matches_grid(f, grid_, name);
+  const bool part = f.decomposition() != nullptr && f.decomposition()->ranks() > 1;
+  require(fields_.empty() || part == on_ranks_,
+          fmt::format("field '{}' is {} while the file's other fields are {}", name,
+                      part ? "one rank's part" : "whole", on_ranks_ ? "parts" : "whole"));
+  on_ranks_ = part;
   fields_.push_back(Stored{name, f.to_vector(), f.centring(), f.interior(), f.ncomp()});
   return *this;
 }
 
-FieldFileWriter& FieldFileWriter::blank_outside(std::vector<std::uint8_t> outside) {
-  require(outside.empty() || outside.size() == std::size_t(grid_.node_count()),
-          fmt::format("the outside marks have {} entries, the grid has {} nodes", outside.size(),
-                      grid_.node_count()));
+FieldFileWriter& FieldFileWriter::blank_outside(std::vector<std::uint8_t> outside, Box over) {
+  if (over.empty()) over = grid_.nodes();
+  require(outside.empty() || outside.size() == std::size_t(over.cells()),
+          fmt::format("the outside marks have {} entries for {} nodes", outside.size(),
+                      over.cells()));
   outside_ = std::move(outside);
+  outside_box_ = over;
   return *this;
 }
 
@@ -478,15 +524,19 @@ void FieldFileWriter::collect(std::vector<Values>& buffers, std::vector<DatasetS
     const int stored = s.ncomp == 2 && grid_.dims == 2 ? 3 : s.ncomp;
     Box b = s.box;
     b.centring = s.centring;
-    const std::vector<std::uint8_t> blank = blanked_points(grid_, b, outside_);
+    const std::vector<std::uint8_t> blank = blanked_points(grid_, b, outside_, outside_box_);
+    // A rank's part goes into the dataset of the whole grid's box, which the XDMF describes.
+    Box whole = on_ranks_ ? grid_.box(s.centring) : Box{};
+    whole.centring = s.centring;
     std::visit(
         [&](const auto& v) {
           using V = typename std::decay_t<decltype(v)>::value_type;
           buffers.emplace_back(written_values(v, b, s.ncomp, stored, blank));
           const auto& w = std::get<std::vector<V>>(buffers.back());
           sources.push_back(DatasetSource{s.name, w.data(), w.size(), sizeof(V) == 4, s.centring, b,
-                                          stored, s.ncomp});
-          attributes.push_back(XdmfAttribute{s.name, int(sizeof(V)), s.centring, stored, b});
+                                          whole, stored, s.ncomp});
+          attributes.push_back(
+              XdmfAttribute{s.name, int(sizeof(V)), s.centring, stored, on_ranks_ ? whole : b});
         },
         s.values);
   }
@@ -503,6 +553,7 @@ void check_basename(const std::string& basename) {
 FieldFilePaths FieldFileWriter::write(const std::string& dir, const std::string& basename,
                                       const std::string& run_id) const {
   check_basename(basename);
+  require(!on_ranks_, "fields that are ranks' parts are written by stage_on_ranks on every rank");
   std::vector<Values> buffers;
   std::vector<DatasetSource> sources;
   std::vector<XdmfAttribute> attributes;
@@ -531,6 +582,7 @@ std::string hdf5_run_id(const std::string& h5_path) {
 }
 
 std::string FieldFileWriter::stage_hdf5(ResultSet& set, const std::string& h5_name) const {
+  require(!on_ranks_, "fields that are ranks' parts are written by stage_on_ranks on every rank");
   std::vector<Values> buffers;
   std::vector<DatasetSource> sources;
   std::vector<XdmfAttribute> attributes;
@@ -540,8 +592,38 @@ std::string FieldFileWriter::stage_hdf5(ResultSet& set, const std::string& h5_na
   return path;
 }
 
+bool parallel_hdf5_available() {
+#if GRIDSOLVE_HAVE_PARALLEL_HDF5
+  return true;
+#else
+  return false;
+#endif
+}
+
+FieldFilePaths FieldFileWriter::stage_on_ranks(ResultSet* set, const std::string& basename) const {
+  check_basename(basename);
+  const Communicator& comm = Communicator::world();
+  require((set != nullptr) == comm.is_root(), "rank 0, and only rank 0, stages the file set");
+  std::vector<Values> buffers;
+  std::vector<DatasetSource> sources;
+  std::vector<XdmfAttribute> attributes;
+  collect(buffers, sources, attributes);
+  const std::string h5 = basename + ".h5", xdmf = basename + ".xdmf";
+  // Rank 0 names the temporary; every rank opens it and writes its part; HDF5's collective
+  // close returns on rank 0 once every rank's data is in, and only then is it staged.
+  std::string temp = set ? set->stage(h5) : std::string();
+  std::string label = set ? set->path_of(h5) : std::string();
+  std::string run_id = set ? set->run_id() : std::string();
+  comm.broadcast(temp), comm.broadcast(label), comm.broadcast(run_id);
+  write_hdf5_file(temp, label, grid_, sources, run_id, on_ranks_);
+  if (!set) return {};
+  set->stage_text(xdmf, xdmf_text(h5, grid_, attributes, run_id));
+  return {set->path_of(h5), set->path_of(xdmf)};
+}
+
 FieldFilePaths FieldFileWriter::stage(ResultSet& set, const std::string& basename) const {
   check_basename(basename);
+  require(!on_ranks_, "fields that are ranks' parts are written by stage_on_ranks on every rank");
   std::vector<Values> buffers;
   std::vector<DatasetSource> sources;
   std::vector<XdmfAttribute> attributes;

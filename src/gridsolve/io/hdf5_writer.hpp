@@ -25,6 +25,7 @@ struct DatasetSource {
   bool single = false;    // float rather than double
   Centring centring = Centring::node();
   Box box;        // the indices the values belong to (empty: the grid's box of `centring`)
+  Box whole;      // the dataset's indices when `box` is one rank's share of them (empty: box)
   int ncomp = 1;  // values per point as stored (a 2D vector is stored with 3)
   int field_components = 1;  // as the field has them
 };
@@ -90,7 +91,9 @@ class FieldFileWriter {
   // nodes; cell and face values whose nodes are all outside), the fields added before
   // and after this call alike: a value that was never solved for is never written as
   // if it had been.
-  FieldFileWriter& blank_outside(std::vector<std::uint8_t> outside);
+  // With `over` (a box of nodes), `outside` has one entry per node of that box only: a
+  // rank's box and the nodes around it, for fields that are its parts.
+  FieldFileWriter& blank_outside(std::vector<std::uint8_t> outside, Box over = {});
 
   // Creates `dir` if needed and writes dir/basename.h5 and dir/basename.xdmf, each
   // atomically; the .h5 goes first so the .xdmf never points at a missing file. A
@@ -102,6 +105,12 @@ class FieldFileWriter {
   // run id in both files: a "run_id" attribute on the HDF5 root, an Information
   // element in the XDMF).
   FieldFilePaths stage(ResultSet& set, const std::string& basename) const;
+  // The same pair written by every rank of the run together (parallel HDF5), each
+  // contributing its part of every field (fields added as ranks' parts: one .h5 holding
+  // the whole grid's datasets, exactly as one process writes them). Every rank calls it;
+  // `set` is rank 0's result set, null on the others. A write that fails on any rank ends
+  // every rank (exit 1) and leaves the staged file unpublished.
+  FieldFilePaths stage_on_ranks(ResultSet* set, const std::string& basename) const;
   // Only the HDF5 file, as `h5_name` (for a set that describes it with its own XDMF);
   // returns its final path.
   std::string stage_hdf5(ResultSet& set, const std::string& h5_name) const;
@@ -122,7 +131,13 @@ class FieldFileWriter {
                std::vector<XdmfAttribute>& attributes) const;
   Grid grid_;
   std::vector<Stored> fields_;
+  bool on_ranks_ = false;  // the fields are ranks' parts
   std::vector<std::uint8_t> outside_;
+  Box outside_box_;  // the nodes outside_ covers
 };
+
+// Whether this build's HDF5 writes one file from several ranks (FieldFileWriter::
+// stage_on_ranks); without it, rank 0 writes the gathered fields.
+bool parallel_hdf5_available();
 
 }  // namespace gridsolve

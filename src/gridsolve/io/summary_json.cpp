@@ -33,6 +33,7 @@ nlohmann::json to_json(const SolveReport& r) {
       {"relative_residual", json_number(r.relative_residual)},
       {"last_update", json_number(r.last_update)},
       {"seconds", json_number(r.seconds)},
+      {"setup_seconds", json_number(r.setup_seconds)},
       {"omega", json_number(r.omega)},
   };
 }

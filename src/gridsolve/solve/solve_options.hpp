@@ -68,7 +68,8 @@ struct SolveReport {
   int iterations = 0;
   double relative_residual = 0;  // at the end, always measured
   double last_update = 0;        // max |update| at the last check (update rule)
-  double seconds = 0;
+  double seconds = 0;        // the iteration (or the direct solve)
+  double setup_seconds = 0;  // building the solver for the operator (a multigrid hierarchy)
   double omega = 0;
   double rhs_norm = 0;
   // (iteration, watched value) at each check.

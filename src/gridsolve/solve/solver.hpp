@@ -1,6 +1,7 @@
 // Solver<T>: the interface every linear solver implements (set up once, solve many);
 // make_solver picks by name.
 #pragma once
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -49,8 +50,13 @@ class Solver {
   // One operator, one solve.
   SolveReport solve(const LinearOperator<T>& op, Field<T>& u, const SolveOptions& options) {
     require_ranks_supported(&op);  // before setup, which would build on the part alone
+    const auto t0 = std::chrono::steady_clock::now();
     setup(op);
-    return run(nullptr, u, options);
+    const double setup_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    SolveReport report = run(nullptr, u, options);
+    report.setup_seconds = setup_seconds;
+    return report;
   }
 
   // The iteration behind every solve above; b null means the operator's own right-hand

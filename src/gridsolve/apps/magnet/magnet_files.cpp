@@ -36,6 +36,8 @@ nlohmann::json summary_json(const MagnetResult& r) {
   j["solve"]["precision"] = r.field.precision;
   j["solve"]["assembly_seconds"] = r.field.assembly_seconds;
   j["solve"]["readback_seconds"] = r.field.readback_seconds;
+  j["solve"]["setup_seconds"] = r.field.report.setup_seconds;
+  if (r.field.ranks.ranks > 1) j["solve"]["gather_seconds"] = r.field.gather_seconds;
   j["solve"]["device_start_seconds"] = r.field.device_start_seconds;
   j["solve"]["rule"] = r.field.residual == "diagonal"
                            ? "relative residual ||D^-1 (b - Au)|| / ||D^-1 b||, D = diag(A)"

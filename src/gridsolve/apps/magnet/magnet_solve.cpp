@@ -113,10 +113,14 @@ MagnetField solve_typed(const MagnetDesign& d, const MagnetSolveSettings& s) {
   r.precision = precision_of<T>();
   r.options = s.options;
   Field<T> whole;  // the potential gathered onto every rank
+  const auto t_solve = std::chrono::steady_clock::now();
   out.report = on_ranks ? solve_parts<T>(r, disc.op, disc.u, whole, out.ranks,
                                          SolutionOn::every_rank)
                         : run_solve<T>(r, disc.op, disc.u);
-  if (on_ranks) disc.u = std::move(whole);
+  if (on_ranks) {
+    disc.u = std::move(whole);
+    out.gather_seconds = since(t_solve) - out.report.seconds - out.report.setup_seconds;
+  }
 
   const auto t1 = std::chrono::steady_clock::now();
   // One copy of u to the host, read in place (no packed intermediate), rows in parallel;

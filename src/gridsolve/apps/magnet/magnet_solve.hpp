@@ -72,11 +72,12 @@ struct MagnetField {
   // potential back to the host after the solve.
   double device_start_seconds = 0;
   double readback_seconds = 0;
+  double gather_seconds = 0;  // on several ranks: the parts of the potential onto every rank
   std::string device, precision;
   std::string residual = "volume";  // the measure the stopping rule watched
-  // Under mpirun: every rank assembles the whole problem in host memory, solves its part
-  // on its device with the others, and gets the whole potential back, so the design from
-  // it (the same on every rank) needs no further message.
+  // Under mpirun: every rank assembles its box of the problem on its device, solves it
+  // with the others, and gets the whole potential back, so the design from it (the same
+  // on every rank) needs no further message.
   RanksUsed ranks;
 
   double at(int i, int j) const {
