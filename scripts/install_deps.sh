@@ -2,7 +2,7 @@
 # Installs the Debian packages gridsolve builds against (Debian 12 / Ubuntu 24.04).
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libcli11-dev libtomlplusplus-dev libfmt-dev
-  libhdf5-dev libmuparser-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev
+  libhdf5-dev libhdf5-openmpi-dev libmuparser-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev
   libfftw3-dev liblapack-dev gnuplot-nox
   libopenmpi-dev openmpi-bin  # MPI: several processes, and the mpi-labelled tests' mpiexec
   libhypre-dev  # HYPRE: the structured-multigrid peer of `gridsolve bench mg`

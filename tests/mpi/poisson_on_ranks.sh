@@ -105,6 +105,23 @@ if [ "$np" -gt 1 ]; then
   if grep -q "^  result" "$work/badout.txt"; then fail "solved before refusing the --out"; fi
 fi
 
+# A disk that fills while the ranks write solution.h5 together (a file-size limit on every
+# rank): exit 1 with the reason, the previous results left whole, no new file published.
+if [ "$np" -gt 1 ]; then
+  "$gridsolve" poisson --n 17 --solver cg --device cpu -q --out "$work/full" >/dev/null 2>&1 ||
+    fail "the first results: exit $?"
+  before=$(cat "$work/full/summary.json")
+  # The limit on the ranks alone (the launcher needs its own shared-memory files).
+  timeout 60 "${launch[@]}" bash -c "ulimit -f 100; trap '' XFSZ; exec '$gridsolve' poisson \
+    --n 129 --solver cg --device cpu -q --out '$work/full'" >"$work/full.txt" 2>&1
+  code=$?
+  [ "$code" -eq 1 ] || fail "a full disk: exit $code, want 1: $(cat "$work/full.txt")"
+  grep -q "solution.h5" "$work/full.txt" || fail "a full disk: no reason naming the file: $(cat "$work/full.txt")"
+  [ "$(cat "$work/full/summary.json")" = "$before" ] || fail "a full disk replaced summary.json"
+  [ "$(find "$work/full" -maxdepth 1 -name 'solution.h5' -size +100k)" = "" ] ||
+    fail "a full disk published a partial solution.h5"
+fi
+
 # Ctrl-C (SIGINT to the launcher) in the middle of a long solve: every rank ends, within
 # seconds, and no result file is left.
 if [ "$np" -gt 1 ]; then

@@ -3,6 +3,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
+
+#include "gridsolve/exec/communicator.hpp"
 #include "gridsolve/io/atomic_file.hpp"
 #include "gridsolve/io/hdf5_writer.hpp"
 #include "gridsolve/io/history_csv.hpp"
@@ -17,14 +20,19 @@ void ResultFiles::write(const ProblemSpec& spec, const RunSettings& settings, De
                         const Field<T>& u, const Field<T>& exact,
                         const Field<std::uint8_t>& node_kinds) const {
   // Staged together and published at once (summary.json last), so a run killed while
-  // writing never leaves a folder that mixes its files with a previous run's.
-  ResultSet set(dir);
+  // writing never leaves a folder that mixes its files with a previous run's. Fields that
+  // are ranks' parts go into solution.h5 from every rank together; rank 0 alone holds the
+  // set and writes the rest.
+  const Communicator& comm = Communicator::world();
+  const bool parts = u.decomposition() != nullptr && comm.size() > 1;
+  std::optional<ResultSet> set;
+  if (!parts || comm.is_root()) set.emplace(dir);
   const Grid& g = spec.grid;
   FieldFileWriter fields(g);
   if (!node_kinds.empty()) {
     std::vector<std::uint8_t> outside = node_kinds.to_vector();
     for (std::uint8_t& o : outside) o = o == std::uint8_t(NodeKind::outside);
-    fields.blank_outside(std::move(outside));
+    fields.blank_outside(std::move(outside), node_kinds.interior());
   }
   fields.add("u", u);
   if (!exact.empty()) {
@@ -32,17 +40,22 @@ void ResultFiles::write(const ProblemSpec& spec, const RunSettings& settings, De
     Field<T> err = u.copy_to(Device::cpu);
     const FieldView<T> e = err.view();
     const FieldView<const T> x = exact.cview();
-    for (int k = 0; k < g.n[2]; ++k)
-      for (int j = 0; j < g.n[1]; ++j)
-        for (int i = 0; i < g.n[0]; ++i) e(i, j, k) -= x(i, j, k);
+    const Box b = err.interior();
+    for (int k = b.lo[2]; k <= b.hi[2]; ++k)
+      for (int j = b.lo[1]; j <= b.hi[1]; ++j)
+        for (int i = b.lo[0]; i <= b.hi[0]; ++i) e(i, j, k) -= x(i, j, k);
     fields.add("error", err);
   }
-  fields.stage(set, "solution");
-  set.stage_text("history.csv",
-                 with_run_id_column(history_csv(report, settings.options.rule), set.run_id()));
+  if (parts)
+    fields.stage_on_ranks(set ? &*set : nullptr, "solution");
+  else
+    fields.stage(*set, "solution");
+  if (!set) return;
+  set->stage_text("history.csv",
+                 with_run_id_column(history_csv(report, settings.options.rule), set->run_id()));
 
   nlohmann::json j = to_json(report);
-  j["run_id"] = set.run_id();
+  j["run_id"] = set->run_id();
   j["command"] = settings.command;
   j["problem"] = spec.name;
   j["device"] = to_string(device);
@@ -61,8 +74,8 @@ void ResultFiles::write(const ProblemSpec& spec, const RunSettings& settings, De
   j["assembly_seconds"] = assembly_seconds;
   if (!settings.parameters.is_null()) j["parameters"] = settings.parameters;
   j["files"] = {{"solution", "solution.xdmf"}, {"history", "history.csv"}};
-  set.stage_text("summary.json", json_text(j));
-  set.commit("summary.json");
+  set->stage_text("summary.json", json_text(j));
+  set->commit("summary.json");
 }
 
 template void ResultFiles::write<float>(const ProblemSpec&, const RunSettings&, Device,

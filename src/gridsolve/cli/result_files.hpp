@@ -13,7 +13,9 @@ namespace gridsolve::cli {
 struct ResultFiles {
   std::string dir;
 
-  // `exact` may be empty (no known solution); then no error field is written.
+  // `exact` may be empty (no known solution); then no error field is written. Fields that
+  // are ranks' parts (u, exact and node_kinds alike) are written by every rank together
+  // (solution.h5 through parallel HDF5); every rank calls it then, rank 0 writes the rest.
   // `node_kinds` (NodeKind per node, empty when all are in the domain) marks the nodes
   // outside the domain: every field is NaN there, never a value nobody solved for.
   template <class T>

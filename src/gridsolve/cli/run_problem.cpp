@@ -18,6 +18,7 @@
 #include "gridsolve/exec/field_part.hpp"
 #include "gridsolve/exec/memory.hpp"
 #include "gridsolve/io/atomic_file.hpp"
+#include "gridsolve/io/hdf5_writer.hpp"
 #include "gridsolve/problem/assemble.hpp"
 #include "gridsolve/problem/stencil_operator_part.hpp"
 
@@ -37,13 +38,20 @@ int run_typed(const ProblemSpec& spec, const RunSettings& settings, ResolvedSolv
   RunSettings s = settings;
   s.options = r.options;
   const Communicator& comm = Communicator::world();
-  if (!comm.is_root()) s.quiet = true, s.out.clear();  // rank 0 speaks and writes for all
+  const bool on_ranks = comm.size() > 1;
+  // With parallel HDF5 every rank keeps its part of the solution and they write
+  // solution.h5 together; otherwise rank 0 gathers it and writes for all. Rank 0 speaks.
+  const bool write_parts = on_ranks && parallel_hdf5_available();
+  if (!comm.is_root()) {
+    s.quiet = true;
+    if (!write_parts) s.out.clear();
+  }
   s.used.grid = spec.grid.dims == 3 ? "1x1x1" : "1x1";
   if (comm.size() == 1 && !s.ranks_grid.empty())  // checked alone too: 2x1 on one rank is wrong
     (void)parse_ranks_grid(s.ranks_grid, spec.grid.dims, 1);
   // A folder the results cannot go to fails the run before the solve, not after it (on
   // several ranks rank 0's error stops every rank).
-  if (!s.out.empty()) create_output_directory(s.out);
+  if (!s.out.empty() && comm.is_root()) create_output_directory(s.out);
   // On several ranks the whole problem is assembled in host memory and each rank's part
   // goes to its device; one process assembles where it solves.
   const Device assembly_device = comm.size() > 1 ? Device::cpu : device;
@@ -61,17 +69,28 @@ int run_typed(const ProblemSpec& spec, const RunSettings& settings, ResolvedSolv
     };
   }
   // On several ranks every rank assembled the whole problem in host memory (simple, and
-  // memory the sizes run on ranks so far can spare); rank 0 gets the solution back.
-  SolveReport report = comm.size() > 1 ? solve_on_ranks<T>(r, d.op, d.u, s.ranks_grid, s.used)
-                                       : run_solve<T>(r, d.op, d.u);
+  // memory the sizes run on ranks so far can spare) and solves its share; rank 0 gets the
+  // solution back, or each keeps its part for writing.
+  SolveReport report;
+  Discretization<T> mine;  // this rank's part, when the ranks write their parts
+  if (on_ranks) {
+    RankShare<T> share = share_for_ranks<T>(r, d.op, d.u, s.ranks_grid);
+    report = solve_parts<T>(r, share.op, share.u, d.u, s.used,
+                            write_parts ? SolutionOn::parts : SolutionOn::root);
+    if (write_parts) mine.op = std::move(share.op), mine.u = std::move(share.u);
+  } else {
+    report = run_solve<T>(r, d.op, d.u);
+  }
+  const Discretization<T>& solved = write_parts ? mine : d;
   if (d.op.singular)
     report.notes.push_back(fmt::format(
         "no node is fixed, so the net source ({:.3g} of the total) was removed to make the problem "
         "solvable, and the solution is defined up to a constant (shifted to zero mean)",
         d.op.rhs_mismatch));
-  // Rank 0 alone holds the gathered solution (and reports).
-  const double error =
-      spec.exact && comm.is_root() ? max_error(spec, d) : std::numeric_limits<double>::quiet_NaN();
+  // Rank 0 alone holds the gathered solution (and reports); parts are measured together.
+  const double error = spec.exact && (write_parts || comm.is_root())
+                           ? max_error(spec, solved)
+                           : std::numeric_limits<double>::quiet_NaN();
 
   const Grid& g = spec.grid;
   if (!s.quiet) {
@@ -103,8 +122,9 @@ int run_typed(const ProblemSpec& spec, const RunSettings& settings, ResolvedSolv
   }
   if (!s.out.empty()) {
     ResultFiles files{s.out};
-    files.write(spec, s, device, report, error, assembly_seconds, d.u,
-                spec.exact ? sample_exact<T>(spec, Device::cpu) : Field<T>(), d.op.mask);
+    const RankPart part{solved.u.shared_decomposition(), solved.u.rank()};
+    files.write(spec, s, device, report, error, assembly_seconds, solved.u,
+                spec.exact ? sample_exact<T>(spec, Device::cpu, part) : Field<T>(), solved.op.mask);
     if (!s.quiet)
       fmt::print("  results     {}/ (summary.json, history.csv, solution.h5 + .xdmf)\n",
                  printable(s.out));

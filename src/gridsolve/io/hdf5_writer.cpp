@@ -221,8 +221,11 @@ void write_hdf5_file(const std::string& path, const std::string& label, const Gr
   if (collective) {
 #if GRIDSOLVE_HAVE_PARALLEL_HDF5
     writing_collectively = true;
+    // Independent data writes: a rank whose write fails (a full disk) gets its error back
+    // at once instead of leaving the others inside a collective write; the ranks then
+    // agree on the outcome (below) before the next collective step.
     if (H5Pset_fapl_mpio(access.get(), MPI_COMM_WORLD, MPI_INFO_NULL) < 0 ||
-        H5Pset_dxpl_mpio(transfer.get(), H5FD_MPIO_COLLECTIVE) < 0)
+        H5Pset_dxpl_mpio(transfer.get(), H5FD_MPIO_INDEPENDENT) < 0)
       hdf5_failure(fmt::format("cannot open '{}' on every rank (MPI-IO)", label));
 #else
     throw Error("this build's HDF5 cannot write one file from several ranks");
@@ -257,9 +260,12 @@ void write_hdf5_file(const std::string& path, const std::string& label, const Gr
     Hid dset(H5Dcreate2(file.get(), s.name.c_str(), file_type, space.get(), H5P_DEFAULT,
                         H5P_DEFAULT, H5P_DEFAULT),
              H5Dclose);
-    if (!dset.ok() ||
-        H5Dwrite(dset.get(), mem_type, memory.get(), space.get(), transfer.get(), s.data) < 0)
-      hdf5_failure(fmt::format("cannot write dataset '{}'", where));
+    const bool wrote =
+        dset.ok() &&
+        H5Dwrite(dset.get(), mem_type, memory.get(), space.get(), transfer.get(), s.data) >= 0;
+    if (collective && Communicator::world().min(wrote ? 1.0 : 0.0) < 1 && wrote)
+      Communicator::world().barrier();  // another rank failed: it ends the run with its reason
+    if (!wrote) hdf5_failure(fmt::format("cannot write dataset '{}'", where));
     const std::array<double, 3> origin = first_point(g, whole);
     write_double_attribute(dset.get(), "origin", origin.data(), g.dims, where);
     write_double_attribute(dset.get(), "spacing", g.spacing.data(), g.dims, where);

@@ -16,6 +16,7 @@
 #include "gridsolve/core/text.hpp"
 #include "gridsolve/problem/assemble_axisymmetric.hpp"
 #include "gridsolve/exec/ghost_exchange.hpp"
+#include "gridsolve/exec/communicator.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
 #include "gridsolve/problem/domain_marks.hpp"
 #include "gridsolve/problem/assembly_data.hpp"
@@ -514,14 +515,15 @@ Discretization<T> assemble(const ProblemSpec& spec, Device device) {
 }
 
 template <class T>
-Field<T> sample_exact(const ProblemSpec& spec, Device device) {
+Field<T> sample_exact(const ProblemSpec& spec, Device device, const RankPart& part) {
   require(spec.exact.has_value(), "this problem has no exact solution to compare with");
   const Grid& g = spec.grid;
-  Field<T> e(g, Device::cpu);
+  Field<T> e = part.parts ? Field<T>(part.parts, part.rank, 1, 1, Device::cpu) : Field<T>(g, Device::cpu);
   const FieldView<T> v = e.view();
-  for (int k = 0; k < g.n[2]; ++k)
-    for (int j = 0; j < g.n[1]; ++j)
-      for (int i = 0; i < g.n[0]; ++i) {
+  const Box b = e.interior();
+  for (int k = b.lo[2]; k <= b.hi[2]; ++k)
+    for (int j = b.lo[1]; j <= b.hi[1]; ++j)
+      for (int i = b.lo[0]; i <= b.hi[0]; ++i) {
         const double x = g.coord(0, i), y = g.coord(1, j), z = g.dims == 3 ? g.coord(2, k) : 0.0;
         const double value = (*spec.exact)(x, y, z);
         // A NaN here would make every error comparison false: "max error 0".
@@ -539,26 +541,38 @@ Field<T> sample_exact(const ProblemSpec& spec, Device device) {
 
 template <class T>
 double max_error(const ProblemSpec& spec, const Discretization<T>& d) {
-  const std::vector<T> u = d.u.to_vector();
-  const Field<T> exact = sample_exact<T>(spec, Device::cpu);
-  const std::vector<T> e = exact.to_vector();
-  std::vector<std::uint8_t> mask;
-  if (!d.op.mask.empty()) mask = d.op.mask.to_vector();
+  const Field<T> u = d.u.copy_to(Device::cpu);
+  const Field<std::uint8_t> mask =
+      d.op.mask.empty() ? Field<std::uint8_t>() : d.op.mask.copy_to(Device::cpu);
+  const RankPart part{u.shared_decomposition(), u.rank()};
+  const Field<T> exact = sample_exact<T>(spec, Device::cpu, part);
+  const FieldView<const T> uv = u.cview(), ev = exact.cview();
+  const FieldView<const std::uint8_t> mv =
+      mask.empty() ? FieldView<const std::uint8_t>{} : mask.cview();
+  const Box b = u.interior();
   double m = 0;
-  for (std::size_t n = 0; n < u.size(); ++n) {
-    if (!mask.empty() && mask[n] == std::uint8_t(NodeKind::outside)) continue;
-    const double diff = std::abs(double(u[n]) - double(e[n]));
-    if (std::isnan(diff)) return diff;  // std::max would drop it and report a fake 0
-    m = std::max(m, diff);
+  bool nan = false;  // std::max would drop a NaN and report a fake 0
+  for (int k = b.lo[2]; k <= b.hi[2]; ++k)
+    for (int j = b.lo[1]; j <= b.hi[1]; ++j)
+      for (int i = b.lo[0]; i <= b.hi[0]; ++i) {
+        if (!mask.empty() && mv(i, j, k) == std::uint8_t(NodeKind::outside)) continue;
+        const double diff = std::abs(double(uv(i, j, k)) - double(ev(i, j, k)));
+        nan = nan || std::isnan(diff);
+        m = std::max(m, diff);
+      }
+  if (part.parts) {  // one rank's part: the largest over all of them
+    const Communicator& comm = Communicator::world();
+    nan = comm.max(nan ? 1.0 : 0.0) > 0;
+    m = comm.max(m);
   }
-  return m;
+  return nan ? std::numeric_limits<double>::quiet_NaN() : m;
 }
 
 template double max_error<float>(const ProblemSpec&, const Discretization<float>&);
 template double max_error<double>(const ProblemSpec&, const Discretization<double>&);
 template Discretization<float> assemble<float>(const ProblemSpec&, Device);
 template Discretization<double> assemble<double>(const ProblemSpec&, Device);
-template Field<float> sample_exact<float>(const ProblemSpec&, Device);
-template Field<double> sample_exact<double>(const ProblemSpec&, Device);
+template Field<float> sample_exact<float>(const ProblemSpec&, Device, const RankPart&);
+template Field<double> sample_exact<double>(const ProblemSpec&, Device, const RankPart&);
 
 }  // namespace gridsolve

@@ -29,12 +29,14 @@ struct Discretization {
 template <class T>
 Discretization<T> assemble(const ProblemSpec& spec, Device device);
 
-// The exact solution sampled at the nodes (0 outside), when the spec has one.
+// The exact solution sampled at the nodes (0 outside), when the spec has one; with a
+// part, at that rank's box only (a field of the part).
 template <class T>
-Field<T> sample_exact(const ProblemSpec& spec, Device device);
+Field<T> sample_exact(const ProblemSpec& spec, Device device, const RankPart& part = {});
 
 // max |u - exact| over the nodes that belong to the domain (cut-out nodes left out); NaN
-// when u holds one. The problem must have an exact solution.
+// when u holds one. The problem must have an exact solution. When d is one rank's part
+// (d.u a part), the largest over every rank, which all of them call it for.
 template <class T>
 double max_error(const ProblemSpec& spec, const Discretization<T>& d);
 

@@ -37,8 +37,8 @@ std::array<int, 3> default_process_grid(const SolverInfo& solver, const StencilO
 }
 
 template <class T>
-SolveReport solve_on_ranks(const ResolvedSolve& r, const StencilOperator<T>& whole, Field<T>& u,
-                           const std::string& ranks_grid, RanksUsed& used, SolutionOn where) {
+RankShare<T> share_for_ranks(const ResolvedSolve& r, const StencilOperator<T>& whole,
+                             const Field<T>& u, const std::string& ranks_grid) {
   const Communicator& comm = Communicator::world();
   const Grid& g = whole.grid;
   std::array<bool, 3> periodic{};
@@ -50,9 +50,15 @@ SolveReport solve_on_ranks(const ResolvedSolve& r, const StencilOperator<T>& who
   // A masked domain's cuts follow its unknowns, so that no rank waits on a fuller one.
   auto parts = std::make_shared<const Decomposition>(
       whole.mask.empty() ? even : even.balanced(unknowns_per_plane(whole)));
-  const StencilOperator<T> op = operator_part(whole, parts, comm.rank()).copy_to(r.device);
-  Field<T> mine = field_part(u, parts, comm.rank()).copy_to(r.device);
-  return solve_parts(r, op, mine, u, used, where);
+  return RankShare<T>{operator_part(whole, parts, comm.rank()).copy_to(r.device),
+                      field_part(u, parts, comm.rank()).copy_to(r.device)};
+}
+
+template <class T>
+SolveReport solve_on_ranks(const ResolvedSolve& r, const StencilOperator<T>& whole, Field<T>& u,
+                           const std::string& ranks_grid, RanksUsed& used, SolutionOn where) {
+  RankShare<T> mine = share_for_ranks(r, whole, u, ranks_grid);
+  return solve_parts(r, mine.op, mine.u, u, used, where);
 }
 
 template <class T>
@@ -82,6 +88,7 @@ SolveReport solve_parts(const ResolvedSolve& r, const StencilOperator<T>& part, 
     used.devices.push_back(n < 0 ? std::string("cpu") : fmt::format("cuda:{}", int(n)));
   if (r.device == Device::cuda) used.device_link = DeviceLink::world().describe();
   SolveReport report = run_solve<T>(r, part, u_part);
+  if (where == SolutionOn::parts) return report;
   if (whole.empty() && (comm.is_root() || where == SolutionOn::every_rank))
     whole = Field<T>(part.grid, part.active.centring, 1, u_part.ghost(), Device::cpu);
   gather_parts(u_part, whole);
@@ -95,6 +102,10 @@ template std::array<int, 3> default_process_grid(const SolverInfo&, const Stenci
                                                  int);
 template std::array<int, 3> default_process_grid(const SolverInfo&, const StencilOperator<double>&,
                                                  int);
+template RankShare<float> share_for_ranks(const ResolvedSolve&, const StencilOperator<float>&,
+                                          const Field<float>&, const std::string&);
+template RankShare<double> share_for_ranks(const ResolvedSolve&, const StencilOperator<double>&,
+                                           const Field<double>&, const std::string&);
 template SolveReport solve_parts(const ResolvedSolve&, const StencilOperator<float>&, Field<float>&,
                                  Field<float>&, RanksUsed&, SolutionOn);
 template SolveReport solve_parts(const ResolvedSolve&, const StencilOperator<double>&,

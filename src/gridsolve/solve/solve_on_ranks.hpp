@@ -32,21 +32,34 @@ template <class T>
 std::array<int, 3> default_process_grid(const SolverInfo& solver, const StencilOperator<T>& whole,
                                         int ranks);
 
-// Who holds the whole solution afterwards.
-enum class SolutionOn { root, every_rank };
+// Who holds the whole solution afterwards: rank 0, every rank, or nobody (each rank keeps
+// its part, for output every rank writes together).
+enum class SolutionOn { root, every_rank, parts };
+
+// One rank's part of a whole operator and of its initial u, on the device that solves.
+template <class T>
+struct RankShare {
+  StencilOperator<T> op;
+  Field<T> u;
+};
+
+// Every rank calls it with the same whole operator and initial u (CPU): the process grid
+// is `ranks_grid` ("PxQ[xR]"; empty chooses), a masked domain's cuts placed by unknowns.
+template <class T>
+RankShare<T> share_for_ranks(const ResolvedSolve& r, const StencilOperator<T>& whole,
+                             const Field<T>& u, const std::string& ranks_grid);
 
 // Every rank calls it with its own part of the operator and of the initial u, assembled on
-// its box on the device that solves (assemble_axisymmetric with a RankPart): the solve,
-// then u gathered into `whole` (a CPU field of the grid's nodes) on rank 0, or on every
-// rank; the other ranks' `whole` may be empty.
+// its box on the device that solves (assemble_axisymmetric with a RankPart) or shared out
+// by share_for_ranks: the solve, then u gathered into `whole` (a CPU field of the grid's
+// nodes) on rank 0, or on every rank, or left in u_part (SolutionOn::parts); the other
+// ranks' `whole` may be empty.
 template <class T>
 SolveReport solve_parts(const ResolvedSolve& r, const StencilOperator<T>& part, Field<T>& u_part,
                         Field<T>& whole, RanksUsed& used, SolutionOn where = SolutionOn::root);
 
-// Every rank calls it with the same whole operator and initial u (CPU), each cutting its
-// part from them. The process grid is `ranks_grid` ("PxQ[xR]"; empty chooses), a
-// masked domain's cuts placed by unknowns. u comes back whole on rank 0 (or every rank);
-// the others' u is left as it was.
+// share_for_ranks, then solve_parts: u comes back whole on rank 0 (or every rank); the
+// others' u is left as it was.
 template <class T>
 SolveReport solve_on_ranks(const ResolvedSolve& r, const StencilOperator<T>& whole, Field<T>& u,
                            const std::string& ranks_grid, RanksUsed& used,
