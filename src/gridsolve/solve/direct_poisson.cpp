@@ -90,7 +90,7 @@ fast_poisson::TransformProblem transform_problem(const Grid& g, double k,
 
 // This rank's slab of the unknowns and how the modes split, for fft on several ranks
 // (a process grid of one rank on every axis but the line axis).
-fast_poisson::SlabSplit slab_split(const Decomposition& parts, int rank, int t, int dims,
+SlabSplit slab_split(const Decomposition& parts, int rank, int t, int dims,
                                    const std::array<int, 3>& first, const std::array<int, 3>& m) {
   const std::array<int, 3> grid = parts.process_grid();
   for (int a = 0; a < dims; ++a)
@@ -104,7 +104,7 @@ fast_poisson::SlabSplit slab_split(const Decomposition& parts, int rank, int t, 
           dims == 3 ? fmt::format("{}x{}x{}", slabs[0], slabs[1], slabs[2])
                     : fmt::format("{}x{}", slabs[0], slabs[1])));
     }
-  fast_poisson::SlabSplit sp;
+  SlabSplit sp;
   sp.t = t;
   for (int a = dims - 1; a >= 0; --a)
     if (a != t) {
@@ -159,7 +159,7 @@ void DirectPoisson<T>::setup(const LinearOperator<T>& any) {
   // On several ranks (fft only) this rank solves with the others on its slab of the
   // unknowns: `first` and `m` become the slab's.
   const bool several = op.parts && op.parts->ranks() > 1;
-  fast_poisson::SlabSplit split;
+  SlabSplit split;
   if (several) {
     const fast_poisson::TransformProblem whole = transform_problem(g, op.k_constant, op.sides, m);
     const int t = fast_poisson::line_axis_of(whole);

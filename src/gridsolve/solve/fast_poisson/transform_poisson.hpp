@@ -6,7 +6,7 @@
 
 #include "gridsolve/exec/memory.hpp"
 #include "gridsolve/solve/fast_poisson/axis_transforms.hpp"
-#include "gridsolve/solve/fast_poisson/slab_transpose.hpp"
+#include "gridsolve/transform/slab_transpose.hpp"
 
 namespace gridsolve::fast_poisson {
 

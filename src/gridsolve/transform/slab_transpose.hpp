@@ -1,15 +1,16 @@
-// Slabs of a transform solve on several ranks: the unknowns arrive split along the line
-// axis t (every transformed axis whole on each rank, so the transforms are local); the
-// line solves need every t of a mode, so the modes are redistributed split along a
-// transformed axis s (t whole), and back. One all-to-all each way: each rank sends every
-// other rank the block of its t range and that rank's s range.
+// Slabs of a transform on several ranks (the transform Poisson solver, the demagnetizing
+// convolution): the data arrive split along axis t (every other axis whole on each rank, so
+// the transforms along them are local); what follows needs every t of a mode (the line
+// solves, the transform along t), so the modes are redistributed split along another axis
+// s (t whole), and back. One all-to-all each way: each rank sends every other rank the
+// block of its t range and that rank's s range.
 #pragma once
 #include <array>
 #include <vector>
 
 #include "gridsolve/exec/device.hpp"
 
-namespace gridsolve::fast_poisson {
+namespace gridsolve {
 
 struct SlabSplit {
   int t = -1;  // the line axis: what the ranks' slabs split
@@ -37,4 +38,4 @@ template <class T>
 void lines_to_slabs(Device d, const SlabSplit& sp, const std::array<int, 3>& n, const T* lines,
                     T* slabs, T* send, T* receive);
 
-}  // namespace gridsolve::fast_poisson
+}  // namespace gridsolve

@@ -1,6 +1,6 @@
 // Slab transposes: blocks copied between dense layouts by loops on the data's device, all
 // blocks of one transpose in one exchange (the device link on the GPU, MPI on the host).
-#include "gridsolve/solve/fast_poisson/slab_transpose.hpp"
+#include "gridsolve/transform/slab_transpose.hpp"
 
 #include <cstdint>
 #include <span>
@@ -10,7 +10,7 @@
 #include "gridsolve/exec/device_link.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
 
-namespace gridsolve::fast_poisson {
+namespace gridsolve {
 
 std::array<int, 3> SlabSplit::slab_extent(const std::array<int, 3>& n, int r) const {
   std::array<int, 3> m = n;
@@ -128,4 +128,4 @@ void lines_to_slabs(Device d, const SlabSplit& sp, const std::array<int, 3>& n, 
 GRIDSOLVE_INSTANTIATE(float)
 GRIDSOLVE_INSTANTIATE(double)
 
-}  // namespace gridsolve::fast_poisson
+}  // namespace gridsolve
