@@ -1,0 +1,202 @@
+// DemagOnRanks: slabs, local transforms along x and y, one all-to-all per component and way,
+// the transform along the slab axis and the tensor product on each rank's kx range.
+// Compiled as CUDA in a CUDA build.
+#include "gridsolve/transform/demag_on_ranks.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "gridsolve/core/box.hpp"
+#include "gridsolve/core/error.hpp"
+#include "gridsolve/exec/communicator.hpp"
+#include "gridsolve/exec/parallel_for.hpp"
+#include "gridsolve/transform/demag_convolution.hpp"
+
+namespace gridsolve::demag {
+
+template <class T>
+DemagOnRanks<T>::DemagOnRanks(Device d, std::array<int, 3> n, std::array<double, 3> cell,
+                              Periodicity pbc)
+    : device_(d), layout_(Layout::make(n, FftMode::skip_zeros, pbc.axis)) {
+  for (int a = 0; a < 3; ++a)
+    require(cell[a] > 0 && std::isfinite(cell[a]),
+            fmt::format("demag: cell size along axis {} must be positive, got {}", a, cell[a]));
+  require(pbc.images >= 0 && pbc.images <= DemagConvolution<T>::max_images,
+          fmt::format("demag: periodic images must be 0 .. {}, got {}",
+                      DemagConvolution<T>::max_images, pbc.images));
+  const Communicator& comm = Communicator::world();
+  const int ranks = comm.size(), me = comm.rank();
+  const Layout& l = layout_;
+  t_ = n[2] > 1 ? 2 : 1;
+  const int nt = n[std::size_t(t_)], hx = l.hx, pt = l.p[std::size_t(t_)];
+  require(nt >= ranks, fmt::format("demag on {} ranks: the mesh has {} cells along {}, the axis the "
+                                   "ranks split; each rank needs one at least",
+                                   ranks, nt, t_ == 2 ? "z" : "y"));
+  require(hx >= ranks, fmt::format("demag on {} ranks: the spectrum has {} values along x to share "
+                                   "out; use at most that many ranks",
+                                   ranks, hx));
+  mid_ = t_ == 2 ? l.p[1] : 1;
+  split_.t = t_;
+  split_.s = 0;
+  split_.rank = me;
+  split_.ranks = ranks;
+  for (int r = 0; r <= ranks; ++r) {
+    split_.t_start.push_back(int(std::int64_t(r) * nt / ranks));
+    split_.s_start.push_back(2 * int(std::int64_t(r) * hx / ranks));  // reals: re, im
+  }
+  dims_ = t_ == 2 ? std::array<int, 3>{2 * hx, mid_, nt} : std::array<int, 3>{2 * hx, nt, 1};
+  kx0_ = split_.s_start[std::size_t(me)] / 2;
+  hk_ = split_.s_count(me) / 2;
+  const int nl = count();
+  slab_size_ = std::int64_t(2) * hx * mid_ * nl;
+  lines_size_ = std::int64_t(2) * hk_ * mid_ * pt;  // the padded planes beyond nt included
+  slab_ = Buffer<T>(d, std::size_t(3 * slab_size_));
+  lines_ = Buffer<T>(d, std::size_t(3 * lines_size_));
+  zero_bytes(d, slab_.data(), slab_.size() * sizeof(T));
+  zero_bytes(d, lines_.data(), lines_.size() * sizeof(T));
+  const std::size_t scratch =
+      std::size_t(std::max(slab_size_, std::int64_t(2) * hk_ * mid_ * nt));
+  send_ = Buffer<T>(d, scratch);
+  receive_ = Buffer<T>(d, scratch);
+  // x: the rows that hold cells (n[1] per plane in 3D, the slab's rows in a single layer),
+  // in place: 2 hx reals or hx complex values per row.
+  const std::int64_t rows = t_ == 2 ? n[1] : nl;
+  x_fwd_ = make_line_fft<T>(d, {LineKind::r2c, l.p[0], rows, 1, 2 * hx, 1, hx});
+  x_inv_ = make_line_fft<T>(d, {LineKind::c2r, l.p[0], rows, 1, hx, 1, 2 * hx});
+  if (t_ == 2 && l.p[1] > 1) y_ = make_line_fft<T>(d, {LineKind::c2c, l.p[1], hx, hx, 1, hx, 1});
+  const std::int64_t columns = std::int64_t(mid_) * hk_;
+  if (pt > 1 && columns > 0)
+    t_fft_ = make_line_fft<T>(d, {LineKind::c2c, pt, columns, columns, 1, columns, 1});
+  // The tensor's spectrum (every rank computes it whole, in double), this rank's kx kept.
+  const std::vector<double> k = tensor_spectrum(l, cell, pbc);
+  const int ry = l.p[1] / 2 + 1, rz = l.p[2] / 2 + 1;
+  std::vector<T> mine(std::size_t(6) * rz * ry * std::size_t(hk_));
+  for (std::int64_t q = 0; q < std::int64_t(6) * rz * ry; ++q)
+    for (int kx = 0; kx < hk_; ++kx)
+      mine[std::size_t(q * hk_ + kx)] = T(k[std::size_t(q * hx + kx0_ + kx)]);
+  kernel_ = Buffer<T>(d, std::max<std::size_t>(mine.size(), 1));
+  if (!mine.empty())
+    copy_bytes(kernel_.data(), d, mine.data(), Device::cpu, mine.size() * sizeof(T));
+}
+
+template <class T>
+std::array<int, 3> DemagOnRanks<T>::cells() const {
+  std::array<int, 3> c = layout_.n;
+  c[std::size_t(t_)] = count();
+  return c;
+}
+
+template <class T>
+void DemagOnRanks<T>::apply(const T* const m[3], T* const h[3]) {
+  const Layout& l = layout_;
+  const Device d = device_;
+  const int hx = l.hx, n0 = l.n[0], nl = count(), mid = mid_, hk = hk_;
+  const int nt = l.n[std::size_t(t_)], pt = l.p[std::size_t(t_)];
+  const int nyc = t_ == 2 ? l.n[1] : 1;  // rows of cells per plane of the slab
+  const int row = 2 * hx;                // reals per row
+  T* const slab = slab_.data();
+  T* const lines = lines_.data();
+  const std::int64_t ss = slab_size_, ls = lines_size_;
+  const T* m0 = m[0];
+  const T* m1 = m[1];
+  const T* m2 = m[2];
+  // The cells into their rows, zeros around them (the padding along x and y).
+  for_each(d, Box{{0, 0, 0}, {row - 1, mid - 1, nl - 1}},
+           [=] GRIDSOLVE_HD(int i, int y, int tl) {
+             const std::int64_t at = (std::int64_t(tl) * mid + y) * row + i;
+             const bool cell = i < n0 && y < nyc;
+             const std::int64_t q = (std::int64_t(tl) * nyc + y) * n0 + i;
+             slab[at] = cell ? m0[q] : T(0);
+             slab[ss + at] = cell ? m1[q] : T(0);
+             slab[2 * ss + at] = cell ? m2[q] : T(0);
+           });
+  const std::int64_t plane = std::int64_t(mid) * row;  // reals per plane of the slab
+  for (int c = 0; c < 3; ++c) {
+    T* s = slab + c * ss;
+    T* ln = lines + c * ls;
+    if (t_ == 2) {
+      for (int tl = 0; tl < nl; ++tl) {
+        x_fwd_->run(s + tl * plane, s + tl * plane);
+        if (y_) y_->run(s + tl * plane, s + tl * plane, -1);
+      }
+    } else {
+      x_fwd_->run(s, s);
+    }
+    slabs_to_lines(d, split_, dims_, static_cast<const T*>(s), ln, send_.data(), receive_.data());
+    if (pt > nt)  // the padded planes along the slab axis: zeros, made here, never sent
+      for_each(d, Box{{0, 0, nt}, {2 * hk - 1, mid - 1, pt - 1}},
+               [=] GRIDSOLVE_HD(int i, int y, int kt) {
+                 ln[(std::int64_t(kt) * mid + y) * 2 * hk + i] = T(0);
+               });
+    if (t_fft_) t_fft_->run(ln, ln, -1);
+  }
+  // H(k) = K(k) M(k), K real and symmetric, stored for ky <= py/2, kz <= pz/2 (the other
+  // half by each component's parity), this rank's kx only.
+  const int py = l.p[1], pz = l.p[2], ry = py / 2 + 1, rz = pz / 2 + 1;
+  const std::int64_t comp = std::int64_t(rz) * ry * hk;
+  const bool thin = l.thin(), slab_z = t_ == 2;
+  const T* K = kernel_.data();
+  T* sx = lines;
+  T* sy = lines + ls;
+  T* sz = lines + 2 * ls;
+  if (hk > 0)
+    for_each(d, Box{{0, 0, 0}, {hk - 1, mid - 1, pt - 1}}, [=] GRIDSOLVE_HD(int kx, int y, int kt) {
+      const int ky = slab_z ? y : kt, kz = slab_z ? kt : 0;
+      const bool fy = 2 * ky > py, fz = 2 * kz > pz;
+      const int qy = fy ? py - ky : ky, qz = fz ? pz - kz : kz;
+      const std::int64_t r = (std::int64_t(qz) * ry + qy) * hk + kx;
+      const T kxx = K[r], kyy = K[comp + r], kzz = K[2 * comp + r];
+      const T kxy = fy ? -K[3 * comp + r] : K[3 * comp + r];
+      const std::int64_t s = 2 * ((std::int64_t(kt) * mid + y) * hk + kx);
+      const T mxr = sx[s], mxi = sx[s + 1], myr = sy[s], myi = sy[s + 1];
+      const T mzr = sz[s], mzi = sz[s + 1];
+      if (thin) {
+        sx[s] = kxx * mxr + kxy * myr;
+        sx[s + 1] = kxx * mxi + kxy * myi;
+        sy[s] = kxy * mxr + kyy * myr;
+        sy[s + 1] = kxy * mxi + kyy * myi;
+        sz[s] = kzz * mzr;
+        sz[s + 1] = kzz * mzi;
+        return;
+      }
+      const T kxz = fz ? -K[4 * comp + r] : K[4 * comp + r];
+      const T kyz = (fy != fz) ? -K[5 * comp + r] : K[5 * comp + r];
+      sx[s] = kxx * mxr + kxy * myr + kxz * mzr;
+      sx[s + 1] = kxx * mxi + kxy * myi + kxz * mzi;
+      sy[s] = kxy * mxr + kyy * myr + kyz * mzr;
+      sy[s + 1] = kxy * mxi + kyy * myi + kyz * mzi;
+      sz[s] = kxz * mxr + kyz * myr + kzz * mzr;
+      sz[s + 1] = kxz * mxi + kyz * myi + kzz * mzi;
+    });
+  for (int c = 0; c < 3; ++c) {
+    T* s = slab + c * ss;
+    T* ln = lines + c * ls;
+    if (t_fft_) t_fft_->run(ln, ln, +1);
+    lines_to_slabs(d, split_, dims_, static_cast<const T*>(ln), s, send_.data(), receive_.data());
+    if (t_ == 2) {
+      for (int tl = 0; tl < nl; ++tl) {
+        if (y_) y_->run(s + tl * plane, s + tl * plane, +1);
+        x_inv_->run(s + tl * plane, s + tl * plane);
+      }
+    } else {
+      x_inv_->run(s, s);
+    }
+  }
+  T* h0 = h[0];
+  T* h1 = h[1];
+  T* h2 = h[2];
+  for_each(d, Box{{0, 0, 0}, {n0 - 1, nyc - 1, nl - 1}}, [=] GRIDSOLVE_HD(int i, int y, int tl) {
+    const std::int64_t at = (std::int64_t(tl) * mid + y) * row + i;
+    const std::int64_t q = (std::int64_t(tl) * nyc + y) * n0 + i;
+    h0[q] = slab[at];
+    h1[q] = slab[ss + at];
+    h2[q] = slab[2 * ss + at];
+  });
+}
+
+template class DemagOnRanks<float>;
+template class DemagOnRanks<double>;
+
+}  // namespace gridsolve::demag

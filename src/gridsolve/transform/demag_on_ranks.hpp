@@ -1,0 +1,51 @@
+// DemagOnRanks: the demagnetizing convolution with the magnetization split over the ranks of
+// the run in slabs (along z, or along y for a single layer), as DemagConvolution computes
+// it on one process: each rank transforms its slab along x (real to complex, only the rows
+// that hold cells) and y, one all-to-all per component hands every rank a range of kx with
+// all of the slab axis (the padded planes are never sent), the transform along the slab
+// axis, the product with the tensor's spectrum (each rank keeps its kx range of it), and
+// back the same way. Every rank of the run constructs it and calls apply together.
+#pragma once
+#include <array>
+#include <memory>
+#include <vector>
+
+#include "gridsolve/exec/device.hpp"
+#include "gridsolve/exec/memory.hpp"
+#include "gridsolve/transform/demag_layout.hpp"
+#include "gridsolve/transform/line_fft.hpp"
+#include "gridsolve/transform/slab_transpose.hpp"
+
+namespace gridsolve::demag {
+
+template <class T>
+class DemagOnRanks {
+ public:
+  DemagOnRanks(Device d, std::array<int, 3> n, std::array<double, 3> cell, Periodicity pbc = {});
+
+  // The slab axis (2, or 1 for a single layer) and this rank's cells along it.
+  int axis() const { return t_; }
+  int first() const { return split_.t_start[std::size_t(split_.rank)]; }
+  int count() const { return split_.t_count(split_.rank); }
+  // This rank's cells: n with the slab axis cut to count().
+  std::array<int, 3> cells() const;
+
+  // m and h: this rank's cells, dense per component (x fastest over cells()), on the device.
+  // H = -N * M over the whole box, each rank its slab.
+  void apply(const T* const m[3], T* const h[3]);
+
+  const Layout& layout() const { return layout_; }
+
+ private:
+  Device device_;
+  Layout layout_;
+  int t_ = 2, mid_ = 1;  // slab axis; points along the axis between x and t (p[1] in 3D)
+  SlabSplit split_;      // t: the slab axis of the transposed arrays; s: kx (in reals)
+  std::array<int, 3> dims_{};  // the transposed arrays in reals: 2 hx, mid or n[1], ...
+  int kx0_ = 0, hk_ = 0;       // this rank's first kx and its count
+  Buffer<T> slab_, lines_, send_, receive_, kernel_;
+  std::int64_t slab_size_ = 0, lines_size_ = 0;  // reals per component
+  std::unique_ptr<LineFft<T>> x_fwd_, x_inv_, y_, t_fft_;
+};
+
+}  // namespace gridsolve::demag
