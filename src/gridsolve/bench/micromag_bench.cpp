@@ -16,7 +16,9 @@
 
 #include "gridsolve/apps/micromag/llg_stepper.hpp"
 #include "gridsolve/apps/micromag/micromag_system.hpp"
+#include "gridsolve/bench/demag_ranks_bench.hpp"
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/exec/communicator.hpp"
 #include "gridsolve/exec/device.hpp"
 #include "gridsolve/exec/memory.hpp"
 #include "gridsolve/io/summary_json.hpp"
@@ -211,10 +213,64 @@ double run_mumax3(const std::string& peer, std::array<int, 3> n, std::string& no
 
 }  // namespace
 
+namespace {
+
+// Under mpirun: the demag evaluation on the run's ranks beside rank 0 alone.
+int ranks_bench(const MicromagBenchOptions& o, std::array<int, 3> n, Device d) {
+  const Communicator& comm = Communicator::world();
+  const DemagRanksReport r = run_demag_ranks_bench(d, n, o.repeats);
+  if (!comm.is_root()) return 0;
+  fmt::print(
+      "gridsolve bench micromag on {} ranks: demag evaluation (float), slabs, median of {} runs\n"
+      "device {}; link: {}, {:.1f} GB/s one way per rank; one rank: {}\n",
+      r.ranks, o.repeats, r.device, r.link, r.link_gbs, r.one_rank_mode);
+  fmt::print("{:<7} {:>5} {:>16} {:>10} {:>16} {:>10} {:>8} {:>6} {:>11} {:>10} {:>9} {:>8}\n",
+             "kind", "ranks", "mesh", "ms/eval", "1-rank mesh", "1-rank ms", "speedup", "effic",
+             "transp. ms", "MB/rank", "link ms", "/link");
+  nlohmann::json js = nlohmann::json::array();
+  auto text = [](std::array<int, 3> m) { return fmt::format("{}x{}x{}", m[0], m[1], m[2]); };
+  for (const DemagRanksRow& w : r.rows) {
+    fmt::print(
+        "{:<7} {:>5} {:>16} {:>10.3f} {:>16} {:>10.3f} {:>8.2f} {:>5.0f}% {:>11.3f} {:>10.1f} "
+        "{:>9.3f} {:>8.2f}\n",
+        w.kind, w.ranks, text(w.mesh), w.ms, text(w.one_rank_mesh), w.one_rank_ms, w.speedup,
+        100 * w.efficiency, w.transpose_ms, w.transpose_bytes / 1e6, w.link_ms,
+        w.link_ms > 0 ? w.transpose_ms / w.link_ms : 0.0);
+    js.push_back({{"kind", w.kind},
+                  {"ranks", w.ranks},
+                  {"mesh", text(w.mesh)},
+                  {"ms", w.ms},
+                  {"one_rank_mesh", text(w.one_rank_mesh)},
+                  {"one_rank_ms", w.one_rank_ms},
+                  {"speedup", w.speedup},
+                  {"efficiency", w.efficiency},
+                  {"transpose_ms", w.transpose_ms},
+                  {"transpose_bytes", w.transpose_bytes},
+                  {"link_ms", w.link_ms}});
+  }
+  fmt::print(
+      "strong: the mesh split over the ranks, beside rank 0 alone on it; weak: the slab axis "
+      "grown with the ranks, beside rank 0 alone on the given mesh. transp. ms: the transposes "
+      "of one evaluation timed alone; link ms: the bytes one rank sends at the link bandwidth\n");
+  if (!o.out.empty()) {
+    std::filesystem::create_directories(o.out);
+    write_json_file(o.out + "/bench.json", {{"bench", "micromag"},
+                                            {"ranks", r.ranks},
+                                            {"device", r.device},
+                                            {"link", r.link},
+                                            {"link_gbs", r.link_gbs},
+                                            {"rows", js}});
+  }
+  return 0;
+}
+
+}  // namespace
+
 int micromag_bench(const MicromagBenchOptions& o) {
   const std::array<int, 3> n = parse_mesh(o.mesh);
   require(o.repeats >= 1, fmt::format("--repeats must be at least 1, got {}", o.repeats));
   const Device d = select_device(o.device);
+  if (Communicator::world().size() > 1) return ranks_bench(o, n, d);
   std::string device_name = to_string(d);
   if (d == Device::cuda && !cuda_devices().empty()) device_name = cuda_devices()[0].name;
   fmt::print("gridsolve bench micromag: {} on {}, median of {} runs\n", o.mesh, device_name,

@@ -152,31 +152,6 @@ ScalingRow measure(const ScalingBenchSettings& s, const std::string& kind, int n
   return row;
 }
 
-// Large messages to the next rank and from the one before, at once: GB/s one way.
-double link_bandwidth(Device d) {
-  const Communicator& comm = Communicator::world();
-  if (comm.size() == 1) return 0;
-  // Large enough that latency is a small share (the host's shared memory needs less).
-  const std::size_t bytes = std::size_t(d == Device::cpu ? 32 : 256) << 20;
-  Buffer<std::byte> out(d, bytes), in(d, bytes);
-  zero_bytes(d, out.data(), bytes);
-  const int next = (comm.rank() + 1) % comm.size();
-  const int previous = (comm.rank() + comm.size() - 1) % comm.size();
-  const Message send{next, 0, std::span<std::byte>(out.data(), bytes)};
-  const Message receive{previous, 0, std::span<std::byte>(in.data(), bytes)};
-  auto once = [&] {
-    if (d == Device::cpu)
-      comm.exchange(std::span<const Message>(&send, 1), std::span<const Message>(&receive, 1));
-    else
-      DeviceLink::world().exchange(std::span<const Message>(&send, 1),
-                                   std::span<const Message>(&receive, 1));
-  };
-  const double ms = timed_ms(5, d, true, [&] {
-    for (int r = 0; r < 4; ++r) once();
-  });
-  return 4.0 * double(bytes) / (ms * 1e6);
-}
-
 }  // namespace
 
 void ScalingBenchSettings::validate() const {

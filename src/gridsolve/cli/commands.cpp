@@ -274,12 +274,13 @@ int run(int argc, char** argv) {
       heat_run.parameters = parameters_json(heat_parameters(), plate);
       return run_problem(make_heat_plate(plate), heat_run);
     }
-    const bool scaling_bench = *bench && bench_settings.what == "scaling";
-    if (!*solve && !*magnet && !scaling_bench && Communicator::world().size() > 1)
+    const bool ranks_bench =
+        *bench && (bench_settings.what == "scaling" || bench_settings.what == "micromag");
+    if (!*solve && !*magnet && !ranks_bench && Communicator::world().size() > 1)
       // Each rank would run the whole command alone, all writing the same files.
       throw Error(
           fmt::format("{} runs on one process; under mpirun only poisson, heat, solve, "
-                      "magnet, bench scaling and info run",
+                      "magnet, bench scaling, bench micromag and info run",
                       app.get_subcommands().front()->get_name()));
     if (*solve) {
       RunConfig cfg = load_config(config_path);

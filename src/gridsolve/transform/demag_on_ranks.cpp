@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include "gridsolve/core/box.hpp"
@@ -56,6 +57,13 @@ DemagOnRanks<T>::DemagOnRanks(Device d, std::array<int, 3> n, std::array<double,
   lines_ = Buffer<T>(d, std::size_t(3 * lines_size_));
   zero_bytes(d, slab_.data(), slab_.size() * sizeof(T));
   zero_bytes(d, lines_.data(), lines_.size() * sizeof(T));
+  // Sent per apply: to the kx ranges, this slab's block of each other rank's range; back,
+  // this rank's range of each other rank's slab.
+  for (int q = 0; q < ranks; ++q)
+    if (q != me)
+      transpose_bytes_ += 3 * std::int64_t(sizeof(T)) * mid_ *
+                          (std::int64_t(split_.s_count(q)) * nl +
+                           std::int64_t(2) * hk_ * split_.t_count(q));
   const std::size_t scratch =
       std::size_t(std::max(slab_size_, std::int64_t(2) * hk_ * mid_ * nt));
   send_ = Buffer<T>(d, scratch);
@@ -90,6 +98,16 @@ std::array<int, 3> DemagOnRanks<T>::cells() const {
 
 template <class T>
 void DemagOnRanks<T>::apply(const T* const m[3], T* const h[3]) {
+  // A transpose, timed alone when profiling.
+  auto transpose = [&](auto&& move) {
+    if (!profile_) return move();
+    synchronize(device_);
+    const auto t0 = std::chrono::steady_clock::now();
+    move();
+    synchronize(device_);
+    transpose_seconds_ +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
   const Layout& l = layout_;
   const Device d = device_;
   const int hx = l.hx, n0 = l.n[0], nl = count(), mid = mid_, hk = hk_;
@@ -124,7 +142,10 @@ void DemagOnRanks<T>::apply(const T* const m[3], T* const h[3]) {
     } else {
       x_fwd_->run(s, s);
     }
-    slabs_to_lines(d, split_, dims_, static_cast<const T*>(s), ln, send_.data(), receive_.data());
+    transpose([&] {
+      slabs_to_lines(d, split_, dims_, static_cast<const T*>(s), ln, send_.data(),
+                     receive_.data());
+    });
     if (pt > nt)  // the padded planes along the slab axis: zeros, made here, never sent
       for_each(d, Box{{0, 0, nt}, {2 * hk - 1, mid - 1, pt - 1}},
                [=] GRIDSOLVE_HD(int i, int y, int kt) {
@@ -174,7 +195,10 @@ void DemagOnRanks<T>::apply(const T* const m[3], T* const h[3]) {
     T* s = slab + c * ss;
     T* ln = lines + c * ls;
     if (t_fft_) t_fft_->run(ln, ln, +1);
-    lines_to_slabs(d, split_, dims_, static_cast<const T*>(ln), s, send_.data(), receive_.data());
+    transpose([&] {
+      lines_to_slabs(d, split_, dims_, static_cast<const T*>(ln), s, send_.data(),
+                     receive_.data());
+    });
     if (t_ == 2) {
       for (int tl = 0; tl < nl; ++tl) {
         if (y_) y_->run(s + tl * plane, s + tl * plane, +1);

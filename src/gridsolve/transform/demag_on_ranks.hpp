@@ -36,6 +36,16 @@ class DemagOnRanks {
 
   const Layout& layout() const { return layout_; }
 
+  // The bytes this rank sends in the transposes of one apply (both ways, three components).
+  std::int64_t transpose_bytes() const { return transpose_bytes_; }
+  // With profiling on, each transpose waits for the device before and after, and its time
+  // adds to transpose_seconds (for benchmarks: the waits cost overlap).
+  void profile(bool on) {
+    profile_ = on;
+    transpose_seconds_ = 0;
+  }
+  double transpose_seconds() const { return transpose_seconds_; }
+
  private:
   Device device_;
   Layout layout_;
@@ -46,6 +56,9 @@ class DemagOnRanks {
   Buffer<T> slab_, lines_, send_, receive_, kernel_;
   std::int64_t slab_size_ = 0, lines_size_ = 0;  // reals per component
   std::unique_ptr<LineFft<T>> x_fwd_, x_inv_, y_, t_fft_;
+  std::int64_t transpose_bytes_ = 0;
+  bool profile_ = false;
+  double transpose_seconds_ = 0;
 };
 
 }  // namespace gridsolve::demag
