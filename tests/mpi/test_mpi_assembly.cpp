@@ -6,12 +6,15 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gridsolve/exec/communicator.hpp"
 #include "gridsolve/exec/decomposition.hpp"
 #include "gridsolve/exec/device.hpp"
 #include "gridsolve/exec/field_part.hpp"
 #include "gridsolve/problem/assemble_axisymmetric.hpp"
+#include "gridsolve/problem/model_problems.hpp"
 #include "gridsolve/problem/stencil_operator_part.hpp"
 #include "gridsolve/solve/solve_on_ranks.hpp"
 #include "gridsolve/solve/solver_registry.hpp"
@@ -106,6 +109,19 @@ void expect_parts_equal_cuts(Device device) {
   }
 }
 
+// The same over a 3D part's held nodes.
+template <class V>
+double worst_difference3(const Field<V>& part, const Field<V>& cut, const Box& nodes) {
+  Box b = part.interior().grown(1).intersect(nodes);
+  const FieldView<const V> a = part.cview(), c = cut.cview();
+  double worst = 0;
+  for (int k = b.lo[2]; k <= b.hi[2]; ++k)
+    for (int j = b.lo[1]; j <= b.hi[1]; ++j)
+      for (int i = b.lo[0]; i <= b.hi[0]; ++i)
+        worst = std::max(worst, std::fabs(double(a(i, j, k)) - double(c(i, j, k))));
+  return Communicator::world().max(worst);
+}
+
 TEST(MpiAssembly, AxisymmetricPartEqualsTheCutOfTheWhole) {
   expect_parts_equal_cuts(Device::cpu);
 }
@@ -114,6 +130,104 @@ TEST(MpiAssembly, AxisymmetricPartEqualsTheCutOfTheWhole) {
 TEST(MpiAssembly, AxisymmetricPartOnTheGpu) {
   if (!cuda_available()) GTEST_SKIP() << "no GPU: " << cuda_unavailable_reason();
   expect_parts_equal_cuts(Device::cuda);
+}
+
+// The Cartesian operator: uniform rows (a formula source, a fixed box), per-node rows
+// (variable k, Neumann and Robin sides), the all-Neumann problem (its source made
+// compatible over every rank), in 2D and 3D, on even and slab process grids.
+void expect_cartesian_parts_equal_cuts(const ProblemSpec& spec, Device device,
+                                       const std::string& what_problem) {
+  const Communicator& comm = Communicator::world();
+  ASSERT_TRUE(assembles_on_ranks(spec)) << what_problem;
+  const Discretization<double> whole = assemble<double>(spec, Device::cpu);
+  const int d = spec.grid.dims;
+  for (const std::array<int, 3> grid :
+       {std::array<int, 3>{0, 0, 0},
+        d == 3 ? std::array<int, 3>{1, 1, comm.size()} : std::array<int, 3>{1, comm.size(), 1}}) {
+    RankPart part;
+    part.parts = std::make_shared<const Decomposition>(spec.grid.box(Centring::node()), d,
+                                                       comm.size(), std::array<bool, 3>{}, grid);
+    part.rank = comm.rank();
+    const Discretization<double> on_device = assemble<double>(spec, device, part);
+    const Discretization<double> mine{on_device.op.copy_to(Device::cpu),
+                                      on_device.u.copy_to(Device::cpu)};
+    const StencilOperator<double> cut = operator_part(whole.op, part.parts, part.rank);
+    const Field<double> u_cut = field_part(whole.u, part.parts, part.rank);
+    const Box nodes = spec.grid.nodes();
+    const std::string what = what_problem + " on a " + part.parts->describe() + " grid, " +
+                             to_string(device);
+    // The all-Neumann source's mean is summed rank by rank: the same to rounding only.
+    const double tol = device == Device::cpu && !whole.op.singular ? 0.0 : 1e-12;
+    EXPECT_EQ(mine.op.unknowns, whole.op.unknowns) << what;
+    EXPECT_EQ(mine.op.uniform, whole.op.uniform) << what;
+    EXPECT_EQ(mine.op.active.lo, cut.active.lo) << what;
+    EXPECT_EQ(mine.op.active.hi, cut.active.hi) << what;
+    EXPECT_EQ(mine.op.global_active.hi, whole.op.active.hi) << what;
+    EXPECT_EQ(mine.op.singular, whole.op.singular) << what;
+    EXPECT_NEAR(mine.op.rhs_mismatch, whole.op.rhs_mismatch, 1e-14) << what;
+    EXPECT_EQ(mine.op.b_const, whole.op.b_const) << what;
+    EXPECT_EQ(mine.op.cp, whole.op.cp) << what;
+    auto same = [&](const Field<double>& a, const Field<double>& b, const char* name) {
+      EXPECT_EQ(a.empty(), b.empty()) << what << " " << name;
+      if (!a.empty() && !b.empty()) EXPECT_LE(worst_difference3(a, b, nodes), tol) << what << " " << name;
+    };
+    same(mine.op.ap, cut.ap, "ap"), same(mine.op.aw, cut.aw, "aw"), same(mine.op.ae, cut.ae, "ae");
+    same(mine.op.as, cut.as, "as"), same(mine.op.an, cut.an, "an"), same(mine.op.ab, cut.ab, "ab");
+    same(mine.op.at, cut.at, "at"), same(mine.op.rhs, cut.rhs, "rhs"), same(mine.u, u_cut, "u");
+    EXPECT_EQ(mine.op.mask.empty(), cut.mask.empty()) << what;
+    if (!mine.op.mask.empty() && !cut.mask.empty())
+      EXPECT_EQ(worst_difference3(mine.op.mask, cut.mask, nodes), 0.0) << what << " mask";
+  }
+}
+
+std::vector<std::pair<std::string, ProblemSpec>> cartesian_problems() {
+  std::vector<std::pair<std::string, ProblemSpec>> out;
+  ModelProblem m;
+  m.n = 37;
+  m.mask = "fixed";
+  out.emplace_back("uniform 2D, fixed box", make_model_problem(m));
+  m.coefficient = "variable";
+  m.sides = "robin";
+  out.emplace_back("variable k, Robin sides", make_model_problem(m));
+  m.sides = "neumann";
+  m.mask = "none";
+  out.emplace_back("variable k, Neumann sides", make_model_problem(m));
+  ModelProblem cube;
+  cube.dims = 3;
+  cube.n = 13;
+  cube.coefficient = "variable";
+  cube.sides = "robin";
+  out.emplace_back("3D variable k, Robin sides", make_model_problem(cube));
+  cube.coefficient = "constant";
+  cube.sides = "dirichlet";
+  cube.rhs = "random";
+  out.emplace_back("3D uniform, random source", make_model_problem(cube));
+  // Every side Neumann, nothing fixed: the source's mean removed over all ranks.
+  ProblemSpec floating = make_model_problem(m);
+  for (BoundaryCondition& bc : floating.boundaries) {
+    bc.kind = BoundaryKind::neumann;
+    bc.g = Expression::value(0.0);
+  }
+  floating.f = Expression::parse("cos(3.14159 * x) * cos(3.14159 * y) + 0.001");
+  floating.exact.reset();
+  out.emplace_back("all Neumann", floating);
+  return out;
+}
+
+TEST(MpiAssembly, CartesianPartEqualsTheCutOfTheWhole) {
+  for (const auto& [what, spec] : cartesian_problems()) {
+    try {
+      expect_cartesian_parts_equal_cuts(spec, Device::cpu, what);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << what << ": " << e.what();
+    }
+  }
+}
+
+TEST(MpiAssembly, CartesianPartOnTheGpu) {
+  if (!cuda_available()) GTEST_SKIP() << "no GPU: " << cuda_unavailable_reason();
+  for (const auto& [what, spec] : cartesian_problems())
+    expect_cartesian_parts_equal_cuts(spec, Device::cuda, what);
 }
 
 TEST(MpiAssembly, PartsAssembledAloneSolveToTheWholeAnswer) {

@@ -52,12 +52,32 @@ int run_typed(const ProblemSpec& spec, const RunSettings& settings, ResolvedSolv
   // A folder the results cannot go to fails the run before the solve, not after it (on
   // several ranks rank 0's error stops every rank).
   if (!s.out.empty() && comm.is_root()) create_output_directory(s.out);
-  // On several ranks the whole problem is assembled in host memory and each rank's part
-  // goes to its device; one process assembles where it solves.
-  const Device assembly_device = comm.size() > 1 ? Device::cpu : device;
-  require_solve_memory(spec.grid, sizeof(T), assembly_device);
+  // On several ranks each rank assembles its own box on its device where the problem allows
+  // it (no periodic side, no cut-out, a solver not on slabs; and output the ranks write
+  // together); otherwise the whole problem is assembled in host memory and each rank's
+  // part goes to its device. One process assembles where it solves.
+  const bool per_rank =
+      write_parts && assembles_on_ranks(spec) && !r.solver->slabs;
+  RankPart part;
+  Grid held = spec.grid;  // the nodes this rank assembles
+  if (per_rank) {
+    const std::array<int, 3> asked = s.ranks_grid.empty()
+                                         ? std::array<int, 3>{0, 0, 0}
+                                         : parse_ranks_grid(s.ranks_grid, spec.grid.dims,
+                                                            comm.size());
+    const Decomposition even(spec.grid.box(Centring::node()), spec.grid.dims, comm.size(),
+                             std::array<bool, 3>{}, asked);
+    // A masked domain's cuts follow its unknowns, so that no rank waits on a fuller one.
+    part.parts = std::make_shared<const Decomposition>(
+        spec.regions.empty() ? even : even.balanced(unknowns_per_plane(spec)));
+    part.rank = comm.rank();
+    const Box mine_box = part.parts->box(part.rank);
+    for (int a = 0; a < spec.grid.dims; ++a) held.n[a] = mine_box.extent(a);
+  }
+  const Device assembly_device = on_ranks && !per_rank ? Device::cpu : device;
+  require_solve_memory(held, sizeof(T), assembly_device);
   const auto t0 = clock_type::now();
-  Discretization<T> d = assemble<T>(spec, assembly_device);
+  Discretization<T> d = assemble<T>(spec, assembly_device, part);
   const double assembly_seconds = seconds_since(t0);
 
   SolveOptions& options = r.options;
@@ -68,12 +88,14 @@ int run_typed(const ProblemSpec& spec, const RunSettings& settings, ResolvedSolv
                    residual ? "relative residual" : "max update", p.value, p.seconds);
     };
   }
-  // On several ranks every rank assembled the whole problem in host memory (simple, and
-  // memory the sizes run on ranks so far can spare) and solves its share; rank 0 gets the
-  // solution back, or each keeps its part for writing.
+  // On several ranks each solves its part (assembled there, or shared out of the whole);
+  // rank 0 gets the solution back, or each keeps its part for writing.
   SolveReport report;
   Discretization<T> mine;  // this rank's part, when the ranks write their parts
-  if (on_ranks) {
+  if (per_rank) {
+    Field<T> none;
+    report = solve_parts<T>(r, d.op, d.u, none, s.used, SolutionOn::parts);
+  } else if (on_ranks) {
     RankShare<T> share = share_for_ranks<T>(r, d.op, d.u, s.ranks_grid);
     report = solve_parts<T>(r, share.op, share.u, d.u, s.used,
                             write_parts ? SolutionOn::parts : SolutionOn::root);
@@ -81,7 +103,7 @@ int run_typed(const ProblemSpec& spec, const RunSettings& settings, ResolvedSolv
   } else {
     report = run_solve<T>(r, d.op, d.u);
   }
-  const Discretization<T>& solved = write_parts ? mine : d;
+  const Discretization<T>& solved = write_parts && !per_rank ? mine : d;
   if (d.op.singular)
     report.notes.push_back(fmt::format(
         "no node is fixed, so the net source ({:.3g} of the total) was removed to make the problem "
@@ -122,9 +144,10 @@ int run_typed(const ProblemSpec& spec, const RunSettings& settings, ResolvedSolv
   }
   if (!s.out.empty()) {
     ResultFiles files{s.out};
-    const RankPart part{solved.u.shared_decomposition(), solved.u.rank()};
+    const RankPart written{solved.u.shared_decomposition(), solved.u.rank()};
     files.write(spec, s, device, report, error, assembly_seconds, solved.u,
-                spec.exact ? sample_exact<T>(spec, Device::cpu, part) : Field<T>(), solved.op.mask);
+                spec.exact ? sample_exact<T>(spec, Device::cpu, written) : Field<T>(),
+                solved.op.mask);
     if (!s.quiet)
       fmt::print("  results     {}/ (summary.json, history.csv, solution.h5 + .xdmf)\n",
                  printable(s.out));

@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <span>
 #include <string>
 #include <numbers>
 #include <utility>
@@ -133,14 +134,23 @@ void make_compatible(StencilOperator<T>& op) {
         return Balance{v, v < 0 ? -v : v, 1};
       },
       SumOp{}, Balance{});
-  const double mismatch = bal.total > 0 ? std::abs(bal.sum) / bal.total : 0.0;
+  Balance all = bal;
+  if (op.parts) {  // sums over every rank's part, in rank order on every rank
+    std::array<double, 3> v{bal.sum, bal.total, double(bal.count)};
+    Communicator::world().sum(std::span<double>(v));
+    all = Balance{v[0], v[1], std::int64_t(v[2])};
+  }
+  const double mismatch = all.total > 0 ? std::abs(all.sum) / all.total : 0.0;
   require(mismatch <= 1e-2,
           fmt::format("every side is Neumann and no node is fixed, so the sources must balance the "
                       "boundary fluxes; here the net source is {:.4g} against a total of {:.4g} "
                       "({:.2g} of it), so no solution exists",
-                      bal.sum, bal.total, mismatch));
-  const T mean = T(bal.sum / double(bal.count));
-  for_each(op.device, op.active, [=] GRIDSOLVE_HD(int i, int j, int k) {
+                      all.sum, all.total, mismatch));
+  const T mean = T(all.sum / double(all.count));
+  // A part's ghost rows too, so that they stay the whole operator's rows.
+  const Box rows =
+      op.parts ? op.rhs.interior().grown(1).intersect(op.grid.nodes()) : op.active;
+  for_each(op.device, rows, [=] GRIDSOLVE_HD(int i, int j, int k) {
     if (m(i, j, k) == 0) b(i, j, k) -= mean;
   });
   op.singular = true;
@@ -163,13 +173,19 @@ void throw_if_bad(const ProblemSpec& spec, const Field<std::uint8_t>& bad) {
   const std::int64_t nx = g.n[0], ny = g.n[1];
   const FieldView<const std::uint8_t> bv = bad.cview();
   const std::int64_t none = std::numeric_limits<std::int64_t>::max();
-  const std::int64_t first = reduce<std::int64_t>(
-      bad.device(), g.nodes(),
+  // A rank's part looks at its own box; the first over all ranks is agreed, so every rank
+  // throws the same message.
+  std::int64_t first = reduce<std::int64_t>(
+      bad.device(), bad.interior().intersect(g.nodes()),
       [=] GRIDSOLVE_HD(int i, int j, int k) -> std::int64_t {
         const std::uint8_t c = bv(i, j, k);
         return c ? (std::int64_t(i) + nx * (j + ny * std::int64_t(k))) * 32 + c : none;
       },
       MinIndex{}, none);
+  if (bad.decomposition()) {
+    const double agreed = Communicator::world().min(first == none ? 1e300 : double(first));
+    first = agreed < 1e300 ? std::int64_t(agreed) : none;
+  }
   if (first == none) return;
   const int code = int(first % 32);
   const std::int64_t node = first / 32;
@@ -296,10 +312,47 @@ void check_components(const Field<std::uint8_t>& mask, const Field<std::uint8_t>
 
 }  // namespace
 
+bool assembles_on_ranks(const ProblemSpec& spec) {
+  if (spec.grid.geometry == Geometry::axisymmetric) return true;
+  for (const BoundaryCondition& bc : spec.boundaries)
+    if (bc.kind == BoundaryKind::periodic) return false;
+  for (const MaskRegion& r : spec.regions)
+    if (r.kind == NodeKind::outside) return false;
+  return true;
+}
+
+std::array<std::vector<double>, 3> unknowns_per_plane(const ProblemSpec& spec) {
+  const Grid& g = spec.grid;
+  // The node marks alone, on the host (a byte per node); fixed values are not needed, so
+  // they go to a field of one node that takes none.
+  Field<std::uint8_t> kind(g, Device::cpu);
+  Field<double> none(Box{{-9, -9, -9}, {-9, -9, -9}}, g.dims, 1, 0, Device::cpu);
+  detail::mark_nodes(spec, kind, none);
+  std::array<std::vector<double>, 3> work;
+  for (int a = 0; a < g.dims; ++a) work[std::size_t(a)].assign(std::size_t(g.n[a]), 0.0);
+  const FieldView<const std::uint8_t> kv = kind.cview();
+  for (int k = 0; k < g.n[2]; ++k)
+    for (int j = 0; j < g.n[1]; ++j)
+      for (int i = 0; i < g.n[0]; ++i)
+        if (kv(i, j, k) == std::uint8_t(NodeKind::free)) {
+          const int at[3] = {i, j, k};
+          for (int a = 0; a < g.dims; ++a) work[std::size_t(a)][std::size_t(at[a])] += 1;
+        }
+  return work;
+}
+
 template <class T>
-Discretization<T> assemble(const ProblemSpec& spec, Device device) {
-  if (spec.grid.geometry == Geometry::axisymmetric) return assemble_axisymmetric<T>(spec, device);
+Discretization<T> assemble(const ProblemSpec& spec, Device device, const RankPart& part) {
+  if (spec.grid.geometry == Geometry::axisymmetric)
+    return assemble_axisymmetric<T>(spec, device, {}, part);
   spec.validate();
+  const bool split = bool(part.parts);
+  require(!split || assembles_on_ranks(spec),
+          "a problem with periodic sides or cut-outs is assembled whole, then split");
+  require(!split || (part.parts->global().lo == spec.grid.nodes().lo &&
+                     part.parts->global().hi == spec.grid.nodes().hi &&
+                     part.parts->dims() == spec.grid.dims),
+          "a rank's part is assembled from a decomposition of the grid's nodes");
   const Grid& g = spec.grid;
   const int d = g.dims, nx = g.n[0], ny = g.n[1], nz = g.n[2];
 
@@ -330,20 +383,42 @@ Discretization<T> assemble(const ProblemSpec& spec, Device device) {
       if (b != a) face_share[a] *= 0.5 * g.spacing[b];
   }
 
-  // Everything is built in the memory of the device that solves.
+  // Everything is built in the memory of the device that solves: the whole grid's fields,
+  // or a rank's part of each (its box and ghosts, global indices).
   StencilOperator<T> op;
   op.grid = g;
   op.device = device;
   op.uniform = uniform;
-  Field<T> u(g, device);
-  Field<std::uint8_t> kind(g, device);
-  detail::mark_nodes(spec, kind, u);
+  auto node_field = [&]<class V>(V, int w) {
+    return split ? Field<V>(part.parts, part.rank, 1, w, device)
+                 : Field<V>(g, Centring::node(), 1, w, device);
+  };
+  // The rows assembled: every node, or a part's box and its ghost rows (the whole
+  // operator's rows there, so that the part equals the whole operator's cut).
+  const Box rows = split ? part.parts->box(part.rank).grown(1).intersect(g.nodes()) : g.nodes();
+  Field<T> u = node_field(T(), 1);
+  Field<std::uint8_t> kind = node_field(std::uint8_t(), 1);
+  // A part's ghost rows read elements one node further out: their marks reach two deep.
+  Field<std::uint8_t> wide = split && !uniform ? node_field(std::uint8_t(), 2) : Field<std::uint8_t>();
+  detail::mark_nodes(spec, wide.empty() ? kind : wide, u);
+  if (!wide.empty()) {
+    const FieldView<const std::uint8_t> from = wide.cview();
+    const FieldView<std::uint8_t> to = kind.view();
+    for_each(device, rows, [=] GRIDSOLVE_HD(int i, int j, int k) { to(i, j, k) = from(i, j, k); });
+  }
   const FieldView<const std::uint8_t> kv = kind.cview();
+  // A part keeps the whole problem's active box beside its own.
+  auto cut_active = [&] {
+    op.global_active = op.active;
+    if (split) op.active = op.active.intersect(part.parts->box(part.rank));
+  };
 
   std::int64_t unknowns = 0;
   if (uniform) {
     op.active = Box{{wraps(0) ? 0 : 1, wraps(1) ? 0 : 1, d == 3 && !wraps(2) ? 1 : 0},
                     {nx - 2, ny - 2, d == 3 ? nz - 2 : 0}};
+    const Box whole_active = op.active;
+    cut_active();
     const double kc = spec.k.constant;
     // Full interior faces: the face area is the product of the other spacings.
     auto face = [&](int a) {
@@ -361,16 +436,16 @@ Discretization<T> assemble(const ProblemSpec& spec, Device device) {
     if (spec.f.is_constant() && spec.f_nodes.empty()) {
       op.b_const = T(spec.f.constant * vol);
     } else {
-      const Samples f = spec.f_nodes.empty() ? Samples::of(spec.f, g, g.nodes(), {0, 0, 0}, device)
+      const Samples f = spec.f_nodes.empty() ? Samples::of(spec.f, g, rows, {0, 0, 0}, device)
                                              : Samples::of_nodes(spec.f_nodes, g, device);
       const SampleView fv = f.view();
-      Field<T> rhs(g, device);
-      Field<std::uint8_t> bad(g, device);
+      Field<T> rhs = node_field(T(), 1);
+      Field<std::uint8_t> bad = node_field(std::uint8_t(), 1);
       const FieldView<T> rv = rhs.view();
       const FieldView<std::uint8_t> bv = bad.view();
-      const Box active = op.active;
+      const Box active = whole_active;
       // b of the unknowns only: f may be singular on a side.
-      for_each(device, g.nodes(), [=] GRIDSOLVE_HD(int i, int j, int k) {
+      for_each(device, rows, [=] GRIDSOLVE_HD(int i, int j, int k) {
         if (!active.contains(i, j, k) || kv(i, j, k) != std::uint8_t(NodeKind::free)) return;
         const double fp = fv(i, j, k);
         if (!finite_number(fp)) bv(i, j, k) = bad_f;
@@ -387,8 +462,10 @@ Discretization<T> assemble(const ProblemSpec& spec, Device device) {
         SumOp{}, std::int64_t(0));
     if (!spec.regions.empty()) op.mask = std::move(kind);
   } else {
-    Field<std::uint8_t> elements(g, Centring::cell(), 1, 1, device);
-    detail::mark_elements(g, kind, elements);
+    Box element_box = split ? part.parts->box(part.rank) : g.box(Centring::cell());
+    element_box.centring = Centring::cell();
+    Field<std::uint8_t> elements(element_box, d, 1, split ? 2 : 1, device);
+    detail::mark_elements(g, wide.empty() ? kind : wide, elements);
     GhostSides element_sides;
     for (int a = 0; a < d; ++a)
       if (wraps(a)) element_sides.face[2 * a] = element_sides.face[2 * a + 1] = GhostRule::periodic;
@@ -397,11 +474,13 @@ Discretization<T> assemble(const ProblemSpec& spec, Device device) {
     op.active = g.nodes();
     for (int a = 0; a < d; ++a)
       if (wraps(a)) op.active.hi[a] -= 1;
-    Field<T> ap(g, device), aw(g, device), ae(g, device), asf(g, device), an(g, device),
-        rhs(g, device);
+    const Box whole_active = op.active;
+    cut_active();
+    Field<T> ap = node_field(T(), 1), aw = node_field(T(), 1), ae = node_field(T(), 1),
+             asf = node_field(T(), 1), an = node_field(T(), 1), rhs = node_field(T(), 1);
     Field<T> ab, at;
-    if (d == 3) ab = Field<T>(g, device), at = Field<T>(g, device);
-    const detail::AssemblyData data(spec, device, true);
+    if (d == 3) ab = node_field(T(), 1), at = node_field(T(), 1);
+    const detail::AssemblyData data(spec, device, true, rows);
     const detail::FaceConductivity k_face = data.k_face;
     const SampleView fv = data.f;
     detail::SideData sides;
@@ -409,7 +488,7 @@ Discretization<T> assemble(const ProblemSpec& spec, Device device) {
       sides.k[f] = data.k_side[f], sides.g[f] = data.g_side[f];
       sides.kind[f] = spec.boundaries[f].kind, sides.alpha[f] = spec.boundaries[f].alpha;
     }
-    Field<std::uint8_t> bad(g, device);
+    Field<std::uint8_t> bad = node_field(std::uint8_t(), 1);
     const FieldView<std::uint8_t> bv = bad.view();
     const FieldView<std::uint8_t> mv = kind.view();
     const FieldView<T> nb[6] = {aw.view(), ae.view(), asf.view(), an.view(), ab.view(), at.view()};
@@ -418,8 +497,8 @@ Discretization<T> assemble(const ProblemSpec& spec, Device device) {
     const double share[3] = {face_share[0], face_share[1], face_share[2]};
     const double h[3] = {g.spacing[0], g.spacing[1], g.spacing[2]};
     // One row per node, independent of the others: the loop body runs where the solve does.
-    const Box active = op.active;
-    for_each(device, g.nodes(), [=] GRIDSOLVE_HD(int i, int j, int k) {
+    const Box active = whole_active;
+    for_each(device, rows, [=] GRIDSOLVE_HD(int i, int j, int k) {
       if (!active.contains(i, j, k)) return;  // a periodic image: its unknown has the row
       std::uint8_t kd = mv(i, j, k);
       const int around = em.around(i, j, k, -1, 0);
@@ -490,7 +569,10 @@ Discretization<T> assemble(const ProblemSpec& spec, Device device) {
     op.rhs = std::move(rhs);
     op.mask = std::move(kind);
   }
+  if (split) unknowns = std::int64_t(Communicator::world().sum(double(unknowns)));
   op.unknowns = unknowns;
+  op.parts = part.parts;
+  op.rank = part.rank;
   op.jacobi_radius = jacobi_radius_estimate(spec, face_share);
   for (int f = 0; f < 6; ++f) op.sides[f] = spec.boundaries[f].kind;
   op.periodic = periodic;
@@ -570,8 +652,8 @@ double max_error(const ProblemSpec& spec, const Discretization<T>& d) {
 
 template double max_error<float>(const ProblemSpec&, const Discretization<float>&);
 template double max_error<double>(const ProblemSpec&, const Discretization<double>&);
-template Discretization<float> assemble<float>(const ProblemSpec&, Device);
-template Discretization<double> assemble<double>(const ProblemSpec&, Device);
+template Discretization<float> assemble<float>(const ProblemSpec&, Device, const RankPart&);
+template Discretization<double> assemble<double>(const ProblemSpec&, Device, const RankPart&);
 template Field<float> sample_exact<float>(const ProblemSpec&, Device, const RankPart&);
 template Field<double> sample_exact<double>(const ProblemSpec&, Device, const RankPart&);
 

@@ -1,6 +1,8 @@
 // Discretizes a ProblemSpec into a StencilOperator and a starting field.
 #pragma once
+#include <array>
 #include <memory>
+#include <vector>
 
 #include "gridsolve/exec/decomposition.hpp"
 #include "gridsolve/exec/field.hpp"
@@ -26,8 +28,20 @@ struct Discretization {
 // domain's sides and by cells touching "outside" nodes. The result is symmetric, second
 // order at Neumann / Robin sides, and takes the uniform fast path (coefficients held as
 // seven numbers) when k is constant, every side is Dirichlet and no node is cut out.
+// With a part (several ranks, each calling it), only that rank's box and its ghost rows,
+// on its device: the values operator_part would cut from the whole operator, which is never
+// held. For problems without periodic sides or cut-outs (assembles_on_ranks): those read
+// rows and marks across the whole grid (the far side's faces, the floating-piece check).
 template <class T>
-Discretization<T> assemble(const ProblemSpec& spec, Device device);
+Discretization<T> assemble(const ProblemSpec& spec, Device device, const RankPart& part = {});
+
+// Whether assemble takes a RankPart for this problem.
+bool assembles_on_ranks(const ProblemSpec& spec);
+
+// The free nodes of a problem without cut-outs in each plane normal to each axis (from its
+// node marks alone, a byte per node on the host): what Decomposition::balanced shares out
+// before any rank assembles. Empty axes beyond dims.
+std::array<std::vector<double>, 3> unknowns_per_plane(const ProblemSpec& spec);
 
 // The exact solution sampled at the nodes (0 outside), when the spec has one; with a
 // part, at that rank's box only (a field of the part).
