@@ -217,13 +217,25 @@ template <class T>
 void MultigridHierarchy<T>::split_over_ranks(const StencilOperator<T>& part) {
   const Device d = part.device;
   const int rank = part.rank;
-  // Every level whole on the host: the coarse operators and weights one rank would make.
+  // Every level whole on every rank: the coarse operators and weights one rank would make,
+  // built on the rank's GPU where the whole operator and its levels fit beside what the
+  // GPU holds already (coarsening there takes seconds where the host takes minutes on a
+  // large grid), else on the host.
   std::vector<StencilOperator<T>> host;
   host.push_back(gather_operator(part, false));  // coarse levels restrict their own sources
-  build_levels(host[0], Device::cpu);
+  std::size_t whole_bytes = 0;
+  for (const Field<T>* f : {&host[0].ap, &host[0].aw, &host[0].ae, &host[0].as, &host[0].an,
+                            &host[0].ab, &host[0].at})
+    whole_bytes += std::size_t(f->storage_size()) * sizeof(T);
+  whole_bytes += std::size_t(host[0].mask.storage_size());
+  // The levels below add about a third; the margin keeps room for the solve's own fields.
+  const Device build = d == Device::cuda && 2 * whole_bytes < memory_available(d) ? d : Device::cpu;
+  if (build != Device::cpu) host[0] = host[0].copy_to(build);
+  build_levels(host[0], build);
   const int last = int(levels_.size()) - 1;
   for (int l = 1; l <= last; ++l) host.push_back(std::move(levels_[std::size_t(l)]->op));
-  auto on_device = [d](auto&& f) { return d == Device::cpu ? std::move(f) : f.copy_to(d); };
+  host[0] = StencilOperator<T>();  // the whole fine operator is no longer needed
+  auto on_device = [d](auto&& f) { return f.device() == d ? std::move(f) : f.copy_to(d); };
 
   std::shared_ptr<const Decomposition> parts = part.parts;
   bool split = true;  // level l is split over the ranks (level 0: the caller's part)
@@ -233,7 +245,7 @@ void MultigridHierarchy<T>::split_over_ranks(const StencilOperator<T>& part) {
       here.r = part.make_field();
       if (options_.smoother == Smoother::jacobi) here.tmp = part.make_field();
     } else {
-      here.op = split ? on_device(operator_part(host[std::size_t(l)], parts, rank))
+      here.op = split ? operator_part(host[std::size_t(l)], parts, rank).copy_to(d)
                       : host[std::size_t(l)].copy_to(d);
       here.u = here.op.make_field();
       here.r = here.op.make_field();
@@ -242,8 +254,9 @@ void MultigridHierarchy<T>::split_over_ranks(const StencilOperator<T>& part) {
     if (l == last) break;
     for (int a = 0; a < 3; ++a) {  // node positions: small, whole on every level
       for (Buffer<double>* b : {&here.x[a], &here.w[a]}) {
+        if (build == d) continue;
         Buffer<double> moved(d, b->size());
-        copy_bytes(moved.data(), d, b->data(), Device::cpu, b->size() * sizeof(double));
+        copy_bytes(moved.data(), d, b->data(), build, b->size() * sizeof(double));
         *b = std::move(moved);
       }
       here.next.fine_x[a] = here.x[a].data();
@@ -256,17 +269,23 @@ void MultigridHierarchy<T>::split_over_ranks(const StencilOperator<T>& part) {
     const bool below_split = below_parts.has_value();
     if (split && !below_split) {
       here.gathers = true;
-      here.gathered = Field<T>(host[std::size_t(l)].grid, d);
-      here.whole_sides = host[std::size_t(l)].ghost_sides();
+      here.gathered = Field<T>(l == 0 ? part.grid : host[std::size_t(l)].grid, d);
+      here.whole_sides = l == 0 ? part.ghost_sides() : host[std::size_t(l)].ghost_sides();
     }
     here.weights.on_parts = split && below_split;
     for (Field<T>& w : here.weights.lower) {
       if (w.empty()) continue;
       if (here.weights.on_parts) {
-        host[std::size_t(l)].exchange_ghosts(w);  // periodic images, then the part's ghosts
+        // Periodic images, then the part's ghosts (level 0's whole operator is gone: its
+        // part has the same periodic sides).
+        if (l == 0) {
+          if (part.periodic) gridsolve::exchange_ghosts(w, part.ghost_sides());
+        } else {
+          host[std::size_t(l)].exchange_ghosts(w);
+        }
         w = on_device(field_part(w, parts, rank));
       } else {
-        w = w.copy_to(d);
+        w = on_device(std::move(w));
       }
     }
     if (below_split) parts = std::make_shared<const Decomposition>(std::move(*below_parts));
