@@ -45,21 +45,10 @@ struct Vectors {
   T* out_[3];
 };
 
-// Median ms of f over the ranks that run it (the slowest rank's), starting together.
+// Median ms of f, on every rank together (the slowest rank's) or on this one alone.
 template <class F>
 double timed_ms(Device d, int repeats, bool all, F&& f) {
-  const Communicator& comm = Communicator::world();
-  const double mine = bench::median_ms(
-      repeats,
-      [&] {
-        f();
-        synchronize(d);
-      },
-      [&] {
-        synchronize(d);
-        if (all) comm.barrier();
-      });
-  return all ? comm.max(mine) : mine;
+  return bench::ranks_median_ms(repeats, d, all, f, [&] { synchronize(d); });
 }
 
 const std::array<double, 3> cell{4e-9, 4e-9, 4e-9};

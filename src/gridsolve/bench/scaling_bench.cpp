@@ -8,6 +8,7 @@
 #include <cmath>
 #include <memory>
 #include <span>
+#include <utility>
 
 #include "gridsolve/bench/copy_bandwidth.hpp"
 #include "gridsolve/bench/host_timing.hpp"
@@ -29,27 +30,9 @@ namespace gridsolve {
 
 namespace {
 
-// bench::median_ms of f (one warm-up run, then `repeats` timed ones), each run ending with
-// its device's work done and starting after `reset`; with `all` every rank times f, the
-// runs starting together (a barrier), and the slowest rank's median counts.
-template <class F, class R>
-double timed_ms(int repeats, Device d, bool all, F&& f, R&& reset) {
-  const Communicator& comm = Communicator::world();
-  const double mine = bench::median_ms(
-      repeats,
-      [&] {
-        f();
-        synchronize(d);
-      },
-      [&] {
-        reset();
-        if (all) comm.barrier();
-      });
-  return all ? comm.max(mine) : mine;
-}
-template <class F>
-double timed_ms(int repeats, Device d, bool all, F&& f) {
-  return timed_ms(repeats, d, all, f, [] {});
+template <class... A>
+double timed_ms(A&&... a) {
+  return bench::ranks_median_ms(std::forward<A>(a)...);
 }
 
 SolveOptions fixed_iterations(int iterations) {

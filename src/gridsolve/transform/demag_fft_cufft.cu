@@ -12,48 +12,13 @@
 #include "gridsolve/exec/cuda_check.hpp"
 #include "gridsolve/exec/memory.hpp"
 #include "gridsolve/transform/demag_column_pass.hpp"
+#include "gridsolve/transform/cufft_calls.cuh"
 #include "gridsolve/transform/demag_fft.hpp"
 #include "gridsolve/transform/stockham_fft.hpp"
 
 namespace gridsolve::demag {
 
 namespace {
-
-void check_fft(cufftResult r, const char* what) {
-  if (r != CUFFT_SUCCESS)
-    throw Error(fmt::format("cuFFT {} failed (error {})", what, int(r)), Error::Kind::runtime);
-}
-
-template <class T>
-struct Cufft;
-template <>
-struct Cufft<float> {
-  using complex = cufftComplex;
-  static constexpr cufftType r2c = CUFFT_R2C, c2r = CUFFT_C2R, c2c = CUFFT_C2C;
-  static cufftResult exec_r2c(cufftHandle p, float* in, complex* out) {
-    return cufftExecR2C(p, in, out);
-  }
-  static cufftResult exec_c2r(cufftHandle p, complex* in, float* out) {
-    return cufftExecC2R(p, in, out);
-  }
-  static cufftResult exec_c2c(cufftHandle p, complex* in, complex* out, int dir) {
-    return cufftExecC2C(p, in, out, dir);
-  }
-};
-template <>
-struct Cufft<double> {
-  using complex = cufftDoubleComplex;
-  static constexpr cufftType r2c = CUFFT_D2Z, c2r = CUFFT_Z2D, c2c = CUFFT_Z2Z;
-  static cufftResult exec_r2c(cufftHandle p, double* in, complex* out) {
-    return cufftExecD2Z(p, in, out);
-  }
-  static cufftResult exec_c2r(cufftHandle p, complex* in, double* out) {
-    return cufftExecZ2D(p, in, out);
-  }
-  static cufftResult exec_c2c(cufftHandle p, complex* in, complex* out, int dir) {
-    return cufftExecZ2Z(p, in, out, dir);
-  }
-};
 
 template <class T>
 class CufftDemagFft final : public DemagFft<T> {

@@ -9,66 +9,11 @@
 
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/transform/demag_fft.hpp"
+#include "gridsolve/transform/fftw_calls.hpp"
 
 namespace gridsolve::demag {
 
 namespace {
-
-// FFTW's planner is not thread safe.
-std::mutex& planner_mutex() {
-  static std::mutex m;
-  return m;
-}
-
-template <class T>
-struct Fftw;
-
-template <>
-struct Fftw<double> {
-  using plan = fftw_plan;
-  using complex = fftw_complex;
-  using dim = fftw_iodim64;
-  static void* malloc(std::size_t b) { return fftw_malloc(b); }
-  static void free(void* p) { fftw_free(p); }
-  static plan r2c(int rank, const dim* d, int hr, const dim* h, double* in, complex* out) {
-    return fftw_plan_guru64_dft_r2c(rank, d, hr, h, in, out, FFTW_ESTIMATE | FFTW_PRESERVE_INPUT);
-  }
-  static plan c2r(int rank, const dim* d, int hr, const dim* h, complex* in, double* out) {
-    return fftw_plan_guru64_dft_c2r(rank, d, hr, h, in, out, FFTW_ESTIMATE | FFTW_DESTROY_INPUT);
-  }
-  static plan c2c(int rank, const dim* d, int hr, const dim* h, complex* in, complex* out,
-                  int sign) {
-    return fftw_plan_guru64_dft(rank, d, hr, h, in, out, sign, FFTW_ESTIMATE | FFTW_PRESERVE_INPUT);
-  }
-  static void exec_r2c(plan p, double* in, complex* out) { fftw_execute_dft_r2c(p, in, out); }
-  static void exec_c2r(plan p, complex* in, double* out) { fftw_execute_dft_c2r(p, in, out); }
-  static void exec_c2c(plan p, complex* in, complex* out) { fftw_execute_dft(p, in, out); }
-  static void destroy(plan p) { fftw_destroy_plan(p); }
-};
-
-template <>
-struct Fftw<float> {
-  using plan = fftwf_plan;
-  using complex = fftwf_complex;
-  using dim = fftwf_iodim64;
-  static void* malloc(std::size_t b) { return fftwf_malloc(b); }
-  static void free(void* p) { fftwf_free(p); }
-  static plan r2c(int rank, const dim* d, int hr, const dim* h, float* in, complex* out) {
-    return fftwf_plan_guru64_dft_r2c(rank, d, hr, h, in, out, FFTW_ESTIMATE | FFTW_PRESERVE_INPUT);
-  }
-  static plan c2r(int rank, const dim* d, int hr, const dim* h, complex* in, float* out) {
-    return fftwf_plan_guru64_dft_c2r(rank, d, hr, h, in, out, FFTW_ESTIMATE | FFTW_DESTROY_INPUT);
-  }
-  static plan c2c(int rank, const dim* d, int hr, const dim* h, complex* in, complex* out,
-                  int sign) {
-    return fftwf_plan_guru64_dft(rank, d, hr, h, in, out, sign,
-                                 FFTW_ESTIMATE | FFTW_PRESERVE_INPUT);
-  }
-  static void exec_r2c(plan p, float* in, complex* out) { fftwf_execute_dft_r2c(p, in, out); }
-  static void exec_c2r(plan p, complex* in, float* out) { fftwf_execute_dft_c2r(p, in, out); }
-  static void exec_c2c(plan p, complex* in, complex* out) { fftwf_execute_dft(p, in, out); }
-  static void destroy(plan p) { fftwf_destroy_plan(p); }
-};
 
 // Zero-filled FFTW memory (aligned, so that one plan serves all three components).
 template <class T>
@@ -118,7 +63,7 @@ class FftwDemagFft final : public DemagFft<T> {
         if (l.p[2] > 1) slabs_[c] = FftwBuffer<T>(2 * spec);
       }
     }
-    std::lock_guard<std::mutex> lock(planner_mutex());
+    std::lock_guard<std::mutex> lock(fftw_planner_mutex());
     if (l.mode == FftMode::plain)
       plan_plain();
     else
@@ -127,7 +72,7 @@ class FftwDemagFft final : public DemagFft<T> {
       if (!p) throw Error("FFTW could not plan a demag transform", Error::Kind::runtime);
   }
   ~FftwDemagFft() override {
-    std::lock_guard<std::mutex> lock(planner_mutex());
+    std::lock_guard<std::mutex> lock(fftw_planner_mutex());
     for (Plan p : plans_)
       if (p) F::destroy(p);
   }

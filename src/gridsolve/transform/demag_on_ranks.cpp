@@ -14,6 +14,7 @@
 #include "gridsolve/exec/communicator.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
 #include "gridsolve/transform/demag_convolution.hpp"
+#include "gridsolve/transform/demag_product.hpp"
 
 namespace gridsolve::demag {
 
@@ -168,28 +169,8 @@ void DemagOnRanks<T>::apply(const T* const m[3], T* const h[3]) {
       const bool fy = 2 * ky > py, fz = 2 * kz > pz;
       const int qy = fy ? py - ky : ky, qz = fz ? pz - kz : kz;
       const std::int64_t r = (std::int64_t(qz) * ry + qy) * hk + kx;
-      const T kxx = K[r], kyy = K[comp + r], kzz = K[2 * comp + r];
-      const T kxy = fy ? -K[3 * comp + r] : K[3 * comp + r];
       const std::int64_t s = 2 * ((std::int64_t(kt) * mid + y) * hk + kx);
-      const T mxr = sx[s], mxi = sx[s + 1], myr = sy[s], myi = sy[s + 1];
-      const T mzr = sz[s], mzi = sz[s + 1];
-      if (thin) {
-        sx[s] = kxx * mxr + kxy * myr;
-        sx[s + 1] = kxx * mxi + kxy * myi;
-        sy[s] = kxy * mxr + kyy * myr;
-        sy[s + 1] = kxy * mxi + kyy * myi;
-        sz[s] = kzz * mzr;
-        sz[s + 1] = kzz * mzi;
-        return;
-      }
-      const T kxz = fz ? -K[4 * comp + r] : K[4 * comp + r];
-      const T kyz = (fy != fz) ? -K[5 * comp + r] : K[5 * comp + r];
-      sx[s] = kxx * mxr + kxy * myr + kxz * mzr;
-      sx[s + 1] = kxx * mxi + kxy * myi + kxz * mzi;
-      sy[s] = kxy * mxr + kyy * myr + kyz * mzr;
-      sy[s + 1] = kxy * mxi + kyy * myi + kyz * mzi;
-      sz[s] = kxz * mxr + kyz * myr + kzz * mzr;
-      sz[s + 1] = kxz * mxi + kyz * myi + kzz * mzi;
+      multiply_by_tensor(K, comp, r, fy, fz, thin, sx, sy, sz, s);
     });
   for (int c = 0; c < 3; ++c) {
     T* s = slab + c * ss;

@@ -1,76 +1,23 @@
 // LineFft on the CPU: FFTW's guru interface (any stride and distance), planned on the
-// first run for its arrays' placement (in place or not) and reused for any arrays after.
-#include <fftw3.h>
+// first run for its arrays' placement (in place or not) and reused for any arrays after
+// (unaligned plans: a component's or a plane's offset may change the alignment).
 #include <fmt/format.h>
 
 #include <array>
 #include <mutex>
 
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/transform/fftw_calls.hpp"
 #include "gridsolve/transform/line_fft.hpp"
 
 namespace gridsolve {
 
 namespace {
 
-// FFTW's planner is not thread-safe; plans are made under one lock.
-std::mutex& planner_lock() {
-  static std::mutex m;
-  return m;
-}
-
-template <class T>
-struct Fftw;
-template <>
-struct Fftw<double> {
-  using plan = fftw_plan;
-  using complex = fftw_complex;
-  static plan make(const LineShape& s, double* in, double* out, int sign) {
-    fftw_iodim64 dim{s.length, s.stride, s.out_stride};
-    fftw_iodim64 many{s.count, s.distance, s.out_distance};
-    const unsigned flags = FFTW_ESTIMATE | FFTW_UNALIGNED;
-    auto* ci = reinterpret_cast<complex*>(in);
-    auto* co = reinterpret_cast<complex*>(out);
-    if (s.kind == LineKind::r2c) return fftw_plan_guru64_dft_r2c(1, &dim, 1, &many, in, co, flags);
-    if (s.kind == LineKind::c2r) return fftw_plan_guru64_dft_c2r(1, &dim, 1, &many, ci, out, flags);
-    return fftw_plan_guru64_dft(1, &dim, 1, &many, ci, co, sign, flags);
-  }
-  static void run(plan p, const LineShape& s, double* in, double* out) {
-    auto* ci = reinterpret_cast<complex*>(in);
-    auto* co = reinterpret_cast<complex*>(out);
-    if (s.kind == LineKind::r2c) return fftw_execute_dft_r2c(p, in, co);
-    if (s.kind == LineKind::c2r) return fftw_execute_dft_c2r(p, ci, out);
-    fftw_execute_dft(p, ci, co);
-  }
-  static void destroy(plan p) { fftw_destroy_plan(p); }
-};
-template <>
-struct Fftw<float> {
-  using plan = fftwf_plan;
-  using complex = fftwf_complex;
-  static plan make(const LineShape& s, float* in, float* out, int sign) {
-    fftwf_iodim64 dim{s.length, s.stride, s.out_stride};
-    fftwf_iodim64 many{s.count, s.distance, s.out_distance};
-    const unsigned flags = FFTW_ESTIMATE | FFTW_UNALIGNED;
-    auto* ci = reinterpret_cast<complex*>(in);
-    auto* co = reinterpret_cast<complex*>(out);
-    if (s.kind == LineKind::r2c) return fftwf_plan_guru64_dft_r2c(1, &dim, 1, &many, in, co, flags);
-    if (s.kind == LineKind::c2r) return fftwf_plan_guru64_dft_c2r(1, &dim, 1, &many, ci, out, flags);
-    return fftwf_plan_guru64_dft(1, &dim, 1, &many, ci, co, sign, flags);
-  }
-  static void run(plan p, const LineShape& s, float* in, float* out) {
-    auto* ci = reinterpret_cast<complex*>(in);
-    auto* co = reinterpret_cast<complex*>(out);
-    if (s.kind == LineKind::r2c) return fftwf_execute_dft_r2c(p, in, co);
-    if (s.kind == LineKind::c2r) return fftwf_execute_dft_c2r(p, ci, out);
-    fftwf_execute_dft(p, ci, co);
-  }
-  static void destroy(plan p) { fftwf_destroy_plan(p); }
-};
-
 template <class T>
 class FftwLines final : public LineFft<T> {
   using F = Fftw<T>;
+  using C = typename F::complex;
 
  public:
   explicit FftwLines(const LineShape& s) : s_(s) {}
@@ -81,17 +28,30 @@ class FftwLines final : public LineFft<T> {
   }
   void run(T* in, T* out, int sign) override {
     if (s_.count == 0) return;
+    auto* ci = reinterpret_cast<C*>(in);
+    auto* co = reinterpret_cast<C*>(out);
     // Plans by placement (0 out of place, 1 in place) and sign (c2c only).
     auto& p = plans_[in == out ? 1 : 0][sign > 0 ? 1 : 0];
     if (!p) {
-      std::lock_guard<std::mutex> hold(planner_lock());
-      p = F::make(s_, in, out, sign > 0 ? FFTW_BACKWARD : FFTW_FORWARD);
+      std::lock_guard<std::mutex> hold(fftw_planner_mutex());
+      const typename F::dim dim{s_.length, s_.stride, s_.out_stride};
+      const typename F::dim many{s_.count, s_.distance, s_.out_distance};
+      p = s_.kind == LineKind::r2c   ? F::r2c(1, &dim, 1, &many, in, co, FFTW_UNALIGNED)
+          : s_.kind == LineKind::c2r ? F::c2r(1, &dim, 1, &many, ci, out, FFTW_UNALIGNED)
+                                     : F::c2c(1, &dim, 1, &many, ci, co,
+                                              sign > 0 ? FFTW_BACKWARD : FFTW_FORWARD,
+                                              FFTW_UNALIGNED);
       if (!p)
         throw Error(fmt::format("FFTW could not plan {} line transforms of length {}", s_.count,
                                 s_.length),
                     Error::Kind::runtime);
     }
-    F::run(p, s_, in, out);
+    if (s_.kind == LineKind::r2c)
+      F::exec_r2c(p, in, co);
+    else if (s_.kind == LineKind::c2r)
+      F::exec_c2r(p, ci, out);
+    else
+      F::exec_c2c(p, ci, co);
   }
 
  private:
