@@ -147,4 +147,21 @@ for kind in strong weak; do
   grep -qE "^$kind +$np " "$work/scaling.txt" || fail "bench scaling has no $kind row: $(cat "$work/scaling.txt")"
 done
 grep -q "\"ranks\": *$np" "$work/scaling/bench_scaling.json" || fail "bench_scaling.json: $(cat "$work/scaling/bench_scaling.json")"
+# The demag benchmark on these ranks (several ranks only: one process runs the one-GPU
+# benchmark): a strong and a weak row; a mesh with fewer cells along the split axis than
+# ranks is refused on every rank.
+if [ "$np" -gt 1 ]; then
+  timeout 60 "${launch[@]}" "$gridsolve" bench micromag --device cpu --mesh 48x24x1 \
+    --repeats 1 --out "$work/demag" >"$work/demag.txt" 2>&1 ||
+    fail "bench micromag: exit $?: $(cat "$work/demag.txt")"
+  for kind in strong weak; do
+    grep -qE "^$kind +$np " "$work/demag.txt" || fail "bench micromag has no $kind row: $(cat "$work/demag.txt")"
+  done
+  grep -q "\"ranks\": *$np" "$work/demag/bench.json" || fail "bench micromag json: $(cat "$work/demag/bench.json")"
+  timeout 60 "${launch[@]}" "$gridsolve" bench micromag --device cpu --mesh 16x1x1 \
+    >"$work/thin.txt" 2>&1
+  code=$?
+  [ "$code" -eq 2 ] || fail "bench micromag on a 16x1x1 mesh: exit $code, want 2: $(cat "$work/thin.txt")"
+  grep -q "each rank needs one at least" "$work/thin.txt" || fail "16x1x1: $(cat "$work/thin.txt")"
+fi
 echo "poisson_on_ranks ($np ranks): same answer as one process"
