@@ -13,7 +13,7 @@ import numpy as np
 
 from . import _core
 
-__all__ = ["Solution", "NotConverged", "poisson", "solve", "solvers", "cuda_available"]
+__all__ = ["Solution", "NotConverged", "Solver", "poisson", "solve", "solvers", "cuda_available"]
 
 
 class NotConverged(RuntimeError):
@@ -62,14 +62,60 @@ def poisson(n=129, dims=2, sides="dirichlet", mask="none", k="constant", rhs="ma
                                        tol), check)
 
 
+def _coefficient(k):
+    """k as the core takes it: a constant, or a C-contiguous float64 array of node values."""
+    if np.ndim(k) == 0:
+        return float(k), None
+    return 1.0, np.ascontiguousarray(k, dtype=np.float64)
+
+
 def solve(f, lengths=None, sides="dirichlet", k=1.0, solver="mgcg", device="cpu",
           precision="double", tol=None, check=False):
     """-div(k grad u) = f on the box [0, lengths] (default: unit sides), f given at the nodes
     as a float64 array of shape (ny, nx) or (nz, ny, nx); every side of the kind `sides`
-    with zero data. A C-contiguous float64 array is read in place; others are converted."""
+    with zero data. k: a constant, or an array of node values of f's shape (the faces take
+    the harmonic mean of their two nodes). A C-contiguous float64 array is read in place;
+    others are converted."""
     f = np.ascontiguousarray(f, dtype=np.float64)
-    return _finish(_core.array_poisson(f, list(lengths or []), sides, float(k), solver, device,
+    kc, kn = _coefficient(k)
+    return _finish(_core.array_poisson(f, list(lengths or []), sides, kc, kn, solver, device,
                                        precision, tol), check)
+
+
+class Solver:
+    """One operator, its solver set up once, solved for many sources:
+
+        >>> s = gridsolve.Solver((129, 129), k=1.0, solver="mgcg")
+        >>> u1 = s.solve(f1).u; u2 = s.solve(f2).u     # the hierarchy is built once
+        >>> s.update(k=k_new)                           # new coefficients, refreshed in place
+
+    shape: the nodes, (ny, nx) or (nz, ny, nx); lengths, sides, k, solver, device, precision
+    and tol as for solve(). setup_seconds: what the last set-up (or update) took."""
+
+    def __init__(self, shape, lengths=None, sides="dirichlet", k=1.0, solver="mgcg",
+                 device="cpu", precision="double", tol=None):
+        kc, kn = _coefficient(k)
+        self.shape = tuple(int(n) for n in shape)
+        self._core = _core.PoissonSolver(list(self.shape), list(lengths or []), sides, kc, kn,
+                                         solver, device, precision, tol)
+
+    def solve(self, f, check=False):
+        """The Solution for sources f (node values of the solver's shape)."""
+        f = np.ascontiguousarray(f, dtype=np.float64)
+        u, report = self._core.solve(f)
+        solution = Solution(u, None, json.loads(report))
+        if check and not solution.report["converged"]:
+            raise NotConverged(solution.report["reason"])
+        return solution
+
+    def update(self, k):
+        """New coefficients (node values of the solver's shape), the same structure: the
+        solver's set-up is refreshed, not rebuilt."""
+        self._core.update(np.ascontiguousarray(k, dtype=np.float64))
+
+    @property
+    def setup_seconds(self):
+        return self._core.setup_seconds
 
 
 def solvers():

@@ -9,6 +9,8 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <fmt/format.h>
+
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "gridsolve/core/error.hpp"
+#include "poisson_solver.hpp"
 #include "gridsolve/exec/device.hpp"
 #include "gridsolve/io/summary_json.hpp"
 #include "gridsolve/problem/assemble.hpp"
@@ -33,20 +36,30 @@ using Array = nb::ndarray<nb::numpy, double>;
 
 // A field's node values as a NumPy array that owns them: shape (ny, nx) or (nz, ny, nx), so
 // x runs fastest as in the library.
+Array owned_array(std::vector<double>&& values, const std::array<int, 3>& n, int dims);
+
 template <class T>
 Array to_numpy(const Field<T>& field, const Grid& g) {
-  const Field<T> host = field.copy_to(Device::cpu);
-  const FieldView<const T> v = host.cview();
-  auto* values = new std::vector<double>();
-  values->reserve(std::size_t(g.node_count()));
-  for (int k = 0; k < g.n[2]; ++k)
-    for (int j = 0; j < g.n[1]; ++j)
-      for (int i = 0; i < g.n[0]; ++i) values->push_back(double(v(i, j, k)));
-  nb::capsule owner(values, [](void* p) noexcept { delete static_cast<std::vector<double>*>(p); });
-  if (g.dims == 3)
-    return Array(values->data(), {std::size_t(g.n[2]), std::size_t(g.n[1]), std::size_t(g.n[0])},
-                 owner);
-  return Array(values->data(), {std::size_t(g.n[1]), std::size_t(g.n[0])}, owner);
+  const std::vector<T> v = field.to_vector();
+  return owned_array(std::vector<double>(v.begin(), v.end()), g.n, g.dims);
+}
+
+// Ctrl-C: a solve runs without the interpreter's lock, so the signal only sets a flag; the
+// progress hook (its first call 0.2 s in, then once a second) takes the lock, lets Python
+// run its handlers and, on KeyboardInterrupt, unwinds the solve with it.
+constexpr double interrupt_check_after = 0.2;
+void check_interrupt(const ProgressInfo&) {
+  nb::gil_scoped_acquire locked;
+  if (PyErr_CheckSignals() != 0) throw nb::python_error();
+}
+
+// Node values (x fastest) as a NumPy array that owns them, shaped (ny, nx) or (nz, ny, nx).
+Array owned_array(std::vector<double>&& values, const std::array<int, 3>& n, int dims) {
+  auto* held = new std::vector<double>(std::move(values));
+  nb::capsule owner(held, [](void* p) noexcept { delete static_cast<std::vector<double>*>(p); });
+  if (dims == 3)
+    return Array(held->data(), {std::size_t(n[2]), std::size_t(n[1]), std::size_t(n[0])}, owner);
+  return Array(held->data(), {std::size_t(n[1]), std::size_t(n[0])}, owner);
 }
 
 // Solves `spec` as the command would: the settings resolved (and refused) first, the
@@ -63,14 +76,8 @@ std::tuple<Array, nb::object, std::string> solve_spec(const ProblemSpec& spec,
   settings.precision = parse_precision(precision);
   settings.tolerance = tolerance;
   ResolvedSolve r = resolve(settings);
-  // Ctrl-C: the solve runs without the interpreter's lock, so the signal only sets a flag;
-  // the progress hook (its first call 0.2 s in, then once a second) takes the lock, lets
-  // Python run its handlers and, on KeyboardInterrupt, unwinds the solve with it.
-  r.options.progress_after = 0.2;
-  r.options.on_progress = [](const ProgressInfo&) {
-    nb::gil_scoped_acquire locked;
-    if (PyErr_CheckSignals() != 0) throw nb::python_error();
-  };
+  r.options.progress_after = interrupt_check_after;
+  r.options.on_progress = check_interrupt;
   return with_precision(r.precision, [&]<class T>() {
     std::optional<Discretization<T>> d;
     SolveReport report;
@@ -104,8 +111,22 @@ using Sources = nb::ndarray<const double, nb::c_contig, nb::device::cpu>;
 
 // -div(k grad u) = f on the box [0, lengths] with the nodes of f's shape, u = 0 on every
 // side (or the sides' kind with zero data). The source values are read in place.
+// The node counts (x first) of a (ny, nx) or (nz, ny, nx) array of node values.
+std::array<int, 3> nodes_of(const Sources& a, const char* what) {
+  const int dims = int(a.ndim());
+  require(dims == 2 || dims == 3,
+          fmt::format("{} must be a 2D (ny, nx) or 3D (nz, ny, nx) array of node values, got {} "
+                      "dimensions",
+                      what, dims));
+  std::array<int, 3> nodes{1, 1, 1};
+  for (int a_ = 0; a_ < dims; ++a_)
+    nodes[std::size_t(a_)] = int(a.shape(std::size_t(dims - 1 - a_)));
+  return nodes;
+}
+
 std::tuple<Array, nb::object, std::string> array_poisson(Sources f, std::vector<double> lengths,
                                                          const std::string& sides, double k,
+                                                         std::optional<Sources> k_nodes,
                                                          const std::string& solver,
                                                          const std::string& device,
                                                          const std::string& precision,
@@ -123,6 +144,10 @@ std::tuple<Array, nb::object, std::string> array_poisson(Sources f, std::vector<
   ProblemSpec spec;
   spec.grid = Grid::box(dims, nodes, {0, 0, 0}, hi);
   spec.k = Expression::value(k);
+  if (k_nodes) {
+    require(nodes_of(*k_nodes, "k") == nodes, "k must have f's shape");
+    spec.k_nodes.assign(k_nodes->data(), k_nodes->data() + k_nodes->size());
+  }
   spec.f_nodes.assign(f.data(), f.data() + f.size());
   const BoundaryKind kind = parse_boundary_kind(sides);
   for (BoundaryCondition& b : spec.boundaries) b.kind = kind;
@@ -149,6 +174,56 @@ NB_MODULE(_core, m) {
         nb::arg("mask"), nb::arg("k"), nb::arg("rhs"), nb::arg("solver"), nb::arg("device"),
         nb::arg("precision"), nb::arg("tolerance").none());
   m.def("array_poisson", &array_poisson, nb::arg("f"), nb::arg("lengths"), nb::arg("sides"),
-        nb::arg("k"), nb::arg("solver"), nb::arg("device"), nb::arg("precision"),
-        nb::arg("tolerance").none());
+        nb::arg("k"), nb::arg("k_nodes").none(), nb::arg("solver"), nb::arg("device"),
+        nb::arg("precision"), nb::arg("tolerance").none());
+  nb::class_<PoissonSolver>(m, "PoissonSolver",
+                            "One operator on a box, its solver set up once, many sources.")
+      .def(
+          "__init__",
+          [](PoissonSolver* self, std::vector<int> shape, std::vector<double> lengths,
+             const std::string& sides, double k, std::optional<Sources> k_nodes,
+             const std::string& solver, const std::string& device, const std::string& precision,
+             std::optional<double> tolerance) {
+            const int dims = int(shape.size());
+            require(dims == 2 || dims == 3,
+                    fmt::format("shape must be (ny, nx) or (nz, ny, nx), got {} values", dims));
+            std::array<int, 3> nodes{1, 1, 1};
+            for (int a = 0; a < dims; ++a) nodes[std::size_t(a)] = shape[std::size_t(dims - 1 - a)];
+            std::vector<double> kn;
+            if (k_nodes) {
+              require(nodes_of(*k_nodes, "k") == nodes, "k must have the solver's shape");
+              kn.assign(k_nodes->data(), k_nodes->data() + k_nodes->size());
+            }
+            nb::gil_scoped_release unlocked;
+            new (self) PoissonSolver(dims, nodes, std::move(lengths), sides, k, std::move(kn),
+                                     solver, device, precision, tolerance);
+            self->on_progress(check_interrupt, interrupt_check_after);
+          },
+          nb::arg("shape"), nb::arg("lengths"), nb::arg("sides"), nb::arg("k"),
+          nb::arg("k_nodes").none(), nb::arg("solver"), nb::arg("device"), nb::arg("precision"),
+          nb::arg("tolerance").none())
+      .def(
+          "solve",
+          [](PoissonSolver& s, Sources f) {
+            require(nodes_of(f, "f") == s.nodes() && int(f.ndim()) == s.dims(),
+                    "f must have the solver's shape");
+            std::pair<std::vector<double>, std::string> out;
+            {
+              nb::gil_scoped_release unlocked;
+              out = s.solve(f.data(), f.size());
+            }
+            return std::make_tuple(owned_array(std::move(out.first), s.nodes(), s.dims()),
+                                   out.second);
+          },
+          nb::arg("f"))
+      .def(
+          "update",
+          [](PoissonSolver& s, Sources k) {
+            require(nodes_of(k, "k") == s.nodes() && int(k.ndim()) == s.dims(),
+                    "k must have the solver's shape");
+            nb::gil_scoped_release unlocked;
+            s.update(k.data(), k.size());
+          },
+          nb::arg("k"))
+      .def_prop_ro("setup_seconds", &PoissonSolver::setup_seconds);
 }

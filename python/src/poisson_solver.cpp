@@ -1,0 +1,131 @@
+// PoissonSolver: the operator assembled once, its solver set up once; each source assembled
+// against the same coefficients and solved with the set-up solver.
+#include "poisson_solver.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <variant>
+
+#include "gridsolve/core/error.hpp"
+#include "gridsolve/io/summary_json.hpp"
+#include "gridsolve/problem/assemble.hpp"
+#include "gridsolve/solve/convergence_monitor.hpp"
+#include "gridsolve/solve/solve_settings.hpp"
+#include "gridsolve/solve/solver.hpp"
+#include "gridsolve/solve/solver_registry.hpp"
+
+namespace gridsolve {
+
+namespace {
+
+template <class T>
+struct Engine {
+  ProblemSpec spec;
+  ResolvedSolve r;
+  Discretization<T> d;
+  std::unique_ptr<Solver<T>> solver;
+  double setup_seconds = 0;
+
+  Engine(ProblemSpec s, const ResolvedSolve& resolved) : spec(std::move(s)), r(resolved) {
+    spec.f_nodes.assign(std::size_t(spec.grid.node_count()), 0.0);
+    d = assemble<T>(spec, r.device);
+    const auto t0 = std::chrono::steady_clock::now();
+    solver = r.solver->make<T>(r.multigrid);
+    solver->setup(d.op);
+    setup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+
+  std::pair<std::vector<double>, std::string> solve(const double* f, std::size_t count) {
+    spec.f_nodes.assign(f, f + count);
+    // The same coefficients with this source: its right-hand side (and the known values),
+    // solved by the solver set up for the operator.
+    Discretization<T> with_f = assemble<T>(spec, r.device);
+    SolveReport report = solver->solve(with_f.op.rhs, with_f.u, r.options);
+    if (report.stop == StopReason::none && report.converged) report.stop = StopReason::direct;
+    confirm_finite_result(report);
+    report.setup_seconds = setup_seconds;
+    const std::vector<T> u = with_f.u.to_vector();
+    nlohmann::json j = to_json(report);
+    j["device"] = to_string(r.device);
+    j["precision"] = to_string(r.precision);
+    j["unknowns"] = d.op.unknowns;
+    return {std::vector<double>(u.begin(), u.end()), json_text(j)};
+  }
+
+  void update(const double* k, std::size_t count) {
+    spec.k_nodes.assign(k, k + count);
+    d = assemble<T>(spec, r.device);
+    const auto t0 = std::chrono::steady_clock::now();
+    solver->update(d.op);
+    setup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+};
+
+}  // namespace
+
+struct PoissonSolver::Typed {
+  std::variant<std::unique_ptr<Engine<double>>, std::unique_ptr<Engine<float>>> engine;
+};
+
+PoissonSolver::PoissonSolver(int dims, std::array<int, 3> nodes, std::vector<double> lengths,
+                             const std::string& sides, double k, std::vector<double> k_nodes,
+                             const std::string& solver, const std::string& device,
+                             const std::string& precision, std::optional<double> tolerance)
+    : dims_(dims), nodes_(nodes), typed_(std::make_unique<Typed>()) {
+  require(dims == 2 || dims == 3, fmt::format("a grid is 2D or 3D, got {} dimensions", dims));
+  if (lengths.empty()) lengths.assign(std::size_t(dims), 1.0);
+  require(int(lengths.size()) == dims, "lengths must give one length per axis");
+  std::array<double, 3> hi{0, 0, 0};
+  for (int a = 0; a < dims; ++a) hi[std::size_t(a)] = lengths[std::size_t(a)];
+  ProblemSpec spec;
+  spec.grid = Grid::box(dims, nodes, {0, 0, 0}, hi);
+  spec.k = Expression::value(k);
+  spec.k_nodes = std::move(k_nodes);
+  const BoundaryKind kind = parse_boundary_kind(sides);
+  for (BoundaryCondition& b : spec.boundaries) b.kind = kind;
+  spec.name = "poisson from arrays";
+  spec.validate();
+  SolveSettings settings;
+  settings.solver = solver;
+  settings.device = device;
+  settings.precision = parse_precision(precision);
+  settings.tolerance = tolerance;
+  const ResolvedSolve r = resolve(settings);
+  if (r.precision == Precision::fp64)
+    typed_->engine = std::make_unique<Engine<double>>(std::move(spec), r);
+  else
+    typed_->engine = std::make_unique<Engine<float>>(std::move(spec), r);
+}
+
+PoissonSolver::~PoissonSolver() = default;
+
+std::pair<std::vector<double>, std::string> PoissonSolver::solve(const double* f,
+                                                                 std::size_t count) {
+  const std::size_t nodes = std::size_t(nodes_[0]) * nodes_[1] * nodes_[2];
+  require(count == nodes,
+          fmt::format("f has {} values, the solver's grid has {} nodes", count, nodes));
+  return std::visit([&](auto& e) { return e->solve(f, count); }, typed_->engine);
+}
+
+void PoissonSolver::update(const double* k, std::size_t count) {
+  const std::size_t nodes = std::size_t(nodes_[0]) * nodes_[1] * nodes_[2];
+  require(count == nodes,
+          fmt::format("k has {} values, the solver's grid has {} nodes", count, nodes));
+  std::visit([&](auto& e) { e->update(k, count); }, typed_->engine);
+}
+
+void PoissonSolver::on_progress(std::function<void(const ProgressInfo&)> hook, double after) {
+  std::visit(
+      [&](auto& e) {
+        e->r.options.on_progress = hook;
+        e->r.options.progress_after = after;
+      },
+      typed_->engine);
+}
+
+double PoissonSolver::setup_seconds() const {
+  return std::visit([](const auto& e) { return e->setup_seconds; }, typed_->engine);
+}
+
+}  // namespace gridsolve

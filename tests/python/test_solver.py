@@ -1,0 +1,85 @@
+"""Solver: one operator set up once, many sources; coefficients as arrays; refreshed in place."""
+import numpy as np
+import pytest
+
+import gridsolve
+
+
+def grid(n):
+    x = np.linspace(0.0, 1.0, n)
+    return np.meshgrid(x, x)
+
+
+def test_a_solver_set_up_once_gives_each_sources_answer():
+    n = 97
+    X, Y = grid(n)
+    s = gridsolve.Solver((n, n), solver="mgcg", tol=1e-10)
+    assert s.setup_seconds > 0
+    for m in (1, 2, 3):
+        f = np.sin(m * np.pi * X) * np.sin((m + 1) * np.pi * Y) + 0.1 * X
+        once = s.solve(f, check=True)
+        alone = gridsolve.solve(f, solver="mgcg", tol=1e-10)
+        assert once.report["iterations"] == alone.report["iterations"]
+        np.testing.assert_array_equal(once.u, alone.u)
+        assert np.abs(once.u).max() > 1e-3  # a solution worth comparing
+
+
+def test_new_coefficients_refresh_the_solver():
+    n = 65
+    X, Y = grid(n)
+    f = np.cos(3 * X) * np.sin(np.pi * Y) + 1.0
+    s = gridsolve.Solver((n, n), k=1.0, solver="mgcg", tol=1e-10)
+    before = s.solve(f).u
+    k = 1.0 + 4.0 * X * Y
+    s.update(k)
+    after = s.solve(f)
+    fresh = gridsolve.solve(f, k=k, solver="mgcg", tol=1e-10)
+    np.testing.assert_allclose(after.u, fresh.u, rtol=0, atol=1e-12)
+    assert np.abs(after.u - before).max() > 1e-3  # the coefficients did change the answer
+
+
+def test_coefficient_arrays_converge_at_second_order():
+    # u = sin(pi x) sin(pi y), k = 1 + x y: f = -div(k grad u) with zero sides.
+    errors = []
+    for n in (33, 65):
+        X, Y = grid(n)
+        k = 1.0 + X * Y
+        u = np.sin(np.pi * X) * np.sin(np.pi * Y)
+        ux = np.pi * np.cos(np.pi * X) * np.sin(np.pi * Y)
+        uy = np.pi * np.sin(np.pi * X) * np.cos(np.pi * Y)
+        f = -(Y * ux + X * uy) + 2 * np.pi**2 * k * u
+        s = gridsolve.solve(f, k=k, solver="pcg", tol=1e-12)
+        errors.append(np.abs(s.u - u).max())
+    order = np.log2(errors[0] / errors[1])
+    assert 1.8 < order < 2.2, errors
+
+
+@pytest.mark.parametrize("bad, message", [
+    (dict(shape=(5,)), "shape must be"),
+    (dict(shape=(9, 9), solver="nosuch"), "unknown solver"),
+    (dict(shape=(9, 9), sides="sticky"), "dirichlet, neumann, robin or periodic"),
+    (dict(shape=(9, 9), k=np.ones((8, 9))), "k must have the solver's shape"),
+])
+def test_bad_settings_are_value_errors(bad, message):
+    with pytest.raises(ValueError, match=message):
+        gridsolve.Solver(**bad)
+
+
+def test_sources_and_coefficients_of_another_shape_are_refused():
+    s = gridsolve.Solver((9, 9))
+    with pytest.raises(ValueError, match="f must have the solver's shape"):
+        s.solve(np.ones((9, 8)))
+    with pytest.raises(ValueError, match="k must have the solver's shape"):
+        s.update(np.ones((3, 3)))
+
+
+def test_float_precision_and_three_dimensions():
+    n = 17
+    x = np.linspace(0.0, 1.0, n)
+    Z, Y, X = np.meshgrid(x, x, x, indexing="ij")
+    f = 3 * np.pi**2 * np.sin(np.pi * X) * np.sin(np.pi * Y) * np.sin(np.pi * Z)
+    s = gridsolve.Solver((n, n, n), precision="float", solver="mgcg")
+    u = s.solve(f, check=True).u
+    assert u.shape == (n, n, n)
+    exact = np.sin(np.pi * X) * np.sin(np.pi * Y) * np.sin(np.pi * Z)
+    assert np.abs(u - exact).max() < 1e-2
