@@ -59,10 +59,12 @@ struct Layout {
 
 // Where cell (i, j, k) of one component lives in a padded real buffer.
 template <class T>
+// (A rank's slab: `base` is the offset of cell (0, 0, 0), which lies on another rank, so
+// that cells keep their indices in the whole mesh.)
 struct PaddedVector {
   T* c[3] = {nullptr, nullptr, nullptr};
-  std::int64_t row = 0, slab = 0;
-  GRIDSOLVE_HD std::int64_t at(int i, int j, int k) const { return k * slab + j * row + i; }
+  std::int64_t row = 0, slab = 0, base = 0;
+  GRIDSOLVE_HD std::int64_t at(int i, int j, int k) const { return k * slab + j * row + i - base; }
 };
 
 }  // namespace gridsolve::demag

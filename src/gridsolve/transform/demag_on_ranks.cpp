@@ -18,6 +18,18 @@
 
 namespace gridsolve::demag {
 
+std::shared_ptr<const Decomposition> slab_decomposition(std::array<int, 3> n,
+                                                        std::array<bool, 3> periodic) {
+  const Communicator& comm = Communicator::world();
+  const int t = n[2] > 1 ? 2 : 1, dims = n[2] > 1 ? 3 : 2;
+  std::array<int, 3> grid{1, 1, 1};
+  grid[std::size_t(t)] = comm.size();
+  std::array<bool, 3> wraps{};
+  for (int a = 0; a < dims; ++a) wraps[std::size_t(a)] = periodic[std::size_t(a)] && n[std::size_t(a)] > 1;
+  const Box cells{{0, 0, 0}, {n[0] - 1, n[1] - 1, n[2] - 1}, Centring::cell()};
+  return std::make_shared<const Decomposition>(cells, dims, comm.size(), wraps, grid);
+}
+
 template <class T>
 DemagOnRanks<T>::DemagOnRanks(Device d, std::array<int, 3> n, std::array<double, 3> cell,
                               Periodicity pbc)
@@ -44,10 +56,11 @@ DemagOnRanks<T>::DemagOnRanks(Device d, std::array<int, 3> n, std::array<double,
   split_.s = 0;
   split_.rank = me;
   split_.ranks = ranks;
-  for (int r = 0; r <= ranks; ++r) {
-    split_.t_start.push_back(int(std::int64_t(r) * nt / ranks));
+  parts_ = slab_decomposition(n, pbc.axis);
+  for (int r = 0; r < ranks; ++r) split_.t_start.push_back(parts_->box(r).lo[std::size_t(t_)]);
+  split_.t_start.push_back(nt);
+  for (int r = 0; r <= ranks; ++r)
     split_.s_start.push_back(2 * int(std::int64_t(r) * hx / ranks));  // reals: re, im
-  }
   dims_ = t_ == 2 ? std::array<int, 3>{2 * hx, mid_, nt} : std::array<int, 3>{2 * hx, nt, 1};
   kx0_ = split_.s_start[std::size_t(me)] / 2;
   hk_ = split_.s_count(me) / 2;
@@ -65,6 +78,10 @@ DemagOnRanks<T>::DemagOnRanks(Device d, std::array<int, 3> n, std::array<double,
       transpose_bytes_ += 3 * std::int64_t(sizeof(T)) * mid_ *
                           (std::int64_t(split_.s_count(q)) * nl +
                            std::int64_t(2) * hk_ * split_.t_count(q));
+  const std::int64_t my_cells = std::int64_t(n[0]) * (t_ == 2 ? n[1] : 1) * nl;
+  in_ = Buffer<T>(d, std::size_t(3 * my_cells));
+  out_ = Buffer<T>(d, std::size_t(3 * my_cells));
+  zero_bytes(d, in_.data(), in_.size() * sizeof(T));
   const std::size_t scratch =
       std::size_t(std::max(slab_size_, std::int64_t(2) * hk_ * mid_ * nt));
   send_ = Buffer<T>(d, scratch);
@@ -88,6 +105,26 @@ DemagOnRanks<T>::DemagOnRanks(Device d, std::array<int, 3> n, std::array<double,
   kernel_ = Buffer<T>(d, std::max<std::size_t>(mine.size(), 1));
   if (!mine.empty())
     copy_bytes(kernel_.data(), d, mine.data(), Device::cpu, mine.size() * sizeof(T));
+}
+
+template <class T>
+PaddedVector<T> DemagOnRanks<T>::padded(const Buffer<T>& b) const {
+  const std::array<int, 3> c = cells();
+  const std::int64_t count = std::int64_t(c[0]) * c[1] * c[2];
+  PaddedVector<T> v;
+  for (int k = 0; k < 3; ++k) v.c[k] = b.data() + k * count;
+  v.row = c[0];
+  v.slab = std::int64_t(c[0]) * c[1];
+  v.base = (t_ == 2 ? v.slab : v.row) * first();
+  return v;
+}
+
+template <class T>
+void DemagOnRanks<T>::convolve() {
+  const std::int64_t count = std::int64_t(cells()[0]) * cells()[1] * cells()[2];
+  const T* m[3] = {in_.data(), in_.data() + count, in_.data() + 2 * count};
+  T* h[3] = {out_.data(), out_.data() + count, out_.data() + 2 * count};
+  apply(m, h);
 }
 
 template <class T>

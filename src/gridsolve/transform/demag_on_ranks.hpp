@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "gridsolve/exec/decomposition.hpp"
 #include "gridsolve/exec/device.hpp"
 #include "gridsolve/exec/memory.hpp"
 #include "gridsolve/transform/demag_layout.hpp"
@@ -18,10 +19,24 @@
 
 namespace gridsolve::demag {
 
+// The cells of an n mesh split over the run's ranks in slabs along z (along y for a single
+// layer), as DemagOnRanks transforms them: a decomposition of the cell box (2D for a single
+// layer), periodic where the mesh is (along axes of more than one cell).
+std::shared_ptr<const Decomposition> slab_decomposition(std::array<int, 3> n,
+                                                        std::array<bool, 3> periodic = {});
+
 template <class T>
 class DemagOnRanks {
  public:
   DemagOnRanks(Device d, std::array<int, 3> n, std::array<double, 3> cell, Periodicity pbc = {});
+
+  // The decomposition its slabs follow (slab_decomposition of the mesh).
+  const std::shared_ptr<const Decomposition>& decomposition() const { return parts_; }
+  // Buffers of this rank's cells it owns, for convolve(): write M of the slab's cells into
+  // input() (indexed by the cells' indices in the whole mesh), read H from output() after.
+  PaddedVector<T> input() const { return padded(in_); }
+  PaddedVector<T> output() const { return padded(out_); }
+  void convolve();
 
   // The slab axis (2, or 1 for a single layer) and this rank's cells along it.
   int axis() const { return t_; }
@@ -47,8 +62,12 @@ class DemagOnRanks {
   double transpose_seconds() const { return transpose_seconds_; }
 
  private:
+  PaddedVector<T> padded(const Buffer<T>& b) const;
+
   Device device_;
   Layout layout_;
+  std::shared_ptr<const Decomposition> parts_;
+  Buffer<T> in_, out_;   // this rank's cells, dense per component
   int t_ = 2, mid_ = 1;  // slab axis; points along the axis between x and t (p[1] in 3D)
   SlabSplit split_;      // t: the slab axis of the transposed arrays; s: kx (in reals)
   std::array<int, 3> dims_{};  // the transposed arrays in reals: 2 hx, mid or n[1], ...

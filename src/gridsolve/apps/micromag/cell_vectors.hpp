@@ -5,12 +5,15 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "gridsolve/core/centring.hpp"
 #include "gridsolve/core/grid.hpp"
 #include "gridsolve/core/hd.hpp"
+#include "gridsolve/exec/communicator.hpp"
 #include "gridsolve/exec/field.hpp"
+#include "gridsolve/exec/field_part.hpp"
 #include "gridsolve/exec/ghost_exchange.hpp"
 
 namespace gridsolve::micromag {
@@ -21,11 +24,14 @@ struct Vec3Ptr {
   T* c[3] = {nullptr, nullptr, nullptr};
 };
 
-// Where cell (i, j, k) lives in every CellVectors of one mesh (rows are padded).
+// Where cell (i, j, k) (its index in the whole mesh) lives in every CellVectors of one mesh,
+// counted from the first cell the field holds (rows are padded; on ranks the first cell of
+// the rank's slab).
 struct CellIndex {
   std::int64_t pitch = 0, plane = 0;
+  int first[3] = {0, 0, 0};
   GRIDSOLVE_HD std::int64_t operator()(int i, int j, int k) const {
-    return i + j * pitch + k * plane;
+    return (i - first[0]) + (j - first[1]) * pitch + (k - first[2]) * plane;
   }
 };
 
@@ -63,9 +69,20 @@ class CellVectors {
  public:
   CellVectors() = default;
   CellVectors(Device d, std::array<int, 3> n) : n_(n), f_(cell_field<T>(d, n, 3)) {}
+  // On several ranks: this rank's part of the mesh's cells (`parts` a decomposition of the
+  // cell box, as slab_decomposition makes it), one ghost layer.
+  CellVectors(Device d, std::array<int, 3> n, std::shared_ptr<const Decomposition> parts, int rank)
+      : n_(n), f_(parts ? Field<T>(std::move(parts), rank, 3, 1, d) : cell_field<T>(d, n, 3)) {}
   Device device() const { return f_.device(); }
+  // The cells of the whole mesh.
   std::int64_t cells() const { return std::int64_t(n_[0]) * n_[1] * n_[2]; }
-  CellIndex index() const { return {f_.layout().pitch, f_.layout().plane}; }
+  // The cells this field holds: the whole mesh, or this rank's slab.
+  Box held() const { return f_.interior(); }
+  bool on_ranks() const { return f_.decomposition() != nullptr; }
+  CellIndex index() const {
+    const Box b = f_.interior();
+    return {f_.layout().pitch, f_.layout().plane, {b.lo[0], b.lo[1], b.lo[2]}};
+  }
   T* comp(int c) const { return f_.storage() + f_.layout().offset + c * f_.layout().component; }
   Vec3Ptr<T> ptr() const { return {{comp(0), comp(1), comp(2)}}; }
   // For loop bodies that read neighbours: fill_ghosts first.
@@ -73,24 +90,39 @@ class CellVectors {
   void fill_ghosts(const GhostSides& sides) { exchange_ghosts(f_, sides); }
 
   // The cells as a 3D cell-centred field without ghosts, on the host (for the writers,
-  // whose grid is cell_grid(n)).
+  // whose grid is cell_grid(n)). On ranks every rank calls it; rank 0 gets the whole mesh,
+  // the others an empty field.
   Field<T> field() const {
+    const std::array<std::vector<T>, 3> all = to_host();
+    if (all[0].empty()) return Field<T>();
     Field<T> out(cell_grid(n_), Centring::cell(), 3, 0, Device::cpu);
-    place(to_host(), out.view());
+    place(all, out.view(), Box{{0, 0, 0}, {n_[0] - 1, n_[1] - 1, n_[2] - 1}});
     return out;
   }
 
-  // Host copies of the components, x fastest, without ghosts or padding.
+  // Host copies of the components over the whole mesh, x fastest, without ghosts or
+  // padding. On ranks every rank calls it (the parts are gathered): rank 0 gets them, the
+  // others empty vectors.
   std::array<std::vector<T>, 3> to_host() const {
-    const std::vector<T> all = f_.to_vector();  // component after component
+    std::vector<T> all;  // component after component
+    if (on_ranks()) {
+      Field<T> whole;
+      if (Communicator::world().is_root()) whole = cell_field<T>(Device::cpu, n_, 3);
+      gather_parts(f_, whole);
+      if (whole.empty()) return {};
+      all = whole.to_vector();
+    } else {
+      all = f_.to_vector();
+    }
     std::array<std::vector<T>, 3> out;
     const std::size_t n = std::size_t(cells());
     for (int c = 0; c < 3; ++c) out[c].assign(all.begin() + c * n, all.begin() + (c + 1) * n);
     return out;
   }
+  // From components over the whole mesh (x fastest): the cells this field holds.
   void from_host(const std::array<std::vector<T>, 3>& v) {
     const Field<T> host = f_.copy_to(Device::cpu);
-    place(v, host.view());
+    place(v, host.view(), f_.interior());
     f_.copy_from(host);
   }
   void copy_from(const CellVectors& o) { f_.copy_from(o.f_); }
@@ -100,12 +132,12 @@ class CellVectors {
   }
 
  private:
-  // Host components, x fastest, into a host view of this mesh's cells.
-  void place(const std::array<std::vector<T>, 3>& v, const FieldView<T>& w) const {
+  // Host components of the whole mesh, x fastest, into a host view, at the cells of `b`.
+  void place(const std::array<std::vector<T>, 3>& v, const FieldView<T>& w, const Box& b) const {
     for (int c = 0; c < 3; ++c)
-      for (int k = 0; k < n_[2]; ++k)
-        for (int j = 0; j < n_[1]; ++j)
-          for (int i = 0; i < n_[0]; ++i)
+      for (int k = b.lo[2]; k <= b.hi[2]; ++k)
+        for (int j = b.lo[1]; j <= b.hi[1]; ++j)
+          for (int i = b.lo[0]; i <= b.hi[0]; ++i)
             w(i, j, k, c) = v[c][(std::size_t(k) * n_[1] + j) * n_[0] + i];
   }
   std::array<int, 3> n_{1, 1, 1};

@@ -56,10 +56,9 @@ LlgStepper<T>::LlgStepper(MicromagSystem<T>& sys, StepperOptions o) : sys_(sys),
   require(o.max_dt >= o.dt || o.method == Method::rk4,
           fmt::format("max_dt ({}) must not be below dt ({})", o.max_dt, o.dt));
   const int stages = o.method == Method::rk45 ? 7 : o.method == Method::rk4 ? 4 : 2;
-  const Device d = sys.device();
-  for (int s = 0; s < stages; ++s) k_.emplace_back(d, sys.mesh().n);
-  stage_ = CellVectors<T>(d, sys.mesh().n);
-  next_ = CellVectors<T>(d, sys.mesh().n);
+  for (int s = 0; s < stages; ++s) k_.push_back(sys.vectors());
+  stage_ = sys.vectors();
+  next_ = sys.vectors();
   h_ = o.dt;
 }
 
@@ -204,9 +203,7 @@ RelaxReport relax(MicromagSystem<T>& sys, const std::array<double, 3>& b, Steppe
 template <class T>
 MinimizeReport minimize(MicromagSystem<T>& sys, const std::array<double, 3>& b, double stop,
                         std::int64_t max_iterations) {
-  const Device d = sys.device();
-  const std::array<int, 3> n = sys.mesh().n;
-  CellVectors<T> g(d, n), g_next(d, n), next(d, n);
+  CellVectors<T> g = sys.vectors(), g_next = sys.vectors(), next = sys.vectors();
   const StageSum<T> none;
   sys.load_demag_input(sys.m());
   sys.demag();

@@ -15,6 +15,7 @@
 #include "gridsolve/apps/micromag/micromag_system.hpp"
 #include "gridsolve/apps/micromag/stop_condition.hpp"
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/exec/communicator.hpp"
 #include "gridsolve/io/atomic_file.hpp"
 #include "gridsolve/io/hdf5_writer.hpp"
 #include "gridsolve/io/ovf_writer.hpp"
@@ -67,20 +68,25 @@ std::vector<std::string> run_files_in(const std::string& dir, const std::string&
 template <class T>
 class Runner {
  public:
+  // Under mpirun every rank steps its slab of the mesh; rank 0 alone prints and writes.
   Runner(const MicromagConfig& c, Device d, const RunOverrides& o)
       : c_(c),
         device_(d),
-        quiet_(o.quiet),
+        root_(Communicator::world().is_root()),
+        quiet_(o.quiet || !root_),
         sys_(c.problem, d, choose_fft_mode(c.fft, d, c.problem.mesh)) {
     field_ = field_of_time(c.field);
   }
 
   int run() {
     const auto t_start = Clock::now();
-    ResultSet set(c_.out);
-    run_id_ = set.run_id();
-    // Checked before the work: a folder where summary.json belongs is refused, not removed.
-    for (const char* name : {"summary.json", "table.csv"}) prepare_output_file(c_.out, name);
+    std::optional<ResultSet> set;
+    if (root_) {
+      set.emplace(c_.out);
+      run_id_ = set->run_id();
+      // Checked before the work: a folder where summary.json belongs is refused, not removed.
+      for (const char* name : {"summary.json", "table.csv"}) prepare_output_file(c_.out, name);
+    }
     check_demag();
     sys_.set_m(initial_magnetization(c_));
     record(0.0);
@@ -88,7 +94,7 @@ class Runner {
     // now, its summary.json first, so that an interrupted run leaves its own partial
     // files and no summary, never another run's summary beside them. The snapshot this
     // run starts from stays.
-    set.clear_previous("summary.json", run_files_in(c_.out, c_.initial.file));
+    if (root_) set->clear_previous("summary.json", run_files_in(c_.out, c_.initial.file));
     int code = 0;
     nlohmann::json stages = nlohmann::json::array();
     for (std::size_t s = 0; s < c_.stages.size(); ++s) {
@@ -111,7 +117,8 @@ class Runner {
         if (!r.converged) code = 3;
       } else if (!run_stage(st, js)) {
         code = 3;
-        fmt::print(stderr,
+        if (root_)
+          fmt::print(stderr,
                    "stage {} run: the condition '{}' did not hold within the limit of {:g} s "
                    "(t = {:.6g} s); the remaining stages are skipped\n",
                    s + 1, st.until, st.time, t_);
@@ -140,6 +147,7 @@ class Runner {
       if (code != 0) break;
     }
     write_table();
+    if (!root_) return code;
     if (c_.plots) {
       const std::string p = plot_average(c_.out, fmt::format("<m>(t): {}", c_.source));
       if (!p.empty()) problems_.push_back(p);
@@ -166,9 +174,10 @@ class Runner {
                               {"wall_s", seconds_since(t_start)},
                               {"exit_code", code},
                               {"plot_problems", problems_},
+                              {"ranks", Communicator::world().size()},
                               {"run_id", run_id_}};
-    set.stage_text("summary.json", json_text(summary));
-    set.commit("summary.json");
+    set->stage_text("summary.json", json_text(summary));
+    set->commit("summary.json");
     if (!quiet_) {
       if (std::isfinite(cross))
         fmt::print("<m_x> first crosses zero at t = {:.4f} ns\n", cross * 1e9);
@@ -271,7 +280,10 @@ class Runner {
   }
 
   void snapshot(const std::string& name, bool picture) {
+    // On ranks the slabs are gathered onto rank 0 (every rank takes part), which writes.
     const auto host = sys_.m().to_host();
+    const Field<T> whole = c_.hdf5 ? sys_.m().field() : Field<T>();
+    if (!root_) return;
     const Mesh& mesh = c_.problem.mesh;
     if (c_.ovf) {
       OvfMesh om;
@@ -285,7 +297,7 @@ class Runner {
       Grid g = cell_grid(mesh.n);
       g.spacing = mesh.cell;
       FieldFileWriter w(g);
-      w.add("m", sys_.m().field());
+      w.add("m", whole);
       w.write(c_.out, name, run_id_);
     }
     if (picture && c_.plots) {
@@ -298,10 +310,13 @@ class Runner {
     }
   }
 
-  void write_table() { write_file_atomically(c_.out + "/table.csv", table_csv(rows_, run_id_)); }
+  void write_table() {
+    if (root_) write_file_atomically(c_.out + "/table.csv", table_csv(rows_, run_id_));
+  }
 
   MicromagConfig c_;
   Device device_;
+  bool root_;
   bool quiet_;
   MicromagSystem<T> sys_;
   FieldOfTime field_;
@@ -317,6 +332,8 @@ class Runner {
 // Standard problem 3: cube edges in exchange lengths, flower and vortex energies.
 template <class T>
 int run_scan(MicromagConfig c, Device d, const RunOverrides& o) {
+  require(Communicator::world().size() == 1,
+          "[scan] runs on one process (its meshes are small); run it without mpirun");
   const Region& r0 = c.problem.regions[0];
   require(r0.ms > 0 && r0.aex > 0, "[scan] needs [material] Ms and A (region 0)");
   require(c.shapes.empty(), "[scan] works on the whole mesh: leave out [[shape]]");
@@ -418,7 +435,7 @@ int run_micromag(MicromagConfig c, const RunOverrides& o) {
   require(c.precision == "float" || c.precision == "double",
           fmt::format("precision must be float or double, got '{}'", c.precision));
   const Device d = select_device(c.device);
-  if (!o.quiet)
+  if (!o.quiet && Communicator::world().is_root())
     fmt::print(
         "gridsolve micromag {}: {} x {} x {} cells of {:.4g} x {:.4g} x {:.4g} nm, {} on {}, "
         "{}\n",

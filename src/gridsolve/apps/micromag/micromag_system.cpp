@@ -10,6 +10,8 @@
 
 #include "gridsolve/apps/micromag/effective_field.hpp"
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/exec/communicator.hpp"
+#include "gridsolve/exec/field_part.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
 
 namespace gridsolve::micromag {
@@ -35,10 +37,9 @@ template <class T>
 static FieldKernel<T> make_kernel(CellVectors<T>& v, const GhostSides& sides,
                                   const Field<std::uint8_t>& region,
                                   const Buffer<MaterialParams<T>>& params, const Mesh& mesh,
-                                  const demag::DemagConvolution<T>* conv, std::array<double, 3> b) {
+                                  const demag::PaddedVector<T>* hd, std::array<double, 3> b) {
   v.fill_ghosts(sides);
-  const demag::PaddedVector<T> hd = conv ? conv->output() : demag::PaddedVector<T>{};
-  const TermInputs<T> in{v.view(), region.cview(), params.data(), &mesh, conv ? &hd : nullptr, b};
+  const TermInputs<T> in{v.view(), region.cview(), params.data(), &mesh, hd, b};
   return FieldKernel<T>::make(in);
 }
 
@@ -65,7 +66,8 @@ MicromagProblem MicromagProblem::box(std::array<int, 3> n, std::array<double, 3>
 }
 
 template <class T>
-MicromagSystem<T>::MicromagSystem(const MicromagProblem& p, Device d, demag::FftMode mode)
+MicromagSystem<T>::MicromagSystem(const MicromagProblem& p, Device d, demag::FftMode mode,
+                                  bool whole)
     : device_(d), problem_(p), mesh_(p.mesh) {
   const std::int64_t cells = mesh_.cells();
   require(cells > 0, "micromag: the mesh has no cells");
@@ -121,13 +123,59 @@ MicromagSystem<T>::MicromagSystem(const MicromagProblem& p, Device d, demag::Fft
       for (int i = 0; i < mesh_.n[0]; ++i)
         w(i, j, k) = reg[(std::size_t(k) * mesh_.n[1] + j) * mesh_.n[0] + i];
   exchange_ghosts(map, sides_);
-  region_ = map.copy_to(d);
+  const Communicator& comm = Communicator::world();
+  cells_ = cell_box(mesh_);
+  if (comm.size() > 1 && !whole) {
+    // Slabs along z (y for a single layer), the demag convolution's own.
+    const int t = mesh_.n[2] > 1 ? 2 : 1;
+    require(mesh_.n[std::size_t(t)] >= comm.size(),
+            fmt::format("micromag on {} ranks: the mesh has {} cells along {}, the axis the ranks "
+                        "split; each rank needs one at least",
+                        comm.size(), mesh_.n[std::size_t(t)], t == 2 ? "z" : "y"));
+    if (p.demag) {
+      split_conv_ = std::make_unique<demag::DemagOnRanks<T>>(d, mesh_.n, mesh_.cell,
+                                                             periodicity(mesh_));
+      parts_ = split_conv_->decomposition();
+    } else {
+      parts_ = demag::slab_decomposition(mesh_.n, mesh_.periodic);
+    }
+    cells_ = parts_->box(comm.rank());
+    // The map's part with its ghosts: the neighbours' regions, vacuum or the periodic side.
+    region_ = field_part(map, parts_, comm.rank()).copy_to(d);
+  } else {
+    region_ = map.copy_to(d);
+    if (p.demag)
+      conv_ = std::make_unique<demag::DemagConvolution<T>>(d, mesh_.n, mesh_.cell, mode,
+                                                           periodicity(mesh_));
+  }
   params_ = Buffer<MaterialParams<T>>(d, host.size());
   copy_bytes(params_.data(), d, host.data(), Device::cpu, host.size() * sizeof(MaterialParams<T>));
-  m_ = CellVectors<T>(d, mesh_.n);
-  if (p.demag)
-    conv_ = std::make_unique<demag::DemagConvolution<T>>(d, mesh_.n, mesh_.cell, mode,
-                                                         periodicity(mesh_));
+  m_ = vectors();
+}
+
+template <class T>
+CellVectors<T> MicromagSystem<T>::vectors() const {
+  return CellVectors<T>(device_, mesh_.n, parts_, parts_ ? Communicator::world().rank() : 0);
+}
+
+template <class T>
+demag::PaddedVector<T> MicromagSystem<T>::demag_input() const {
+  return conv_ ? conv_->input() : split_conv_ ? split_conv_->input() : demag::PaddedVector<T>{};
+}
+
+template <class T>
+demag::PaddedVector<T> MicromagSystem<T>::demag_output() const {
+  return conv_ ? conv_->output() : split_conv_ ? split_conv_->output() : demag::PaddedVector<T>{};
+}
+
+template <class T>
+double MicromagSystem<T>::max_over_ranks(double v) const {
+  return parts_ ? Communicator::world().max(v) : v;
+}
+
+template <class T>
+double MicromagSystem<T>::sum_over_ranks(double v) const {
+  return parts_ ? Communicator::world().sum(v) : v;
 }
 
 template <class T>
@@ -138,7 +186,9 @@ void MicromagSystem<T>::set_m(const std::array<std::vector<double>, 3>& v) {
   const std::int64_t cells = mesh_.cells();
   for (const auto& c : v)
     require(std::int64_t(c.size()) == cells, "micromag: magnetization of the wrong size");
-  const std::vector<std::uint8_t> reg = region_.to_vector();
+  std::vector<std::uint8_t> reg = problem_.region;  // the whole mesh's, vacuum where Ms = 0
+  for (std::uint8_t& r : reg)
+    if (problem_.regions[r].ms <= 0) r = vacuum;
   std::array<std::vector<T>, 3> h;
   for (auto& c : h) c.assign(cells, T(0));
   for (std::int64_t q = 0; q < cells; ++q) {
@@ -152,13 +202,13 @@ void MicromagSystem<T>::set_m(const std::array<std::vector<double>, 3>& v) {
 
 template <class T>
 void MicromagSystem<T>::load_demag_input(const CellVectors<T>& v) {
-  if (!conv_) return;
-  const demag::PaddedVector<T> in = conv_->input();
+  if (!has_demag()) return;
+  const demag::PaddedVector<T> in = demag_input();
   const Vec3Ptr<T> m = v.ptr();
   const CellIndex ix = v.index();
   const FieldView<const std::uint8_t> region = region_.cview();
   const MaterialParams<T>* mat = params_.data();
-  for_each(device_, cell_box(mesh_), [=] GRIDSOLVE_HD(int i, int j, int k) {
+  for_each(device_, cells_, [=] GRIDSOLVE_HD(int i, int j, int k) {
     const std::int64_t q = ix(i, j, k), p = in.at(i, j, k);
     const T ms = mat[region(i, j, k)].ms;
     for (int c = 0; c < 3; ++c) in.c[c][p] = ms * m.c[c][q];
@@ -168,16 +218,18 @@ void MicromagSystem<T>::load_demag_input(const CellVectors<T>& v) {
 template <class T>
 void MicromagSystem<T>::demag() {
   if (conv_) conv_->convolve();
+  if (split_conv_) split_conv_->convolve();
 }
 
 template <class T>
 void MicromagSystem<T>::slope(CellVectors<T>& v, CellVectors<T>& k, std::array<double, 3> b,
                               Slope kind) {
-  const FieldKernel<T> f = make_kernel(v, sides_, region_, params_, mesh_, conv_.get(), b);
+  const demag::PaddedVector<T> hd = demag_output();
+  const FieldKernel<T> f = make_kernel(v, sides_, region_, params_, mesh_, has_demag() ? &hd : nullptr, b);
   const Vec3Ptr<T> out = k.ptr();
   const CellIndex ix = k.index();  // every CellVectors of the mesh has the same layout
   const T g = T(gamma_ll);
-  for_each(device_, cell_box(mesh_), [=] GRIDSOLVE_HD(int i, int j, int kk) {
+  for_each(device_, cells_, [=] GRIDSOLVE_HD(int i, int j, int kk) {
     const std::int64_t q = ix(i, j, kk);
     const int r = f.region(i, j, kk);
     const MaterialParams<T>& p = f.mat[r];
@@ -212,11 +264,11 @@ double MicromagSystem<T>::combine(const CellVectors<T>& m0, double h, const Stag
   const CellIndex ix = m0.index();
   const FieldView<const std::uint8_t> region = region_.cview();
   const MaterialParams<T>* mat = params_.data();
-  const bool has_demag = conv_ != nullptr;
-  const demag::PaddedVector<T> in = has_demag ? conv_->input() : demag::PaddedVector<T>{};
+  const bool has_demag = this->has_demag();
+  const demag::PaddedVector<T> in = demag_input();
   const T ht = T(h);
   const StageSum<T> s = sum, e = err;
-  const Box cells = cell_box(mesh_);
+  const Box cells = cells_;
   if (e.count == 0) {
     // No error estimate wanted: a plain loop (a reduction launches fewer, longer threads).
     for_each(device_, cells, [=] GRIDSOLVE_HD(int i, int j, int k) {
@@ -238,7 +290,7 @@ double MicromagSystem<T>::combine(const CellVectors<T>& m0, double h, const Stag
     });
     return 0.0;
   }
-  return reduce<double>(
+  return max_over_ranks(reduce<double>(
       device_, cells,
       [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
         const std::int64_t q = ix(i, j, k);
@@ -262,7 +314,7 @@ double MicromagSystem<T>::combine(const CellVectors<T>& m0, double h, const Stag
           for (int c = 0; c < 3; ++c) d[c] += e.w[t] * e.k[t][c][q];
         return double(ht) * sqrt(double(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]));
       },
-      MaxOp{}, 0.0);
+      MaxOp{}, 0.0));
 }
 
 template <class T>
@@ -271,8 +323,8 @@ double MicromagSystem<T>::max_norm(double h, const StageSum<T>& sum) {
   const double hh = h;
   const CellIndex ix = m_.index();
   // Over the cells only: the ghosts between rows may hold copies of cells.
-  return reduce<double>(
-      device_, cell_box(mesh_),
+  return max_over_ranks(reduce<double>(
+      device_, cells_,
       [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
         const std::int64_t q = ix(i, j, k);
         T d[3] = {0, 0, 0};
@@ -280,15 +332,15 @@ double MicromagSystem<T>::max_norm(double h, const StageSum<T>& sum) {
           for (int c = 0; c < 3; ++c) d[c] += s.w[t] * s.k[t][c][q];
         return hh * sqrt(double(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]));
       },
-      MaxOp{}, 0.0);
+      MaxOp{}, 0.0));
 }
 
 template <class T>
 double MicromagSystem<T>::dot(const StageSum<T>& a, const StageSum<T>& b) {
   const StageSum<T> x = a, y = b;
   const CellIndex ix = m_.index();
-  return reduce<double>(
-      device_, cell_box(mesh_),
+  return sum_over_ranks(reduce<double>(
+      device_, cells_,
       [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
         const std::int64_t q = ix(i, j, k);
         double u[3] = {0, 0, 0}, v[3] = {0, 0, 0};
@@ -298,7 +350,7 @@ double MicromagSystem<T>::dot(const StageSum<T>& a, const StageSum<T>& b) {
           for (int c = 0; c < 3; ++c) v[c] += double(y.w[t] * y.k[t][c][q]);
         return u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
       },
-      SumOp{}, 0.0);
+      SumOp{}, 0.0));
 }
 
 // The summed energy density (J/m^3) of the chosen terms over the magnetic cells.
@@ -318,14 +370,15 @@ template <class T>
 Energies MicromagSystem<T>::energies(std::array<double, 3> b) {
   load_demag_input(m_);
   demag();
-  const FieldKernel<T> f = make_kernel(m_, sides_, region_, params_, mesh_, conv_.get(), b);
-  const Box box = cell_box(mesh_);
+  const demag::PaddedVector<T> hd = demag_output();
+  const FieldKernel<T> f = make_kernel(m_, sides_, region_, params_, mesh_, has_demag() ? &hd : nullptr, b);
+  const Box box = cells_;
   const double vol = mesh_.cell_volume();
   Energies e;
-  e.exchange = vol * energy_sum(device_, box, f, term_exchange);
-  e.zeeman = vol * energy_sum(device_, box, f, term_zeeman);
-  e.demag = conv_ ? vol * energy_sum(device_, box, f, term_demag) : 0.0;
-  e.anisotropy = vol * energy_sum(device_, box, f, term_anisotropy);
+  e.exchange = vol * sum_over_ranks(energy_sum(device_, box, f, term_exchange));
+  e.zeeman = vol * sum_over_ranks(energy_sum(device_, box, f, term_zeeman));
+  e.demag = has_demag() ? vol * sum_over_ranks(energy_sum(device_, box, f, term_demag)) : 0.0;
+  e.anisotropy = vol * sum_over_ranks(energy_sum(device_, box, f, term_anisotropy));
   return e;
 }
 
@@ -335,10 +388,10 @@ std::array<double, 3> MicromagSystem<T>::average_m() {
   const CellIndex ix = m_.index();
   for (int c = 0; c < 3; ++c) {
     const T* v = m_.comp(c);
-    avg[c] = reduce<double>(
-                 device_, cell_box(mesh_),
+    avg[c] = sum_over_ranks(reduce<double>(
+                 device_, cells_,
                  [=] GRIDSOLVE_HD(int i, int j, int k) -> double { return double(v[ix(i, j, k)]); },
-                 SumOp{}, 0.0) /
+                 SumOp{}, 0.0)) /
              double(magnetic_cells_);
   }
   return avg;
@@ -348,9 +401,10 @@ template <class T>
 double MicromagSystem<T>::max_torque(std::array<double, 3> b) {
   load_demag_input(m_);
   demag();
-  const FieldKernel<T> f = make_kernel(m_, sides_, region_, params_, mesh_, conv_.get(), b);
-  return reduce<double>(
-      device_, cell_box(mesh_),
+  const demag::PaddedVector<T> hd = demag_output();
+  const FieldKernel<T> f = make_kernel(m_, sides_, region_, params_, mesh_, has_demag() ? &hd : nullptr, b);
+  return max_over_ranks(reduce<double>(
+      device_, cells_,
       [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
         const int r = f.region(i, j, k);
         if (f.mat[r].ms == T(0)) return 0.0;
@@ -361,7 +415,7 @@ double MicromagSystem<T>::max_torque(std::array<double, 3> b) {
         cross(cell.m, bf, t);
         return sqrt(double(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]));
       },
-      MaxOp{}, 0.0);
+      MaxOp{}, 0.0));
 }
 
 template <class T>
@@ -369,10 +423,11 @@ void MicromagSystem<T>::effective_field(std::array<double, 3> b, unsigned terms,
                                         CellVectors<T>& out) {
   load_demag_input(m_);
   demag();
-  const FieldKernel<T> f = make_kernel(m_, sides_, region_, params_, mesh_, conv_.get(), b);
+  const demag::PaddedVector<T> hd = demag_output();
+  const FieldKernel<T> f = make_kernel(m_, sides_, region_, params_, mesh_, has_demag() ? &hd : nullptr, b);
   const Vec3Ptr<T> o = out.ptr();
   const CellIndex ix = out.index();
-  for_each(device_, cell_box(mesh_), [=] GRIDSOLVE_HD(int i, int j, int k) {
+  for_each(device_, cells_, [=] GRIDSOLVE_HD(int i, int j, int k) {
     const std::int64_t q = ix(i, j, k);
     T bf[3] = {0, 0, 0};
     const int r = f.region(i, j, k);

@@ -1,7 +1,9 @@
 // MicromagSystem<T>: the magnetization and materials on a device, the effective field
 // (the terms of effective_field.hpp), the LLG right-hand side, energies and averages.
 // Every loop runs where the fields live (CPU or GPU) through for_each / reduce; the loops
-// that read neighbours fill the ghosts of what they read first (exchange_ghosts).
+// that read neighbours fill the ghosts of what they read first (exchange_ghosts). Under
+// mpirun each rank holds a slab of the mesh (the demag convolution's slabs), its ghosts
+// exchanged with the neighbouring ranks, the reductions summed over all ranks.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -14,6 +16,7 @@
 #include "gridsolve/exec/device.hpp"
 #include "gridsolve/exec/memory.hpp"
 #include "gridsolve/transform/demag_convolution.hpp"
+#include "gridsolve/transform/demag_on_ranks.hpp"
 
 namespace gridsolve::micromag {
 
@@ -39,8 +42,10 @@ struct StageSum {
 template <class T>
 class MicromagSystem {
  public:
+  // Under mpirun the system splits over the run's ranks (every rank constructs it alike),
+  // unless `whole` asks for all of it on this rank alone.
   MicromagSystem(const MicromagProblem& p, Device d,
-                 demag::FftMode mode = demag::FftMode::skip_zeros);
+                 demag::FftMode mode = demag::FftMode::skip_zeros, bool whole = false);
   ~MicromagSystem();
 
   Device device() const { return device_; }
@@ -55,7 +60,13 @@ class MicromagSystem {
   // How the ghosts of this mesh's cell fields are filled.
   const GhostSides& ghost_sides() const { return sides_; }
 
-  // Sets m from host arrays (normalized where there is material, zero elsewhere).
+  // A fresh CellVectors shaped as m (this rank's slab on several ranks).
+  CellVectors<T> vectors() const;
+  // The cells this rank computes: the whole mesh, or its slab on several ranks.
+  const Box& cells() const { return cells_; }
+
+  // Sets m from host arrays over the whole mesh (normalized where there is material, zero
+  // elsewhere); on several ranks each takes its slab.
   void set_m(const std::array<std::vector<double>, 3>& m);
 
   // Writes Ms m of `v` into the demag input (combine() does this for the m it makes).
@@ -90,7 +101,18 @@ class MicromagSystem {
   GhostSides sides_;
   Field<std::uint8_t> region_;
   Buffer<MaterialParams<T>> params_;
-  std::unique_ptr<demag::DemagConvolution<T>> conv_;
+  // Where M goes for the demag convolution and H comes from (null pointers without demag).
+  demag::PaddedVector<T> demag_input() const;
+  demag::PaddedVector<T> demag_output() const;
+  bool has_demag() const { return conv_ || split_conv_; }
+  // A rank's largest or summed value made the run's (itself on one process).
+  double max_over_ranks(double v) const;
+  double sum_over_ranks(double v) const;
+
+  std::unique_ptr<demag::DemagConvolution<T>> conv_;       // one process
+  std::unique_ptr<demag::DemagOnRanks<T>> split_conv_;      // several ranks
+  std::shared_ptr<const Decomposition> parts_;              // several ranks: the slabs
+  Box cells_;
   std::int64_t magnetic_cells_ = 0;
 };
 
