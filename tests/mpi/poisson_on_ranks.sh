@@ -200,6 +200,6 @@ if [ "$np" -gt 1 ]; then
     >"$work/thin.txt" 2>&1
   code=$?
   [ "$code" -eq 2 ] || fail "bench micromag on a 16x1x1 mesh: exit $code, want 2: $(cat "$work/thin.txt")"
-  grep -q "each rank needs one at least" "$work/thin.txt" || fail "16x1x1: $(cat "$work/thin.txt")"
+  grep -q "each rank needs two at least" "$work/thin.txt" || fail "16x1x1: $(cat "$work/thin.txt")"
 fi
 echo "poisson_on_ranks ($np ranks): same answer as one process"

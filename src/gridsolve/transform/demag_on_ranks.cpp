@@ -45,9 +45,10 @@ DemagOnRanks<T>::DemagOnRanks(Device d, std::array<int, 3> n, std::array<double,
   const Layout& l = layout_;
   t_ = n[2] > 1 ? 2 : 1;
   const int nt = n[std::size_t(t_)], hx = l.hx, pt = l.p[std::size_t(t_)];
-  require(nt >= ranks, fmt::format("demag on {} ranks: the mesh has {} cells along {}, the axis the "
-                                   "ranks split; each rank needs one at least",
-                                   ranks, nt, t_ == 2 ? "z" : "y"));
+  require(nt >= 2 * ranks || ranks == 1,
+          fmt::format("demag on {} ranks: the mesh has {} cells along {}, the axis the ranks "
+                      "split; each rank needs two at least",
+                      ranks, nt, t_ == 2 ? "z" : "y"));
   require(hx >= ranks, fmt::format("demag on {} ranks: the spectrum has {} values along x to share "
                                    "out; use at most that many ranks",
                                    ranks, hx));

@@ -128,9 +128,9 @@ MicromagSystem<T>::MicromagSystem(const MicromagProblem& p, Device d, demag::Fft
   if (comm.size() > 1 && !whole) {
     // Slabs along z (y for a single layer), the demag convolution's own.
     const int t = mesh_.n[2] > 1 ? 2 : 1;
-    require(mesh_.n[std::size_t(t)] >= comm.size(),
+    require(mesh_.n[std::size_t(t)] >= 2 * comm.size(),
             fmt::format("micromag on {} ranks: the mesh has {} cells along {}, the axis the ranks "
-                        "split; each rank needs one at least",
+                        "split; each rank needs two at least",
                         comm.size(), mesh_.n[std::size_t(t)], t == 2 ? "z" : "y"));
     if (p.demag) {
       split_conv_ = std::make_unique<demag::DemagOnRanks<T>>(d, mesh_.n, mesh_.cell,
