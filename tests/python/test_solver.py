@@ -83,3 +83,11 @@ def test_float_precision_and_three_dimensions():
     assert u.shape == (n, n, n)
     exact = np.sin(np.pi * X) * np.sin(np.pi * Y) * np.sin(np.pi * Z)
     assert np.abs(u - exact).max() < 1e-2
+
+
+def test_the_compiled_core_has_type_stubs():
+    from pathlib import Path
+    here = Path(gridsolve.__file__).parent
+    stub = (here / "_core.pyi").read_text()
+    assert "class PoissonSolver" in stub and "def model_poisson" in stub
+    assert (here / "py.typed").exists()
