@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "gridsolve/core/error.hpp"
+#include "magnet_design.hpp"
 #include "poisson_solver.hpp"
 #include "gridsolve/exec/device.hpp"
 #include "gridsolve/io/summary_json.hpp"
@@ -54,11 +55,13 @@ void check_interrupt(const ProgressInfo&) {
 }
 
 // Node values (x fastest) as a NumPy array that owns them, shaped (ny, nx) or (nz, ny, nx).
+// (dims 1: a line of n[0] values.)
 Array owned_array(std::vector<double>&& values, const std::array<int, 3>& n, int dims) {
   auto* held = new std::vector<double>(std::move(values));
   nb::capsule owner(held, [](void* p) noexcept { delete static_cast<std::vector<double>*>(p); });
   if (dims == 3)
     return Array(held->data(), {std::size_t(n[2]), std::size_t(n[1]), std::size_t(n[0])}, owner);
+  if (dims == 1) return Array(held->data(), {std::size_t(n[0])}, owner);
   return Array(held->data(), {std::size_t(n[1]), std::size_t(n[0])}, owner);
 }
 
@@ -226,4 +229,32 @@ NB_MODULE(_core, m) {
           },
           nb::arg("k"))
       .def_prop_ro("setup_seconds", &PoissonSolver::setup_seconds);
+  m.def(
+      "magnet_design",
+      [](double r0, double z0, double r1, double z1, double h, double B, int wires,
+         double axis_span, double sphere_radius, const std::string& solver,
+         const std::string& device, const std::string& precision,
+         std::optional<double> tolerance) {
+        MagnetArguments a{r0,           z0,     r1,     z1,        h,         B,
+                          wires,        axis_span, sphere_radius, solver, device, precision,
+                          tolerance,    check_interrupt};
+        MagnetOutcome out;
+        {
+          nb::gil_scoped_release unlocked;
+          out = design_magnet(a);
+        }
+        const std::array<int, 3> grid{out.nr, out.nz, 1};
+        const std::size_t samples = out.axis_z.size();
+        auto line = [samples](std::vector<double>&& v) {
+          return owned_array(std::move(v), {int(samples), 1, 1}, 1);
+        };
+        return std::make_tuple(out.summary, owned_array(std::move(out.phi), grid, 2),
+                               line(std::move(out.axis_z)), line(std::move(out.axis_bz)),
+                               line(std::move(out.axis_ppm)));
+      },
+      nb::arg("r0"), nb::arg("z0"), nb::arg("r1"), nb::arg("z1"), nb::arg("h"), nb::arg("B"),
+      nb::arg("wires"), nb::arg("axis_span"), nb::arg("sphere_radius"), nb::arg("solver"),
+      nb::arg("device"), nb::arg("precision"), nb::arg("tolerance").none(),
+      "The magnet design as `gridsolve magnet` runs it: (summary JSON, phi (nz, nr), axis z, "
+      "B_z, ppm).");
 }

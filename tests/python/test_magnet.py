@@ -1,0 +1,37 @@
+"""The magnet design from Python against the command on the same design."""
+import json
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+from gridsolve import magnet
+
+
+def test_the_design_is_the_commands(tmp_path):
+    d = magnet.design(h=0.01, wires=8)
+    out = tmp_path / "out"
+    subprocess.run([os.environ["GRIDSOLVE_CLI"], "magnet", "--h", "0.01", "--wires", "8",
+                    "--device", "cpu", "--no-plots", "--out", str(out)],
+                   check=True, capture_output=True)
+    summary = json.loads((out / "summary.json").read_text())
+    assert d.converged
+    assert d.current == pytest.approx(summary["total_current"], rel=1e-12)
+    assert len(d.wires) == 8
+    for mine, theirs in zip(d.wires, summary["wires"]):
+        assert mine["r"] == pytest.approx(theirs["r"], abs=1e-12)
+        assert mine["z"] == pytest.approx(theirs["z"], abs=1e-12)
+    assert d.b0 == pytest.approx(summary["field"]["b0"], rel=1e-12)
+    # The potential on the (r, z) nodes, the axis profile of the wires' field.
+    assert d.phi.shape == (201, 201)
+    assert np.isfinite(d.phi).all() and np.abs(d.phi).max() > 0
+    assert d.axis_z.shape == d.axis_bz.shape == d.axis_ppm.shape
+    assert d.axis_bz[len(d.axis_bz) // 2] == pytest.approx(d.b0, rel=1e-6)
+
+
+def test_bad_designs_are_value_errors():
+    with pytest.raises(ValueError, match="h|spacing|divide|whole"):
+        magnet.design(h=0.0033)
+    with pytest.raises(ValueError, match="unknown solver"):
+        magnet.design(h=0.01, solver="nosuch")
