@@ -18,6 +18,8 @@
 #include <vector>
 
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/apps/micromag/micromag_config.hpp"
+#include "gridsolve/apps/micromag/micromag_run.hpp"
 #include "magnet_design.hpp"
 #include "poisson_solver.hpp"
 #include "gridsolve/exec/device.hpp"
@@ -257,4 +259,42 @@ NB_MODULE(_core, m) {
       nb::arg("device"), nb::arg("precision"), nb::arg("tolerance").none(),
       "The magnet design as `gridsolve magnet` runs it: (summary JSON, phi (nz, nr), axis z, "
       "B_z, ppm).");
+  m.def(
+      "micromag_run",
+      [](const std::string& toml_text, const std::string& source, const std::string& device,
+         const std::string& precision) {
+        micromag::MicromagConfig c = micromag::parse_micromag_config(toml_text, source);
+        micromag::MicromagRecord record;
+        micromag::RunOverrides o;
+        o.device = device;
+        o.precision = precision;
+        o.quiet = true;
+        o.files = false;
+        o.record = &record;
+        o.each_step = [] { check_interrupt(ProgressInfo{}); };
+        int code = 0;
+        {
+          nb::gil_scoped_release unlocked;
+          code = micromag::run_micromag(c, o);
+        }
+        // The table: one row per line, the columns of table.csv.
+        std::vector<double> table;
+        for (const micromag::TableRow& r : record.rows)
+          table.insert(table.end(), {r.t, r.m[0], r.m[1], r.m[2], r.e.total(), r.e.exchange,
+                                     r.e.anisotropy, r.e.zeeman, r.e.demag, r.max_torque, r.dt});
+        const int rows = int(record.rows.size());
+        const std::array<int, 3> n = c.problem.mesh.n;
+        std::vector<double> m;
+        for (int k = 0; k < 3; ++k) m.insert(m.end(), record.m[k].begin(), record.m[k].end());
+        auto* held = new std::vector<double>(std::move(m));
+        nb::capsule owner(held,
+                          [](void* p) noexcept { delete static_cast<std::vector<double>*>(p); });
+        const Array m_array(held->data(),
+                            {3, std::size_t(n[2]), std::size_t(n[1]), std::size_t(n[0])}, owner);
+        return std::make_tuple(code, record.summary, owned_array(std::move(table), {11, rows, 1}, 2),
+                               m_array);
+      },
+      nb::arg("toml_text"), nb::arg("source"), nb::arg("device"), nb::arg("precision"),
+      "A `gridsolve micromag` configuration run without writing files: (exit code, summary "
+      "JSON, table (rows, 11 columns of table.csv), m (3, nz, ny, nx)).");
 }

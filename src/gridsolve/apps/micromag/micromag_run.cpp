@@ -74,6 +74,9 @@ class Runner {
         device_(d),
         root_(Communicator::world().is_root()),
         quiet_(o.quiet || !root_),
+        files_(o.files),
+        record_(o.record),
+        each_step_(o.each_step),
         sys_(c.problem, d, choose_fft_mode(c.fft, d, c.problem.mesh)) {
     field_ = field_of_time(c.field);
   }
@@ -81,7 +84,7 @@ class Runner {
   int run() {
     const auto t_start = Clock::now();
     std::optional<ResultSet> set;
-    if (root_) {
+    if (root_ && files_) {
       set.emplace(c_.out);
       run_id_ = set->run_id();
       // Checked before the work: a folder where summary.json belongs is refused, not removed.
@@ -94,7 +97,7 @@ class Runner {
     // now, its summary.json first, so that an interrupted run leaves its own partial
     // files and no summary, never another run's summary beside them. The snapshot this
     // run starts from stays.
-    if (root_) set->clear_previous("summary.json", run_files_in(c_.out, c_.initial.file));
+    if (set) set->clear_previous("summary.json", run_files_in(c_.out, c_.initial.file));
     int code = 0;
     nlohmann::json stages = nlohmann::json::array();
     for (std::size_t s = 0; s < c_.stages.size(); ++s) {
@@ -147,8 +150,11 @@ class Runner {
       if (code != 0) break;
     }
     write_table();
+    // The final m for a record: gathered with every rank taking part.
+    std::array<std::vector<T>, 3> final_m;
+    if (record_) final_m = sys_.m().to_host();
     if (!root_) return code;
-    if (c_.plots) {
+    if (c_.plots && files_) {
       const std::string p = plot_average(c_.out, fmt::format("<m>(t): {}", c_.source));
       if (!p.empty()) problems_.push_back(p);
     }
@@ -176,9 +182,16 @@ class Runner {
                               {"plot_problems", problems_},
                               {"ranks", Communicator::world().size()},
                               {"run_id", run_id_}};
-    set->stage_text("summary.json", json_text(summary));
-    set->commit("summary.json");
-    if (!quiet_) {
+    if (set) {
+      set->stage_text("summary.json", json_text(summary));
+      set->commit("summary.json");
+    }
+    if (record_) {
+      record_->rows = rows_;
+      record_->summary = json_text(summary);
+      for (int c = 0; c < 3; ++c) record_->m[c].assign(final_m[c].begin(), final_m[c].end());
+    }
+    if (!quiet_ && files_) {
       if (std::isfinite(cross))
         fmt::print("<m_x> first crosses zero at t = {:.4f} ns\n", cross * 1e9);
       for (const std::string& p : problems_) fmt::print(stderr, "warning: plot: {}\n", p);
@@ -248,6 +261,7 @@ class Runner {
     while (!met && t_ < t_end * (1 - 1e-14)) {
       const double target = std::min({t_end, next_row, next_snap});
       st.step(t_, target - t_, field_);
+      if (each_step_) each_step_();
       met = condition_holds(until, t_start);
       if (met || t_ >= next_row * (1 - 1e-12) || t_ >= t_end * (1 - 1e-14)) {
         record(st.last_dt());
@@ -280,6 +294,7 @@ class Runner {
   }
 
   void snapshot(const std::string& name, bool picture) {
+    if (!files_) return;
     // On ranks the slabs are gathered onto rank 0 (every rank takes part), which writes.
     const auto host = sys_.m().to_host();
     const Field<T> whole = c_.hdf5 ? sys_.m().field() : Field<T>();
@@ -311,13 +326,16 @@ class Runner {
   }
 
   void write_table() {
-    if (root_) write_file_atomically(c_.out + "/table.csv", table_csv(rows_, run_id_));
+    if (root_ && files_) write_file_atomically(c_.out + "/table.csv", table_csv(rows_, run_id_));
   }
 
   MicromagConfig c_;
   Device device_;
   bool root_;
   bool quiet_;
+  bool files_;
+  MicromagRecord* record_;
+  std::function<void()> each_step_;
   MicromagSystem<T> sys_;
   FieldOfTime field_;
   double t_ = 0;

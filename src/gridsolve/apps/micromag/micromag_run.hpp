@@ -1,15 +1,30 @@
 // Runs a `gridsolve micromag` configuration: stages (relax, minimize, run), progress,
 // table.csv, OVF 2.0 snapshots, HDF5 + XDMF fields, PNG pictures and summary.json.
 #pragma once
+#include <array>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "gridsolve/apps/micromag/micromag_config.hpp"
+#include "gridsolve/apps/micromag/micromag_outputs.hpp"
 
 namespace gridsolve::micromag {
+
+// What a run leaves in memory when asked (the Python module's micromag.run): the table's
+// rows, the summary's JSON and the final magnetization over the whole mesh (x fastest).
+struct MicromagRecord {
+  std::vector<TableRow> rows;
+  std::string summary;
+  std::array<std::vector<double>, 3> m;
+};
 
 struct RunOverrides {
   std::string device, precision, out;
   bool quiet = false;
+  bool files = true;                  // false: no result file at all (a record instead)
+  MicromagRecord* record = nullptr;   // filled at the end when given
+  std::function<void()> each_step;    // called after every step (may throw to stop the run)
 };
 
 // Returns the exit code: 0 done, 3 a relax or minimize stage did not converge.
