@@ -13,7 +13,8 @@ import numpy as np
 
 from . import _core
 
-__all__ = ["Solution", "NotConverged", "Solver", "poisson", "solve", "solvers", "cuda_available"]
+__all__ = ["Solution", "NotConverged", "Solver", "poisson", "solve", "tridiag", "sort", "solvers",
+           "cuda_available"]
 
 
 class NotConverged(RuntimeError):
@@ -116,6 +117,31 @@ class Solver:
     @property
     def setup_seconds(self):
         return self._core.setup_seconds
+
+
+def tridiag(a, b, c, d, method="automatic", device="cpu"):
+    """Solves a_i x_{i-1} + b_i x_i + c_i x_{i+1} = d_i for one system (arrays of shape (n,))
+    or a batch (shape (count, n), one system per row); a[..., 0] and c[..., -1] are not
+    read. float64 or float32 (all four alike). Returns x; the inputs are left alone.
+    method: automatic | thomas | cr | pcr | cr-pcr | partitioned (the
+    command's names); no pivoting (diagonally dominant or positive definite systems)."""
+    d = np.array(d, order="C", copy=True)
+    if d.dtype not in (np.float32, np.float64):
+        d = d.astype(np.float64)
+    a, b, c = (np.ascontiguousarray(v, dtype=d.dtype) for v in (a, b, c))
+    _core.tridiag(a, b, c, d, method, device)
+    return d
+
+
+def sort(keys, network="butterfly", order="ascending", device="cpu"):
+    """The sorting networks: a sorted copy of keys (shape (n,), or (count, length) to sort
+    every row); float32, float64, int32 or uint32 keys (others are refused). network:
+    butterfly | bitonic; order: ascending | descending (NaN sorts last ascending)."""
+    out = np.array(keys, order="C", copy=True)
+    if out.dtype not in (np.float32, np.float64, np.int32, np.uint32):
+        raise TypeError(f"keys must be float32, float64, int32 or uint32, got {out.dtype}")
+    _core.sort(out, network, order, device)
+    return out
 
 
 def solvers():

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -20,6 +21,7 @@
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/apps/micromag/micromag_config.hpp"
 #include "gridsolve/apps/micromag/micromag_run.hpp"
+#include "array_algorithms.hpp"
 #include "magnet_design.hpp"
 #include "poisson_solver.hpp"
 #include "gridsolve/exec/device.hpp"
@@ -160,6 +162,48 @@ std::tuple<Array, nb::object, std::string> array_poisson(Sources f, std::vector<
   return solve_spec(spec, solver, device, precision, tolerance);
 }
 
+// tridiag(a, b, c, d): solves in place in d; every array (count, n) or (n,), C-contiguous.
+template <class T>
+void bind_tridiag(nb::module_& m) {
+  using In = nb::ndarray<const T, nb::c_contig, nb::device::cpu>;
+  using Out = nb::ndarray<T, nb::c_contig, nb::device::cpu>;
+  m.def(
+      "tridiag",
+      [](In a, In b, In c, Out d, const std::string& method, const std::string& device) {
+        require(d.ndim() == 1 || d.ndim() == 2,
+                "d must be one system (n,) or a batch (count, n), got " +
+                    std::to_string(d.ndim()) + " dimensions");
+        for (const std::size_t size : {a.size(), b.size(), c.size()})
+          require(size == d.size(), "a, b, c and d must have the same shape");
+        const int n = int(d.shape(d.ndim() - 1));
+        const int count = d.ndim() == 2 ? int(d.shape(0)) : 1;
+        nb::gil_scoped_release unlocked;
+        tridiag_on_host<T>(a.data(), b.data(), c.data(), d.data(), n, count, method, device);
+      },
+      nb::arg("a"), nb::arg("b"), nb::arg("c"), nb::arg("d"), nb::arg("method"),
+      nb::arg("device"));
+}
+
+// sort(keys): in place; (n,) one array, (count, length) each row.
+template <class K>
+void bind_sort(nb::module_& m) {
+  using Keys = nb::ndarray<K, nb::c_contig, nb::device::cpu>;
+  m.def(
+      "sort",
+      [](Keys keys, const std::string& network, const std::string& order,
+         const std::string& device) {
+        require(keys.ndim() == 1 || keys.ndim() == 2,
+                "keys must be one array (n,) or rows (count, length), got " +
+                    std::to_string(keys.ndim()) + " dimensions");
+        const std::size_t length = keys.shape(keys.ndim() - 1);
+        const std::size_t count = keys.ndim() == 2 ? keys.shape(0) : 1;
+        if (length == 0 || count == 0) return;
+        nb::gil_scoped_release unlocked;
+        sort_on_host<K>(keys.data(), count, length, network, order, device);
+      },
+      nb::arg("keys"), nb::arg("network"), nb::arg("order"), nb::arg("device"));
+}
+
 }  // namespace
 }  // namespace gridsolve
 
@@ -173,6 +217,12 @@ NB_MODULE(_core, m) {
       PyErr_SetString(PyExc_ValueError, e.what());
     }
   });
+  bind_tridiag<double>(m);
+  bind_tridiag<float>(m);
+  bind_sort<double>(m);
+  bind_sort<float>(m);
+  bind_sort<std::int32_t>(m);
+  bind_sort<std::uint32_t>(m);
   m.def("solver_names", &solver_names, "Every solver name, in the order the help texts list them.");
   m.def("cuda_available", &cuda_available, "Whether a CUDA GPU can be used here.");
   m.def("model_poisson", &model_poisson, nb::arg("n"), nb::arg("dims"), nb::arg("sides"),

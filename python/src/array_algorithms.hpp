@@ -1,0 +1,20 @@
+// The library's array algorithms for the Python module: batched tridiagonal solves and the
+// sorting networks on host arrays, run on the CPU or copied to a GPU and back.
+#pragma once
+#include <cstddef>
+#include <string>
+
+namespace gridsolve {
+
+// Solves `count` systems of `n` rows (a, b, c the sub-, main and super-diagonals, d the
+// right-hand sides, one system after another) in place in d.
+template <class T>
+void tridiag_on_host(const T* a, const T* b, const T* c, T* d, int n, int count,
+                     const std::string& method, const std::string& device);
+
+// Sorts `count` arrays of `length` keys each in place (count 1: one array).
+template <class K>
+void sort_on_host(K* keys, std::size_t count, std::size_t length, const std::string& network,
+                  const std::string& order, const std::string& device);
+
+}  // namespace gridsolve
