@@ -75,8 +75,8 @@ def solve(f, lengths=None, sides="dirichlet", k=1.0, solver="mgcg", device="cpu"
     """-div(k grad u) = f on the box [0, lengths] (default: unit sides), f given at the nodes
     as a float64 array of shape (ny, nx) or (nz, ny, nx); every side of the kind `sides`
     with zero data. k: a constant, or an array of node values of f's shape (the faces take
-    the harmonic mean of their two nodes). A C-contiguous float64 array is read in place;
-    others are converted."""
+    the harmonic mean of their two nodes). A C-contiguous float64 array is passed without
+    a conversion (the library copies it into its problem); others are converted first."""
     f = np.ascontiguousarray(f, dtype=np.float64)
     kc, kn = _coefficient(k)
     return _finish(_core.array_poisson(f, list(lengths or []), sides, kc, kn, solver, device,
