@@ -94,10 +94,14 @@ std::tuple<Array, nb::object, std::string> solve_spec(const ProblemSpec& spec,
       report = run_solve<T>(r, d->op, d->u);
     }
     nb::object exact = nb::none();
-    if (spec.exact) exact = nb::cast(to_numpy(sample_exact<T>(spec, Device::cpu), spec.grid));
     nlohmann::json j = to_json(report);
-    // As the command reports it: over the nodes of the domain (cut-outs left out).
-    j["max_error"] = spec.exact ? json_number(max_error(spec, *d)) : nlohmann::json(nullptr);
+    j["max_error"] = nullptr;
+    if (spec.exact) {
+      const Field<T> sampled = sample_exact<T>(spec, Device::cpu);
+      exact = nb::cast(to_numpy(sampled, spec.grid));
+      // As the command reports it: over the nodes of the domain (cut-outs left out).
+      j["max_error"] = json_number(max_error(*d, sampled));
+    }
     j["device"] = to_string(r.device);
     j["precision"] = to_string(r.precision);
     j["unknowns"] = d->op.unknowns;

@@ -110,9 +110,15 @@ int run_typed(const ProblemSpec& spec, const RunSettings& settings, ResolvedSolv
         "solvable, and the solution is defined up to a constant (shifted to zero mean)",
         d.op.rhs_mismatch));
   // Rank 0 alone holds the gathered solution (and reports); parts are measured together.
-  const double error = spec.exact && (write_parts || comm.is_root())
-                           ? max_error(spec, solved)
-                           : std::numeric_limits<double>::quiet_NaN();
+  // The exact solution is sampled once (a formula per node on the host), for the error
+  // and for the files.
+  const bool measured = spec.exact && (write_parts || comm.is_root());
+  const Field<T> exact =
+      measured ? sample_exact<T>(spec, Device::cpu,
+                                 RankPart{solved.u.shared_decomposition(), solved.u.rank()})
+               : Field<T>();
+  const double error =
+      measured ? max_error(solved, exact) : std::numeric_limits<double>::quiet_NaN();
 
   const Grid& g = spec.grid;
   if (!s.quiet) {
@@ -144,10 +150,7 @@ int run_typed(const ProblemSpec& spec, const RunSettings& settings, ResolvedSolv
   }
   if (!s.out.empty()) {
     ResultFiles files{s.out};
-    const RankPart written{solved.u.shared_decomposition(), solved.u.rank()};
-    files.write(spec, s, device, report, error, assembly_seconds, solved.u,
-                spec.exact ? sample_exact<T>(spec, Device::cpu, written) : Field<T>(),
-                solved.op.mask);
+    files.write(spec, s, device, report, error, assembly_seconds, solved.u, exact, solved.op.mask);
     if (!s.quiet)
       fmt::print("  results     {}/ (summary.json, history.csv, solution.h5 + .xdmf)\n",
                  printable(s.out));

@@ -622,12 +622,14 @@ Field<T> sample_exact(const ProblemSpec& spec, Device device, const RankPart& pa
 }
 
 template <class T>
-double max_error(const ProblemSpec& spec, const Discretization<T>& d) {
+double max_error(const Discretization<T>& d, const Field<T>& exact) {
   const Field<T> u = d.u.copy_to(Device::cpu);
   const Field<std::uint8_t> mask =
       d.op.mask.empty() ? Field<std::uint8_t>() : d.op.mask.copy_to(Device::cpu);
   const RankPart part{u.shared_decomposition(), u.rank()};
-  const Field<T> exact = sample_exact<T>(spec, Device::cpu, part);
+  require(exact.device() == Device::cpu && exact.interior().lo == u.interior().lo &&
+              exact.interior().hi == u.interior().hi,
+          "max_error: the exact solution must be sampled on the CPU over u's nodes");
   const FieldView<const T> uv = u.cview(), ev = exact.cview();
   const FieldView<const std::uint8_t> mv =
       mask.empty() ? FieldView<const std::uint8_t>{} : mask.cview();
@@ -650,8 +652,8 @@ double max_error(const ProblemSpec& spec, const Discretization<T>& d) {
   return nan ? std::numeric_limits<double>::quiet_NaN() : m;
 }
 
-template double max_error<float>(const ProblemSpec&, const Discretization<float>&);
-template double max_error<double>(const ProblemSpec&, const Discretization<double>&);
+template double max_error<float>(const Discretization<float>&, const Field<float>&);
+template double max_error<double>(const Discretization<double>&, const Field<double>&);
 template Discretization<float> assemble<float>(const ProblemSpec&, Device, const RankPart&);
 template Discretization<double> assemble<double>(const ProblemSpec&, Device, const RankPart&);
 template Field<float> sample_exact<float>(const ProblemSpec&, Device, const RankPart&);

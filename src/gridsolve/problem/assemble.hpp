@@ -49,9 +49,10 @@ template <class T>
 Field<T> sample_exact(const ProblemSpec& spec, Device device, const RankPart& part = {});
 
 // max |u - exact| over the nodes that belong to the domain (cut-out nodes left out); NaN
-// when u holds one. The problem must have an exact solution. When d is one rank's part
-// (d.u a part), the largest over every rank, which all of them call it for.
+// when u holds one. `exact`: sample_exact of the problem on the CPU, shaped as d.u (whole,
+// or the same rank's part), so that a caller that also writes it samples it once. When d
+// is one rank's part, the largest over every rank, which all of them call it for.
 template <class T>
-double max_error(const ProblemSpec& spec, const Discretization<T>& d);
+double max_error(const Discretization<T>& d, const Field<T>& exact);
 
 }  // namespace gridsolve
