@@ -149,32 +149,9 @@ done
 grep -q "\"ranks\": *$np" "$work/scaling/bench_scaling.json" || fail "bench_scaling.json: $(cat "$work/scaling/bench_scaling.json")"
 # Micromagnetics on the same ranks: a film stepped in slabs reaches the state one process
 # reaches (the table's last row), rank 0 writes the table, the snapshots and the summary.
-cat >"$work/film.toml" <<'TOML'
-[mesh]
-cells = [32, 12, 1]
-size = [125e-9, 47e-9, 3e-9]
-[material]
-Ms = 8.0e5
-A = 1.3e-11
-alpha = 0.02
-[initial]
-state = "uniform"
-direction = [1, 0.2, 0.05]
-[solver]
-method = "rk45"
-tolerance = 1e-6
-precision = "double"
-device = "cpu"
-[output]
-table_interval = 1e-11
-plots = false
-[[stage]]
-kind = "run"
-time = 3e-11
-B = [-24.6e-3, 4.3e-3, 0.0]
-TOML
-"$gridsolve" micromag "$work/film.toml" --out "$work/mm1" >"$work/mm1.txt" 2>&1 || fail "micromag one process: $(cat "$work/mm1.txt")"
-timeout 60 "${launch[@]}" "$gridsolve" micromag "$work/film.toml" --out "$work/mmn" >"$work/mmn.txt" 2>&1 ||
+film="$(dirname "$0")/../data/micromag_film.toml"
+"$gridsolve" micromag "$film" --out "$work/mm1" >"$work/mm1.txt" 2>&1 || fail "micromag one process: $(cat "$work/mm1.txt")"
+timeout 60 "${launch[@]}" "$gridsolve" micromag "$film" --out "$work/mmn" >"$work/mmn.txt" 2>&1 ||
   fail "micromag: exit $?: $(cat "$work/mmn.txt")"
 [ "$(grep -c '^stage 1 run' "$work/mmn.txt")" -eq 1 ] || fail "micromag: not one report: $(cat "$work/mmn.txt")"
 last() { tail -1 "$1/table.csv" | cut -d, -f1-4; }
@@ -184,6 +161,16 @@ awk -F, -v a="$(last "$work/mm1")" -v b="$(last "$work/mmn")" 'BEGIN {
   fail "micromag: last row $(last "$work/mmn") on $np ranks, $(last "$work/mm1") on one"
 [ -s "$work/mmn/m_stage1_run.ovf" ] || fail "micromag: no snapshot"
 grep -q "\"ranks\": *$np" "$work/mmn/summary.json" || fail "micromag summary.json: no ranks"
+# A film too thin for the ranks' slabs: exit 2 on every rank, naming the axis, never a hang.
+if [ "$np" -gt 1 ]; then
+  sed 's/cells = \[32, 12, 1\]/cells = [32, 3, 1]/' "$film" >"$work/thin.toml"
+  timeout 60 "${launch[@]}" "$gridsolve" micromag "$work/thin.toml" --out "$work/mmthin" \
+    >"$work/mmthin.txt" 2>&1
+  code=$?
+  [ "$code" -eq 2 ] || fail "micromag on a thin film: exit $code, want 2: $(cat "$work/mmthin.txt")"
+  grep -q "cells along y, the axis the ranks split" "$work/mmthin.txt" ||
+    fail "micromag thin film: $(cat "$work/mmthin.txt")"
+fi
 
 # The demag benchmark on these ranks (several ranks only: one process runs the one-GPU
 # benchmark): a strong and a weak row; a mesh with fewer cells along the split axis than

@@ -1,36 +1,14 @@
 """Micromagnetics from Python: the command's run, in memory."""
 import os
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from gridsolve import micromag
 
-FILM = """
-[mesh]
-cells = [32, 12, 1]
-size = [125e-9, 47e-9, 3e-9]
-[material]
-Ms = 8.0e5
-A = 1.3e-11
-alpha = 0.02
-[initial]
-state = "uniform"
-direction = [1, 0.2, 0.05]
-[solver]
-method = "rk45"
-tolerance = 1e-6
-precision = "double"
-device = "cpu"
-[output]
-table_interval = 1e-11
-plots = false
-[[stage]]
-kind = "run"
-time = 3e-11
-B = [-24.6e-3, 4.3e-3, 0.0]
-"""
+FILM = (Path(__file__).parent.parent / "data" / "micromag_film.toml").read_text()
 
 
 def test_a_run_is_the_commands_and_writes_nothing(tmp_path, monkeypatch):
