@@ -59,21 +59,11 @@ int run_typed(const ProblemSpec& spec, const RunSettings& settings, ResolvedSolv
   const bool per_rank =
       write_parts && assembles_on_ranks(spec) && !r.solver->slabs;
   RankPart part;
-  Grid held = spec.grid;  // the nodes this rank assembles
-  if (per_rank) {
-    const std::array<int, 3> asked = s.ranks_grid.empty()
-                                         ? std::array<int, 3>{0, 0, 0}
-                                         : parse_ranks_grid(s.ranks_grid, spec.grid.dims,
-                                                            comm.size());
-    const Decomposition even(spec.grid.box(Centring::node()), spec.grid.dims, comm.size(),
-                             std::array<bool, 3>{}, asked);
-    // A masked domain's cuts follow its unknowns, so that no rank waits on a fuller one.
-    part.parts = std::make_shared<const Decomposition>(
-        spec.regions.empty() ? even : even.balanced(unknowns_per_plane(spec)));
-    part.rank = comm.rank();
-    const Box mine_box = part.parts->box(part.rank);
-    for (int a = 0; a < spec.grid.dims; ++a) held.n[a] = mine_box.extent(a);
-  }
+  if (per_rank)
+    part = rank_part(spec, s.ranks_grid.empty()
+                               ? std::array<int, 3>{0, 0, 0}
+                               : parse_ranks_grid(s.ranks_grid, spec.grid.dims, comm.size()));
+  const Grid held = held_grid(spec, part);  // the nodes this rank assembles
   const Device assembly_device = on_ranks && !per_rank ? Device::cpu : device;
   require_solve_memory(held, sizeof(T), assembly_device);
   const auto t0 = clock_type::now();

@@ -341,6 +341,27 @@ std::array<std::vector<double>, 3> unknowns_per_plane(const ProblemSpec& spec) {
   return work;
 }
 
+RankPart rank_part(const ProblemSpec& spec, std::array<int, 3> asked) {
+  const Communicator& comm = Communicator::world();
+  const Grid& g = spec.grid;
+  std::array<bool, 3> periodic{};
+  for (int a = 0; a < g.dims; ++a)
+    periodic[std::size_t(a)] = spec.boundaries[std::size_t(2 * a)].kind == BoundaryKind::periodic;
+  const Decomposition even(g.box(Centring::node()), g.dims, comm.size(), periodic, asked);
+  // A masked domain's cuts follow its unknowns, so that no rank waits on a fuller one.
+  return RankPart{std::make_shared<const Decomposition>(
+                      spec.regions.empty() ? even : even.balanced(unknowns_per_plane(spec))),
+                  comm.rank()};
+}
+
+Grid held_grid(const ProblemSpec& spec, const RankPart& part) {
+  Grid held = spec.grid;
+  if (!part.parts) return held;
+  const Box mine = part.parts->box(part.rank);
+  for (int a = 0; a < held.dims; ++a) held.n[std::size_t(a)] = mine.extent(a);
+  return held;
+}
+
 template <class T>
 Discretization<T> assemble(const ProblemSpec& spec, Device device, const RankPart& part) {
   if (spec.grid.geometry == Geometry::axisymmetric)

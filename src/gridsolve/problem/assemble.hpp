@@ -38,10 +38,19 @@ Discretization<T> assemble(const ProblemSpec& spec, Device device, const RankPar
 // Whether assemble takes a RankPart for this problem.
 bool assembles_on_ranks(const ProblemSpec& spec);
 
-// The free nodes of a problem without cut-outs in each plane normal to each axis (from its
-// node marks alone, a byte per node on the host): what Decomposition::balanced shares out
-// before any rank assembles. Empty axes beyond dims.
+// The free nodes of a problem in each plane normal to each axis (from its node marks alone,
+// a byte per node on the host; nodes a cut-out isolates still count): what
+// Decomposition::balanced shares out before any rank assembles. Empty axes beyond dims.
 std::array<std::vector<double>, 3> unknowns_per_plane(const ProblemSpec& spec);
+
+// This rank's part of a problem assembled on the run's ranks: the process grid `asked`
+// ({0, 0, 0} chooses), the cuts of a masked domain placed by its unknowns. Every rank calls
+// it alike.
+RankPart rank_part(const ProblemSpec& spec, std::array<int, 3> asked = {0, 0, 0});
+
+// The nodes a part holds as a grid of their counts (the whole grid without a part): what
+// a memory check before the assembly needs.
+Grid held_grid(const ProblemSpec& spec, const RankPart& part);
 
 // The exact solution sampled at the nodes (0 outside), when the spec has one; with a
 // part, at that rank's box only (a field of the part).

@@ -11,7 +11,6 @@
 #include "gridsolve/apps/magnet/magnet_problem.hpp"
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/communicator.hpp"
-#include "gridsolve/exec/decomposition.hpp"
 #include "gridsolve/exec/field.hpp"
 #include "gridsolve/exec/memory.hpp"
 #include "gridsolve/problem/assemble_axisymmetric.hpp"
@@ -82,20 +81,11 @@ MagnetField solve_typed(const MagnetDesign& d, const MagnetSolveSettings& s) {
   }
   const auto t0 = std::chrono::steady_clock::now();
   const ProblemSpec spec = make_magnet_problem(d);
-  // On several ranks each assembles its box of an even split, on its device.
-  const Communicator& comm = Communicator::world();
-  const bool on_ranks = comm.size() > 1;
-  RankPart part;
-  Grid held = spec.grid;  // the nodes this rank holds
-  if (on_ranks) {
-    part.parts = std::make_shared<const Decomposition>(spec.grid.box(Centring::node()), 2,
-                                                       comm.size());
-    part.rank = comm.rank();
-    const Box mine = part.parts->box(part.rank);
-    for (int a = 0; a < 2; ++a) held.n[a] = mine.extent(a);
-  }
+  // On several ranks each assembles its own box on its device.
+  const bool on_ranks = Communicator::world().size() > 1;
+  const RankPart part = on_ranks ? rank_part(spec) : RankPart{};
   // The axisymmetric operator has its 5 coefficients per node.
-  require_solve_memory(held, sizeof(T), s.device, 5);
+  require_solve_memory(held_grid(spec, part), sizeof(T), s.device, 5);
   Discretization<T> disc = assemble_axisymmetric<T>(spec, s.device, magnet_cut_flux(d), part);
   disc.op.jacobi_radius = source_jacobi_radius(spec.grid);
   out.assembly_seconds = since(t0);
