@@ -1,7 +1,8 @@
 // The demagnetizing convolution on ranks: each rank's slab of H equals the one-process
 // convolution of the whole magnetization (1e-12 in double, 1e-5 in float), on 1-4 ranks
 // with uneven slabs, for single layers (slabs along y) and 3D boxes (slabs along z), with
-// periodic axes; on each rank's GPU where there is one.
+// periodic axes; on each rank's GPU where there is one, where single layers of power-of-two
+// padded columns take the fused column pass (pieces of columns as the ranks send them).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -21,7 +22,7 @@ namespace {
 
 template <class T>
 void expect_same_field(Device device, std::array<int, 3> n, std::array<double, 3> cell,
-                       Periodicity pbc, double tolerance) {
+                       Periodicity pbc, double tolerance, bool fused = false) {
   const std::int64_t cells = std::int64_t(n[0]) * n[1] * n[2];
   // The same magnetization on every rank (one seed), no component zero anywhere.
   std::mt19937 rng(2024);
@@ -38,6 +39,7 @@ void expect_same_field(Device device, std::array<int, 3> n, std::array<double, 3
   whole.apply(mp, hp);
 
   DemagOnRanks<T> ranks(device, n, cell, pbc);
+  EXPECT_EQ(ranks.fused(), fused);
   const int t = ranks.axis(), first = ranks.first();
   const std::array<int, 3> mine = ranks.cells();
   const std::int64_t my_cells = std::int64_t(mine[0]) * mine[1] * mine[2];
@@ -113,6 +115,12 @@ TEST(MpiDemag, OnTheGpu) {
   xy.axis = {true, true, false};
   xy.images = 2;
   expect_same_field<double>(Device::cuda, {16, 12, 1}, {2e-9, 2e-9, 1e-9}, xy, 1e-12);
+  // The fused column pass: 63 rows pad to 128 (uneven slabs on 2 and 4 ranks), 32 rows to
+  // 64, and a periodic y of 32 rows.
+  expect_same_field<double>(Device::cuda, {20, 63, 1}, {2e-9, 3e-9, 1e-9}, {}, 1e-12, true);
+  expect_same_field<float>(Device::cuda, {37, 63, 1}, {1e-9, 1e-9, 2e-9}, {}, 1e-5, true);
+  expect_same_field<double>(Device::cuda, {40, 32, 1}, {1e-9, 2e-9, 1e-9}, {}, 1e-12, true);
+  expect_same_field<double>(Device::cuda, {24, 32, 1}, {2e-9, 2e-9, 1e-9}, xy, 1e-12, true);
 }
 
 }  // namespace

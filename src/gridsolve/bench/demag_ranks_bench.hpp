@@ -32,6 +32,11 @@ struct DemagRanksReport {
   std::vector<DemagRanksRow> rows;
 };
 
+// The weak-scaling mesh of `ranks` ranks that each keep `mesh`'s cells: a single layer
+// doubles its shorter side (x on a tie) per factor of two, so that the columns stay short
+// enough for the fused column pass; a 3D box, and odd rank counts, grow the slab axis.
+std::array<int, 3> weak_mesh(std::array<int, 3> mesh, int ranks);
+
 // Every rank calls it; every rank gets the same report.
 DemagRanksReport run_demag_ranks_bench(Device d, std::array<int, 3> mesh, int repeats);
 

@@ -127,18 +127,22 @@ void demag_rows(Device d, std::array<int, 3> n, int repeats, std::vector<Row>& r
   }
 }
 
+struct StepTiming {
+  double ms = 0;    // one step (the median run's; on ranks, the slowest rank's)
+  double rate = 0;  // cells x field evaluations / s over the whole mesh
+};
+
+// LLG steps of mumax3's benchmark problem (permalloy-like, 4 nm cubes, alpha 0.01, B = (0,
+// 10 mT, 0), m = +x): on the run's ranks together, or on this rank alone if `whole`.
 template <class T>
-void step_rows(Device d, std::array<int, 3> n, int repeats, Method method, demag::FftMode mode,
-               std::vector<Row>& rows) {
-  const std::string prec = sizeof(T) == 4 ? "float" : "double";
-  const std::string mesh = fmt::format("{}x{}x{}", n[0], n[1], n[2]);
-  // mumax3's benchmark: permalloy-like, 4 nm cubes, alpha 0.01, B = (0, 10 mT, 0), m = +x.
+StepTiming time_steps(Device d, std::array<int, 3> n, int repeats, Method method,
+                      demag::FftMode mode, bool whole = false) {
   Region r;
   r.ms = 800e3;
   r.aex = 13e-12;
   r.alpha = 0.01;
   const MicromagProblem p = MicromagProblem::box(n, {4e-9, 4e-9, 4e-9}, r);
-  MicromagSystem<T> sys(p, d, mode);
+  MicromagSystem<T> sys(p, d, mode, whole);
   const std::int64_t count = p.mesh.cells();
   const std::array<std::vector<double>, 3> uniform{std::vector<double>(count, 1.0),
                                                    std::vector<double>(count, 0.0),
@@ -146,6 +150,7 @@ void step_rows(Device d, std::array<int, 3> n, int repeats, Method method, demag
   StepperOptions o;
   o.method = method;
   const FieldOfTime b = [](double) { return std::array<double, 3>{0, 0.01, 0}; };
+  const Communicator& comm = Communicator::world();
   std::vector<double> rates, per_step;
   const int steps = d == Device::cuda ? 100 : 5;
   for (int rep = 0; rep < repeats; ++rep) {
@@ -161,18 +166,27 @@ void step_rows(Device d, std::array<int, 3> n, int repeats, Method method, demag
     const auto t0 = Clock::now();
     for (int i = 0; i < steps; ++i) st.step(t, 1, b);
     synchronize(d);
-    const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
+    double wall = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (!whole) wall = comm.max(wall);
     rates.push_back(double(count) * double(st.evaluations() - e0) / wall);
     per_step.push_back(wall / steps);
   }
   std::sort(rates.begin(), rates.end());
   std::sort(per_step.begin(), per_step.end());
+  return {1e3 * per_step[per_step.size() / 2], rates[rates.size() / 2]};
+}
+
+template <class T>
+void step_rows(Device d, std::array<int, 3> n, int repeats, Method method, demag::FftMode mode,
+               std::vector<Row>& rows) {
+  const std::string prec = sizeof(T) == 4 ? "float" : "double";
+  const std::string mesh = fmt::format("{}x{}x{}", n[0], n[1], n[2]);
+  const StepTiming s = time_steps<T>(d, n, repeats, method, mode);
   rows.push_back({fmt::format("LLG step, {} ({} FFTs)", to_string(method),
                               mode == demag::FftMode::plain        ? "plain"
                               : mode == demag::FftMode::skip_zeros ? "zero-skipping"
                                                                    : "fused column pass"),
-                  prec, mesh, 1e3 * per_step[per_step.size() / 2], rates[rates.size() / 2],
-                  "cells x field evaluations / s"});
+                  prec, mesh, s.ms, s.rate, "cells x field evaluations / s"});
 }
 
 // Runs mumax3's own benchmark script at this mesh; returns its cells x evaluations / s.
@@ -219,6 +233,17 @@ namespace {
 int ranks_bench(const MicromagBenchOptions& o, std::array<int, 3> n, Device d) {
   const Communicator& comm = Communicator::world();
   const DemagRanksReport r = run_demag_ranks_bench(d, n, o.repeats);
+  // The Heun step (float, the mode the micromag command picks) on the ranks, strong and
+  // weak, beside rank 0 alone.
+  const demag::FftMode mode = d == Device::cpu ? demag::FftMode::skip_zeros
+                              : n[2] == 1      ? demag::FftMode::fused
+                                               : demag::FftMode::plain;
+  const std::array<int, 3> grown = weak_mesh(n, comm.size());
+  const StepTiming strong = time_steps<float>(d, n, o.repeats, Method::heun, mode);
+  const StepTiming weak = time_steps<float>(d, grown, o.repeats, Method::heun, mode);
+  StepTiming alone;
+  if (comm.is_root()) alone = time_steps<float>(d, n, o.repeats, Method::heun, mode, true);
+  alone.ms = comm.max(alone.ms);
   if (!comm.is_root()) return 0;
   fmt::print(
       "gridsolve bench micromag on {} ranks: demag evaluation (float), slabs, median of {} runs\n"
@@ -249,9 +274,36 @@ int ranks_bench(const MicromagBenchOptions& o, std::array<int, 3> n, Device d) {
                   {"link_ms", w.link_ms}});
   }
   fmt::print(
-      "strong: the mesh split over the ranks, beside rank 0 alone on it; weak: the slab axis "
-      "grown with the ranks, beside rank 0 alone on the given mesh. transp. ms: the transposes "
-      "of one evaluation timed alone; link ms: the bytes one rank sends at the link bandwidth\n");
+      "strong: the mesh split over the ranks, beside rank 0 alone on it; weak: each rank keeps "
+      "the given mesh's cells, beside rank 0 alone on it. transp. ms: the transposes of one "
+      "evaluation timed alone; link ms: the bytes one rank sends at the link bandwidth\n");
+  // The Heun step: the whole mesh's cells x evaluations / s, strong and weak.
+  fmt::print("{:<7} {:>5} {:>16} {:>10} {:>16} {:>10} {:>8} {:>6} {:>14}\n", "Heun", "ranks",
+             "mesh", "ms/step", "1-rank mesh", "1-rank ms", "speedup", "effic", "cells*eval/s");
+  const double cells = double(n[0]) * n[1] * n[2];
+  const double weak_ratio = double(grown[0]) * grown[1] * grown[2] / cells;
+  struct StepRow {
+    std::string kind;
+    std::array<int, 3> mesh;
+    StepTiming t;
+    double speedup;
+  };
+  const StepRow steps_on_ranks[2] = {{"strong", n, strong, alone.ms / strong.ms},
+                                 {"weak", grown, weak, alone.ms * weak_ratio / weak.ms}};
+  for (const StepRow& w : steps_on_ranks) {
+    fmt::print("{:<7} {:>5} {:>16} {:>10.3f} {:>16} {:>10.3f} {:>8.2f} {:>5.0f}% {:>14.4g}\n",
+               w.kind, r.ranks, text(w.mesh), w.t.ms, text(n), alone.ms, w.speedup,
+               100 * w.speedup / r.ranks, w.t.rate);
+    js.push_back({{"kind", "heun " + w.kind},
+                  {"ranks", r.ranks},
+                  {"mesh", text(w.mesh)},
+                  {"ms", w.t.ms},
+                  {"one_rank_mesh", text(n)},
+                  {"one_rank_ms", alone.ms},
+                  {"speedup", w.speedup},
+                  {"efficiency", w.speedup / r.ranks},
+                  {"cells_evaluations_per_s", w.t.rate}});
+  }
   if (!o.out.empty()) {
     std::filesystem::create_directories(o.out);
     write_json_file(o.out + "/bench.json", {{"bench", "micromag"},

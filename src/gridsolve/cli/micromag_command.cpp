@@ -24,7 +24,12 @@ CLI::App* add_micromag_command(CLI::App& app, MicromagArguments& a) {
 
 int micromag_command(const MicromagArguments& a) {
   micromag::MicromagConfig c = micromag::load_micromag_config(a.config);
-  return micromag::run_micromag(std::move(c), {a.device, a.precision, a.out, a.quiet});
+  micromag::RunOverrides o;
+  o.device = a.device;
+  o.precision = a.precision;
+  o.out = a.out;
+  o.quiet = a.quiet;
+  return micromag::run_micromag(std::move(c), o);
 }
 
 }  // namespace gridsolve::cli

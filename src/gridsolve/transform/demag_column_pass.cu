@@ -54,21 +54,39 @@ __device__ __forceinline__ void column_fft(Cx<T> v[16], Cx<T>* exchange,
   if constexpr (LastRadix > 1) last_pass<LastRadix>(v, j, py, tw, sign);
 }
 
+// The pieces of the columns, in shared memory (a kernel parameter indexed at run time would
+// be copied to local memory), with the row after the last piece as a sentinel.
 template <class T>
-__device__ __forceinline__ void load_column(Cx<T> v[16], const Cx<T>* col, int ny, int spread) {
+struct PieceTable {
+  ColumnPiece<T> piece[ColumnPassArgs<T>::max_pieces];
+  int first[ColumnPassArgs<T>::max_pieces + 1];
+};
+
+template <class T>
+__device__ __forceinline__ Cx<T>* column_cell(const PieceTable<T>& p, int c, int kx, int y) {
+  int s = 0;
+  while (y >= p.first[s + 1]) ++s;
+  const ColumnPiece<T>& q = p.piece[s];
+  return reinterpret_cast<Cx<T>*>(q.at) + c * q.comp_pitch + kx * q.col_pitch + (y - q.first);
+}
+
+template <class T>
+__device__ __forceinline__ void load_column(Cx<T> v[16], const PieceTable<T>& p, int c, int kx,
+                                            int ny, int spread) {
 #pragma unroll
   for (int t = 0; t < 16; ++t) {
     const int y = threadIdx.x + t * spread;
-    v[t] = y < ny ? col[y] : Cx<T>{T(0), T(0)};
+    v[t] = y < ny ? *column_cell(p, c, kx, y) : Cx<T>{T(0), T(0)};
   }
 }
 
 template <class T>
-__device__ __forceinline__ void store_column(Cx<T>* col, const Cx<T> v[16], int ny, int spread) {
+__device__ __forceinline__ void store_column(const PieceTable<T>& p, int c, int kx,
+                                             const Cx<T> v[16], int ny, int spread) {
 #pragma unroll
   for (int t = 0; t < 16; ++t) {
     const int y = threadIdx.x + t * spread;
-    if (y < ny) col[y] = v[t];
+    if (y < ny) *column_cell(p, c, kx, y) = v[t];
   }
 }
 
@@ -79,20 +97,26 @@ __global__ void __launch_bounds__(pow16(Passes16) * LastRadix / 16)
   Cx<T>* exchange = reinterpret_cast<Cx<T>*>(shared_raw);
   constexpr int py = pow16(Passes16) * LastRadix, spread = py / 16;
   Cx<T>* parked = exchange + py + py / 16;  // a spectrum waiting its turn, own slots
+  __shared__ PieceTable<T> pieces;
   const int kx = blockIdx.x, j = threadIdx.x;
+  if (j == 0) {
+#pragma unroll
+    for (int s = 0; s < ColumnPassArgs<T>::max_pieces; ++s)
+      if (s < a.pieces) pieces.piece[s] = a.piece[s], pieces.first[s] = a.piece[s].first;
+    pieces.first[a.pieces] = a.ny;
+  }
+  __syncthreads();
   const Cx<T>* __restrict__ tw = reinterpret_cast<const Cx<T>*>(a.twiddle);
-  Cx<T>* col[3];
-  for (int c = 0; c < 3; ++c) col[c] = reinterpret_cast<Cx<T>*>(a.cols[c]) + kx * a.col_pitch;
   const T* __restrict__ K = a.kernel + std::int64_t(kx) * (py / 2 + 1);
   const std::int64_t q = a.kernel_comp;
   Cx<T> v[16];
 
   // x and y together (the product couples them), z alone.
-  load_column(v, col[0], a.ny, spread);
+  load_column(v, pieces, 0, kx, a.ny, spread);
   column_fft<Passes16, LastRadix>(v, exchange, tw, -1);
 #pragma unroll
   for (int t = 0; t < 16; ++t) parked[j + t * spread] = v[t];
-  load_column(v, col[1], a.ny, spread);
+  load_column(v, pieces, 1, kx, a.ny, spread);
   column_fft<Passes16, LastRadix>(v, exchange, tw, -1);
 #pragma unroll
   for (int t = 0; t < 16; ++t) {
@@ -107,14 +131,14 @@ __global__ void __launch_bounds__(pow16(Passes16) * LastRadix / 16)
     v[t] = scale(mx, kxx) + scale(my, kxy);
   }
   column_fft<Passes16, LastRadix>(v, exchange, tw, 1);
-  store_column(col[0], v, a.ny, spread);
+  store_column(pieces, 0, kx, v, a.ny, spread);
 #pragma unroll
   for (int t = 0; t < 16; ++t) v[t] = parked[j + t * spread];
   column_fft<Passes16, LastRadix>(v, exchange, tw, 1);
-  store_column(col[1], v, a.ny, spread);
+  store_column(pieces, 1, kx, v, a.ny, spread);
 
   // z: H_z = K_zz M_z in a single layer.
-  load_column(v, col[2], a.ny, spread);
+  load_column(v, pieces, 2, kx, a.ny, spread);
   column_fft<Passes16, LastRadix>(v, exchange, tw, -1);
 #pragma unroll
   for (int t = 0; t < 16; ++t) {
@@ -122,7 +146,7 @@ __global__ void __launch_bounds__(pow16(Passes16) * LastRadix / 16)
     v[t] = scale(v[t], __ldg(K + 2 * q + (2 * ky > py ? py - ky : ky)));
   }
   column_fft<Passes16, LastRadix>(v, exchange, tw, 1);
-  store_column(col[2], v, a.ny, spread);
+  store_column(pieces, 2, kx, v, a.ny, spread);
 }
 
 constexpr int tile = 32, tile_rows = 8;
@@ -159,13 +183,14 @@ void launch(const ColumnPassArgs<T>& a) {
   constexpr int py = pow16(Passes16) * LastRadix;
   const auto bytes = shared_bytes<T>(py);
   static bool configured = false;
-  if (bytes > 48 * 1024 && !configured) {
+  // Dynamic and static shared memory together past the default 48 KiB need the opt-in.
+  if (bytes + std::int64_t(sizeof(PieceTable<T>)) > 48 * 1024 && !configured) {
     cuda::check(cudaFuncSetAttribute(column_pass_kernel<T, Passes16, LastRadix>,
                                      cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
                 "column pass shared memory");
     configured = true;
   }
-  column_pass_kernel<T, Passes16, LastRadix><<<a.hx, py / 16, bytes>>>(a);
+  column_pass_kernel<T, Passes16, LastRadix><<<a.columns, py / 16, bytes>>>(a);
   cuda::check(cudaGetLastError(), "column pass launch");
 }
 
@@ -175,11 +200,16 @@ template <class T>
 bool column_pass_fits(const Layout& l) {
   if (!l.thin()) return false;
   const RegisterFftShape shape = RegisterFftShape::make(l.p[1]);
-  return shape.valid() && shape.threads() <= 512 && shared_bytes<T>(l.p[1]) <= shared_limit();
+  return shape.valid() && shape.threads() <= 512 &&
+         shared_bytes<T>(l.p[1]) + std::int64_t(sizeof(PieceTable<T>)) <= shared_limit();
 }
 
 template <class T>
 void run_column_pass(const ColumnPassArgs<T>& a) {
+  require(a.pieces >= 1 && a.pieces <= ColumnPassArgs<T>::max_pieces,
+          fmt::format("demag column pass: {} pieces of columns, 1 .. {} allowed", a.pieces,
+                      ColumnPassArgs<T>::max_pieces));
+  if (a.columns == 0) return;
   switch (a.py) {
     case 16: return launch<T, 1, 1>(a);
     case 32: return launch<T, 1, 2>(a);

@@ -9,20 +9,31 @@
 
 namespace gridsolve::demag {
 
-// What the pass reads and writes: three spectra stored by column (column kx of component c
-// at cols[c] + kx * col_pitch complex values, its first ny entries the rows that hold
-// cells, transformed along y in place), `kernel` the tensor's reduced spectrum stored by
-// column too (component q's column kx at kernel + q * kernel_comp + kx * (py/2 + 1); q =
-// xx, yy, zz, xy), `twiddle` the table of fill_register_fft_twiddles(py) (stockham_fft.hpp)
-// as interleaved complex values.
+// A run of rows of every column: rows first .. (the next piece's first) - 1 of column kx of
+// component c at at + c * comp_pitch + kx * col_pitch + (y - first), in complex values.
+template <class T>
+struct ColumnPiece {
+  T* at = nullptr;
+  std::int64_t comp_pitch = 0, col_pitch = 0;
+  int first = 0;
+};
+
+// What the pass reads and writes: three spectra stored by column, the first ny entries of
+// each column the rows that hold cells (transformed along x), in `pieces` runs of rows (one
+// on one GPU; on ranks, one per rank's slab of rows, as they arrive, so that nothing is
+// copied into whole columns); the pass writes the result over them. `kernel` is the
+// tensor's reduced spectrum stored by column too (component q's column kx at kernel +
+// q * kernel_comp + kx * (py/2 + 1); q = xx, yy, zz, xy), `twiddle` the table of
+// fill_register_fft_twiddles(py) (stockham_fft.hpp) as interleaved complex values.
 template <class T>
 struct ColumnPassArgs {
-  T* cols[3] = {nullptr, nullptr, nullptr};
-  std::int64_t col_pitch = 0;
+  static constexpr int max_pieces = 16;
+  ColumnPiece<T> piece[max_pieces];
+  int pieces = 0;
   const T* kernel = nullptr;
   std::int64_t kernel_comp = 0;
   const T* twiddle = nullptr;
-  int hx = 0, ny = 0, py = 0;
+  int columns = 0, ny = 0, py = 0;
 };
 
 // Whether the pass runs for this layout on the current GPU: a single layer, p[1] a power of

@@ -114,17 +114,18 @@ class CufftDemagFft final : public DemagFft<T> {
                  reinterpret_cast<V*>(cols_.data()), col_pitch_, col_pitch_ * hx, int(ny),
                  int(hx), 3);
     ColumnPassArgs<T> a;
-    for (int c = 0; c < 3; ++c) a.cols[c] = cols_.data() + c * 2 * col_pitch_ * hx;
-    a.col_pitch = col_pitch_;
+    a.pieces = 1;
+    a.piece[0] = ColumnPiece<T>{cols_.data(), col_pitch_ * hx, col_pitch_, 0};
     a.kernel = kernel_cols_.data();
     a.kernel_comp = kc * hx;
     a.twiddle = twiddle_.data();
-    a.hx = l_.hx;
+    a.columns = l_.hx;
     a.ny = l_.n[1];
     a.py = l_.p[1];
     run_column_pass(a);
     for (int c = 0; c < 3; ++c)
-      check_fft(F::exec_c2r(inv_x_cols_, cx(a.cols[c]), output(c)), "inverse x transform");
+      check_fft(F::exec_c2r(inv_x_cols_, cx(cols_.data() + c * 2 * col_pitch_ * hx), output(c)),
+                "inverse x transform");
     return true;
   }
 

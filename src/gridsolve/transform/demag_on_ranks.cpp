@@ -8,15 +8,59 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <span>
 
 #include "gridsolve/core/box.hpp"
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/communicator.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
+#include "gridsolve/exec/device_link.hpp"
 #include "gridsolve/transform/demag_convolution.hpp"
 #include "gridsolve/transform/demag_product.hpp"
 
+#if GRIDSOLVE_HAVE_CUDA
+#include <cuda_runtime.h>
+
+#include "gridsolve/exec/cuda_check.hpp"
+#include "gridsolve/exec/cuda_launch.cuh"
+#include "gridsolve/transform/demag_column_pass.hpp"
+#include "gridsolve/transform/stockham_fft.hpp"
+#endif
+
 namespace gridsolve::demag {
+
+// The fused path's state (GPU builds): the columns in the layout messages leave from
+// (component, kx, this slab's rows: each peer's range of kx one run per component), the
+// pieces that arrive (component, sender, this rank's kx, the sender's rows), the tensor by
+// column for this rank's kx, the inverse x transform reading the columns, and the stream
+// the messages run on with the events that order it against the transforms.
+template <class T>
+struct DemagOnRanks<T>::FusedColumns {
+#if GRIDSOLVE_HAVE_CUDA
+  Buffer<T> columns, arrived, kernel, twiddle;
+  std::unique_ptr<LineFft<T>> x_inv;
+  ColumnPassArgs<T> pass;
+  cudaStream_t link = nullptr;
+  // ready[c]: component c is in columns; sent: the column pieces have all arrived;
+  // done: the column pass has run; back[c]: component c's columns are home.
+  cudaEvent_t ready[3] = {}, sent = nullptr, done = nullptr, back[3] = {};
+
+  FusedColumns() {
+    cuda::check(cudaStreamCreateWithFlags(&link, cudaStreamNonBlocking), "link stream");
+    for (cudaEvent_t* e : {&ready[0], &ready[1], &ready[2], &sent, &done, &back[0], &back[1],
+                           &back[2]})
+      cuda::check(cudaEventCreateWithFlags(e, cudaEventDisableTiming), "link event");
+  }
+  ~FusedColumns() {
+    cudaStreamSynchronize(link);
+    for (cudaEvent_t e : {ready[0], ready[1], ready[2], sent, done, back[0], back[1], back[2]})
+      cudaEventDestroy(e);
+    cudaStreamDestroy(link);
+  }
+  FusedColumns(const FusedColumns&) = delete;
+  FusedColumns& operator=(const FusedColumns&) = delete;
+#endif
+};
 
 std::shared_ptr<const Decomposition> slab_decomposition(std::array<int, 3> n,
                                                         std::array<bool, 3> periodic) {
@@ -67,11 +111,8 @@ DemagOnRanks<T>::DemagOnRanks(Device d, std::array<int, 3> n, std::array<double,
   hk_ = split_.s_count(me) / 2;
   const int nl = count();
   slab_size_ = std::int64_t(2) * hx * mid_ * nl;
-  lines_size_ = std::int64_t(2) * hk_ * mid_ * pt;  // the padded planes beyond nt included
   slab_ = Buffer<T>(d, std::size_t(3 * slab_size_));
-  lines_ = Buffer<T>(d, std::size_t(3 * lines_size_));
   zero_bytes(d, slab_.data(), slab_.size() * sizeof(T));
-  zero_bytes(d, lines_.data(), lines_.size() * sizeof(T));
   // Sent per apply: to the kx ranges, this slab's block of each other rank's range; back,
   // this rank's range of each other rank's slab.
   for (int q = 0; q < ranks; ++q)
@@ -83,21 +124,31 @@ DemagOnRanks<T>::DemagOnRanks(Device d, std::array<int, 3> n, std::array<double,
   in_ = Buffer<T>(d, std::size_t(3 * my_cells));
   out_ = Buffer<T>(d, std::size_t(3 * my_cells));
   zero_bytes(d, in_.data(), in_.size() * sizeof(T));
-  const std::size_t scratch =
-      std::size_t(std::max(slab_size_, std::int64_t(2) * hk_ * mid_ * nt));
-  send_ = Buffer<T>(d, scratch);
-  receive_ = Buffer<T>(d, scratch);
   // x: the rows that hold cells (n[1] per plane in 3D, the slab's rows in a single layer),
   // in place: 2 hx reals or hx complex values per row.
   const std::int64_t rows = t_ == 2 ? n[1] : nl;
   x_fwd_ = make_line_fft<T>(d, {LineKind::r2c, l.p[0], rows, 1, 2 * hx, 1, hx});
+  // The tensor's spectrum (every rank computes it whole, in double), this rank's kx kept.
+  const std::vector<double> k = tensor_spectrum(l, cell, pbc);
+#if GRIDSOLVE_HAVE_CUDA
+  if (d == Device::cuda && t_ == 1 && ranks <= ColumnPassArgs<T>::max_pieces &&
+      column_pass_fits<T>(l)) {
+    set_up_fused_columns(k);
+    return;
+  }
+#endif
+  lines_size_ = std::int64_t(2) * hk_ * mid_ * pt;  // the padded planes beyond nt included
+  lines_ = Buffer<T>(d, std::size_t(3 * lines_size_));
+  zero_bytes(d, lines_.data(), lines_.size() * sizeof(T));
+  const std::size_t scratch =
+      std::size_t(std::max(slab_size_, std::int64_t(2) * hk_ * mid_ * nt));
+  send_ = Buffer<T>(d, scratch);
+  receive_ = Buffer<T>(d, scratch);
   x_inv_ = make_line_fft<T>(d, {LineKind::c2r, l.p[0], rows, 1, hx, 1, 2 * hx});
   if (t_ == 2 && l.p[1] > 1) y_ = make_line_fft<T>(d, {LineKind::c2c, l.p[1], hx, hx, 1, hx, 1});
   const std::int64_t columns = std::int64_t(mid_) * hk_;
   if (pt > 1 && columns > 0)
     t_fft_ = make_line_fft<T>(d, {LineKind::c2c, pt, columns, columns, 1, columns, 1});
-  // The tensor's spectrum (every rank computes it whole, in double), this rank's kx kept.
-  const std::vector<double> k = tensor_spectrum(l, cell, pbc);
   const int ry = l.p[1] / 2 + 1, rz = l.p[2] / 2 + 1;
   std::vector<T> mine(std::size_t(6) * rz * ry * std::size_t(hk_));
   for (std::int64_t q = 0; q < std::int64_t(6) * rz * ry; ++q)
@@ -106,6 +157,65 @@ DemagOnRanks<T>::DemagOnRanks(Device d, std::array<int, 3> n, std::array<double,
   kernel_ = Buffer<T>(d, std::max<std::size_t>(mine.size(), 1));
   if (!mine.empty())
     copy_bytes(kernel_.data(), d, mine.data(), Device::cpu, mine.size() * sizeof(T));
+}
+
+template <class T>
+DemagOnRanks<T>::~DemagOnRanks() = default;
+
+template <class T>
+void DemagOnRanks<T>::set_up_fused_columns(const std::vector<double>& k) {
+#if GRIDSOLVE_HAVE_CUDA
+  const Layout& l = layout_;
+  const int hx = l.hx, nl = count(), ny = l.n[1], py = l.p[1], hk = hk_;
+  const int ranks = split_.ranks, me = split_.rank;
+  auto f = std::make_unique<FusedColumns>();
+  f->columns = Buffer<T>(device_, std::size_t(3) * 2 * hx * nl);
+  f->arrived = Buffer<T>(device_, std::max<std::size_t>(std::size_t(3) * 2 * hk * (ny - nl), 1));
+  // The tensor's xx, yy, zz, xy by column: q * kc * hk + kx * kc + ky, ky = 0 .. py / 2.
+  const int kc = py / 2 + 1;
+  std::vector<T> by_column(std::size_t(4) * kc * hk);
+  for (int q = 0; q < 4; ++q)
+    for (int kx = 0; kx < hk; ++kx)
+      for (int ky = 0; ky < kc; ++ky)
+        by_column[(std::size_t(q) * hk + kx) * kc + ky] =
+            T(k[(std::size_t(q) * kc + ky) * hx + kx0_ + kx]);
+  f->kernel = Buffer<T>(device_, by_column.size());
+  copy_bytes(f->kernel.data(), device_, by_column.data(), Device::cpu,
+             by_column.size() * sizeof(T));
+  std::vector<T> tw(2 * std::size_t(register_fft_twiddle_count(py)));
+  fill_register_fft_twiddles(py, reinterpret_cast<Cx<T>*>(tw.data()));
+  f->twiddle = Buffer<T>(device_, tw.size());
+  copy_bytes(f->twiddle.data(), device_, tw.data(), Device::cpu, tw.size() * sizeof(T));
+  // Back to rows: kx p at columns + p nl + row (complex), a row of 2 hx reals out.
+  f->x_inv = make_line_fft<T>(device_, {LineKind::c2r, l.p[0], nl, nl, 1, 1, 2 * hx});
+  ColumnPassArgs<T>& a = f->pass;
+  a.pieces = ranks;
+  for (int q = 0; q < ranks; ++q) {
+    const int first = split_.t_start[std::size_t(q)], rows = split_.t_count(q);
+    a.piece[q] = q == me ? ColumnPiece<T>{f->columns.data() + std::int64_t(2) * kx0_ * nl,
+                                          std::int64_t(hx) * nl, nl, first}
+                         : ColumnPiece<T>{f->arrived.data() + 2 * arrived_offset(q),
+                                          std::int64_t(hk) * (ny - nl), rows, first};
+  }
+  a.kernel = f->kernel.data();
+  a.kernel_comp = std::int64_t(kc) * hk;
+  a.twiddle = f->twiddle.data();
+  a.columns = hk;
+  a.ny = ny;
+  a.py = py;
+  columns_ = std::move(f);
+#else
+  (void)k;
+#endif
+}
+
+template <class T>
+std::int64_t DemagOnRanks<T>::arrived_offset(int q) const {
+  // The peers' pieces one after another (this rank's own stays in the columns): hk of
+  // their rows before q's.
+  const int me = split_.rank;
+  const int before = split_.t_start[std::size_t(q)] - (q > me ? count() : 0);
+  return std::int64_t(hk_) * before;
 }
 
 template <class T>
@@ -136,26 +246,25 @@ std::array<int, 3> DemagOnRanks<T>::cells() const {
 }
 
 template <class T>
+template <class Move>
+void DemagOnRanks<T>::transpose(Move&& move) {
+  if (!profile_) return move();
+  synchronize(device_);
+  const auto t0 = std::chrono::steady_clock::now();
+  move();
+  synchronize(device_);
+  transpose_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+template <class T>
 void DemagOnRanks<T>::apply(const T* const m[3], T* const h[3]) {
-  // A transpose, timed alone when profiling.
-  auto transpose = [&](auto&& move) {
-    if (!profile_) return move();
-    synchronize(device_);
-    const auto t0 = std::chrono::steady_clock::now();
-    move();
-    synchronize(device_);
-    transpose_seconds_ +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  };
   const Layout& l = layout_;
   const Device d = device_;
-  const int hx = l.hx, n0 = l.n[0], nl = count(), mid = mid_, hk = hk_;
-  const int nt = l.n[std::size_t(t_)], pt = l.p[std::size_t(t_)];
+  const int n0 = l.n[0], nl = count(), mid = mid_;
   const int nyc = t_ == 2 ? l.n[1] : 1;  // rows of cells per plane of the slab
-  const int row = 2 * hx;                // reals per row
+  const int row = 2 * l.hx;              // reals per row
   T* const slab = slab_.data();
-  T* const lines = lines_.data();
-  const std::int64_t ss = slab_size_, ls = lines_size_;
+  const std::int64_t ss = slab_size_;
   const T* m0 = m[0];
   const T* m1 = m[1];
   const T* m2 = m[2];
@@ -169,6 +278,32 @@ void DemagOnRanks<T>::apply(const T* const m[3], T* const h[3]) {
              slab[ss + at] = cell ? m1[q] : T(0);
              slab[2 * ss + at] = cell ? m2[q] : T(0);
            });
+  if (fused())
+    apply_fused();
+  else
+    apply_generic();
+  T* h0 = h[0];
+  T* h1 = h[1];
+  T* h2 = h[2];
+  for_each(d, Box{{0, 0, 0}, {n0 - 1, nyc - 1, nl - 1}}, [=] GRIDSOLVE_HD(int i, int y, int tl) {
+    const std::int64_t at = (std::int64_t(tl) * mid + y) * row + i;
+    const std::int64_t q = (std::int64_t(tl) * nyc + y) * n0 + i;
+    h0[q] = slab[at];
+    h1[q] = slab[ss + at];
+    h2[q] = slab[2 * ss + at];
+  });
+}
+
+template <class T>
+void DemagOnRanks<T>::apply_generic() {
+  const Layout& l = layout_;
+  const Device d = device_;
+  const int hx = l.hx, nl = count(), mid = mid_, hk = hk_;
+  const int nt = l.n[std::size_t(t_)], pt = l.p[std::size_t(t_)];
+  const int row = 2 * hx;  // reals per row
+  T* const slab = slab_.data();
+  T* const lines = lines_.data();
+  const std::int64_t ss = slab_size_, ls = lines_size_;
   const std::int64_t plane = std::int64_t(mid) * row;  // reals per plane of the slab
   for (int c = 0; c < 3; ++c) {
     T* s = slab + c * ss;
@@ -227,16 +362,76 @@ void DemagOnRanks<T>::apply(const T* const m[3], T* const h[3]) {
       x_inv_->run(s, s);
     }
   }
-  T* h0 = h[0];
-  T* h1 = h[1];
-  T* h2 = h[2];
-  for_each(d, Box{{0, 0, 0}, {n0 - 1, nyc - 1, nl - 1}}, [=] GRIDSOLVE_HD(int i, int y, int tl) {
-    const std::int64_t at = (std::int64_t(tl) * mid + y) * row + i;
-    const std::int64_t q = (std::int64_t(tl) * nyc + y) * n0 + i;
-    h0[q] = slab[at];
-    h1[q] = slab[ss + at];
-    h2[q] = slab[2 * ss + at];
-  });
+}
+
+template <class T>
+void DemagOnRanks<T>::apply_fused() {
+#if GRIDSOLVE_HAVE_CUDA
+  FusedColumns& f = *columns_;
+  const int hx = layout_.hx, nl = count(), ny = layout_.n[1], hk = hk_;
+  const int ranks = split_.ranks, me = split_.rank;
+  const std::int64_t ss = slab_size_;
+  using V = Cx<T>;
+  auto columns_of = [&](int c) { return f.columns.data() + std::int64_t(2) * c * hx * nl; };
+  auto arrived_of = [&](int c, int q) {
+    return f.arrived.data() + std::int64_t(2) * (std::int64_t(c) * hk * (ny - nl) + arrived_offset(q));
+  };
+  auto bytes = [](T* at, std::int64_t complex_values) {
+    return std::as_writable_bytes(std::span<T>(at, std::size_t(2 * complex_values)));
+  };
+  constexpr int tag = 7;
+  // Component c's columns: to each peer its kx range of them (a run of columns), from each
+  // peer its rows of this rank's range.
+  auto move_component = [&](int c, bool out) {
+    std::vector<Message> to, from;
+    for (int q = 0; q < ranks; ++q) {
+      if (q == me) continue;
+      const int kq = split_.s_start[std::size_t(q)] / 2, hq = split_.s_count(q) / 2;
+      const Message mine{q, tag, bytes(columns_of(c) + std::int64_t(2) * kq * nl,
+                                       std::int64_t(hq) * nl)};
+      const Message theirs{q, tag, bytes(arrived_of(c, q), std::int64_t(hk) * split_.t_count(q))};
+      to.push_back(out ? mine : theirs);
+      from.push_back(out ? theirs : mine);
+    }
+    const cuda::ExecStreamScope on_link(f.link);
+    exchange_over_ranks(device_, to, from);
+  };
+  const bool several = ranks > 1;
+  for (int c = 0; c < 3; ++c) {
+    T* s = slab_.data() + c * ss;
+    x_fwd_->run(s, s);
+    demag::transpose<V>(reinterpret_cast<const V*>(s), hx, std::int64_t(hx) * nl,
+                        reinterpret_cast<V*>(columns_of(c)), nl, std::int64_t(hx) * nl, nl, hx,
+                        1);
+    if (!several) continue;
+    if (profile_) {
+      transpose([&] { move_component(c, true); });
+      continue;
+    }
+    cuda::check(cudaEventRecord(f.ready[c], cudaStreamLegacy), "link event");
+    cuda::check(cudaStreamWaitEvent(f.link, f.ready[c], 0), "link wait");
+    move_component(c, true);
+  }
+  if (several && !profile_) {
+    cuda::check(cudaEventRecord(f.sent, f.link), "link event");
+    cuda::check(cudaStreamWaitEvent(cudaStreamLegacy, f.sent, 0), "link wait");
+  }
+  run_column_pass(f.pass);
+  if (several && !profile_) {
+    cuda::check(cudaEventRecord(f.done, cudaStreamLegacy), "link event");
+    cuda::check(cudaStreamWaitEvent(f.link, f.done, 0), "link wait");
+    for (int c = 0; c < 3; ++c) {
+      move_component(c, false);
+      cuda::check(cudaEventRecord(f.back[c], f.link), "link event");
+    }
+  }
+  for (int c = 0; c < 3; ++c) {
+    if (several && profile_) transpose([&] { move_component(c, false); });
+    if (several && !profile_)
+      cuda::check(cudaStreamWaitEvent(cudaStreamLegacy, f.back[c], 0), "link wait");
+    f.x_inv->run(columns_of(c), slab_.data() + c * ss);
+  }
+#endif
 }
 
 template class DemagOnRanks<float>;

@@ -5,6 +5,14 @@
 // all of the slab axis (the padded planes are never sent), the transform along the slab
 // axis, the product with the tensor's spectrum (each rank keeps its kx range of it), and
 // back the same way. Every rank of the run constructs it and calls apply together.
+//
+// On GPUs, a single layer whose columns fit the fused column pass (demag_column_pass.hpp)
+// goes the way one GPU's fused convolution goes, split: the x transforms of the slab's rows,
+// a transpose into columns, each rank's range of columns sent whole to the rank that owns
+// it (one message per component and peer, straight from and into the buffers the
+// transforms and the column pass read: no packing), the column pass over the pieces as
+// they arrived, and back. Each component's messages run on a stream of their own, beside
+// the next component's transforms.
 #pragma once
 #include <array>
 #include <memory>
@@ -29,6 +37,9 @@ template <class T>
 class DemagOnRanks {
  public:
   DemagOnRanks(Device d, std::array<int, 3> n, std::array<double, 3> cell, Periodicity pbc = {});
+  ~DemagOnRanks();
+  DemagOnRanks(const DemagOnRanks&) = delete;
+  DemagOnRanks& operator=(const DemagOnRanks&) = delete;
 
   // The decomposition its slabs follow (slab_decomposition of the mesh).
   const std::shared_ptr<const Decomposition>& decomposition() const { return parts_; }
@@ -50,6 +61,8 @@ class DemagOnRanks {
   void apply(const T* const m[3], T* const h[3]);
 
   const Layout& layout() const { return layout_; }
+  // Whether the fused column pass runs (see above).
+  bool fused() const { return columns_ != nullptr; }
 
   // The bytes this rank sends in the transposes of one apply (both ways, three components).
   std::int64_t transpose_bytes() const { return transpose_bytes_; }
@@ -61,8 +74,21 @@ class DemagOnRanks {
   }
   double transpose_seconds() const { return transpose_seconds_; }
 
+  // The two ways apply goes, over its rows of 2 hx reals: this rank's rows of M in, its
+  // rows of H out. (Public only because CUDA's device lambdas may not live in private
+  // member functions.)
+  void apply_generic();
+  void apply_fused();
+
  private:
   PaddedVector<T> padded(const Buffer<T>& b) const;
+  // A transpose: alone and timed when profiling.
+  template <class Move>
+  void transpose(Move&& move);
+  void set_up_fused_columns(const std::vector<double>& tensor_spectrum);
+  // Where peer q's rows of this rank's columns arrive (complex values into one component).
+  std::int64_t arrived_offset(int q) const;
+  struct FusedColumns;  // the fused path's buffers, plans and streams (GPU only)
 
   Device device_;
   Layout layout_;
@@ -75,6 +101,7 @@ class DemagOnRanks {
   Buffer<T> slab_, lines_, send_, receive_, kernel_;
   std::int64_t slab_size_ = 0, lines_size_ = 0;  // reals per component
   std::unique_ptr<LineFft<T>> x_fwd_, x_inv_, y_, t_fft_;
+  std::unique_ptr<FusedColumns> columns_;
   std::int64_t transpose_bytes_ = 0;
   bool profile_ = false;
   double transpose_seconds_ = 0;
