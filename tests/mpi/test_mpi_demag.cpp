@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iostream>
 #include <random>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "gridsolve/exec/communicator.hpp"
 #include "gridsolve/exec/device.hpp"
 #include "gridsolve/exec/memory.hpp"
+#include "gridsolve/exec/peer_memory.hpp"
 #include "gridsolve/transform/demag_convolution.hpp"
 #include "gridsolve/transform/demag_on_ranks.hpp"
 
@@ -22,7 +24,8 @@ namespace {
 
 template <class T>
 void expect_same_field(Device device, std::array<int, 3> n, std::array<double, 3> cell,
-                       Periodicity pbc, double tolerance, bool fused = false) {
+                       Periodicity pbc, double tolerance, bool fused = false,
+                       PeerPath path = PeerPath::automatic) {
   const std::int64_t cells = std::int64_t(n[0]) * n[1] * n[2];
   // The same magnetization on every rank (one seed), no component zero anywhere.
   std::mt19937 rng(2024);
@@ -38,8 +41,11 @@ void expect_same_field(Device device, std::array<int, 3> n, std::array<double, 3
   T* hp[3] = {h[0].data(), h[1].data(), h[2].data()};
   whole.apply(mp, hp);
 
-  DemagOnRanks<T> ranks(device, n, cell, pbc);
+  DemagOnRanks<T> ranks(device, n, cell, pbc, path);
   EXPECT_EQ(ranks.fused(), fused);
+  if (path == PeerPath::messages) {
+    EXPECT_FALSE(ranks.direct());
+  }
   const int t = ranks.axis(), first = ranks.first();
   const std::array<int, 3> mine = ranks.cells();
   const std::int64_t my_cells = std::int64_t(mine[0]) * mine[1] * mine[2];
@@ -121,6 +127,23 @@ TEST(MpiDemag, OnTheGpu) {
   expect_same_field<float>(Device::cuda, {37, 63, 1}, {1e-9, 1e-9, 2e-9}, {}, 1e-5, true);
   expect_same_field<double>(Device::cuda, {40, 32, 1}, {1e-9, 2e-9, 1e-9}, {}, 1e-12, true);
   expect_same_field<double>(Device::cuda, {24, 32, 1}, {2e-9, 2e-9, 1e-9}, xy, 1e-12, true);
+  // The same by messages where the GPUs could read each other directly.
+  expect_same_field<double>(Device::cuda, {20, 63, 1}, {2e-9, 3e-9, 1e-9}, {}, 1e-12, true,
+                            PeerPath::messages);
+  expect_same_field<double>(Device::cuda, {24, 32, 1}, {2e-9, 2e-9, 1e-9}, xy, 1e-12, true,
+                            PeerPath::messages);
+}
+
+// Whether the ranks' GPUs read each other directly is the machine's to say; where every
+// rank has a GPU of its own on one host with peer access, the fused path does.
+TEST(MpiDemag, DirectWhereThePeersReachEachOther) {
+  if (!cuda_available()) GTEST_SKIP() << "no GPU: " << cuda_unavailable_reason();
+  const bool reach = peer_memory_available();
+  DemagOnRanks<float> d(Device::cuda, {64, 32, 1}, {1e-9, 1e-9, 1e-9});
+  EXPECT_TRUE(d.fused());
+  EXPECT_EQ(d.direct(), reach);
+  std::cout << "[ direct   ] " << Communicator::world().size() << " ranks: "
+            << (reach ? "peer memory" : "messages") << "\n";
 }
 
 }  // namespace

@@ -100,12 +100,7 @@ DemagRanksRow measure(Device d, const std::string& kind, std::array<int, 3> mesh
 }  // namespace
 
 std::array<int, 3> weak_mesh(std::array<int, 3> mesh, int ranks) {
-  const bool film = mesh[2] == 1;
-  if (!film || (ranks & (ranks - 1)) != 0) {
-    mesh[film ? 1 : 2] *= ranks;
-    return mesh;
-  }
-  for (int r = 1; r < ranks; r *= 2) mesh[mesh[1] < mesh[0] ? 1 : 0] *= 2;
+  mesh[mesh[2] == 1 ? 0 : 2] *= ranks;
   return mesh;
 }
 

@@ -33,8 +33,9 @@ struct DemagRanksReport {
 };
 
 // The weak-scaling mesh of `ranks` ranks that each keep `mesh`'s cells: a single layer
-// doubles its shorter side (x on a tie) per factor of two, so that the columns stay short
-// enough for the fused column pass; a 3D box, and odd rank counts, grow the slab axis.
+// grows along x, so that its columns (along y) keep their length and the fused column
+// pass its shape (columns of 8192 fit one block per multiprocessor and run slower per
+// cell than those of 4096); a 3D box grows along its slab axis.
 std::array<int, 3> weak_mesh(std::array<int, 3> mesh, int ranks);
 
 // Every rank calls it; every rank gets the same report.

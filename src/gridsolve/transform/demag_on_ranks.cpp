@@ -9,12 +9,14 @@
 #include <chrono>
 #include <cmath>
 #include <span>
+#include <utility>
 
 #include "gridsolve/core/box.hpp"
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/communicator.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
 #include "gridsolve/exec/device_link.hpp"
+#include "gridsolve/exec/peer_memory.hpp"
 #include "gridsolve/transform/demag_convolution.hpp"
 #include "gridsolve/transform/demag_product.hpp"
 
@@ -38,24 +40,30 @@ template <class T>
 struct DemagOnRanks<T>::FusedColumns {
 #if GRIDSOLVE_HAVE_CUDA
   Buffer<T> columns, arrived, kernel, twiddle;
+  // Direct: every rank's columns mapped here (the column pass reads and writes the peers'
+  // pieces in place; declared after `columns`, so unmapped everywhere before it is freed).
+  std::unique_ptr<PeerMemory> peers;
+  std::unique_ptr<PeerFence> fence;
   std::unique_ptr<LineFft<T>> x_inv;
   ColumnPassArgs<T> pass;
+  // Messages: the stream they run on, and the events that order it against the transforms.
+  // ready[c]: component c is in columns; sent: the pieces have all arrived; done: the
+  // column pass has run; back[c]: component c's columns are home.
   cudaStream_t link = nullptr;
-  // ready[c]: component c is in columns; sent: the column pieces have all arrived;
-  // done: the column pass has run; back[c]: component c's columns are home.
   cudaEvent_t ready[3] = {}, sent = nullptr, done = nullptr, back[3] = {};
 
   FusedColumns() {
     cuda::check(cudaStreamCreateWithFlags(&link, cudaStreamNonBlocking), "link stream");
-    for (cudaEvent_t* e : {&ready[0], &ready[1], &ready[2], &sent, &done, &back[0], &back[1],
-                           &back[2]})
+    for (cudaEvent_t* e : events())
       cuda::check(cudaEventCreateWithFlags(e, cudaEventDisableTiming), "link event");
   }
   ~FusedColumns() {
     cudaStreamSynchronize(link);
-    for (cudaEvent_t e : {ready[0], ready[1], ready[2], sent, done, back[0], back[1], back[2]})
-      cudaEventDestroy(e);
+    for (cudaEvent_t* e : events()) cudaEventDestroy(*e);
     cudaStreamDestroy(link);
+  }
+  std::array<cudaEvent_t*, 8> events() {
+    return {&ready[0], &ready[1], &ready[2], &sent, &done, &back[0], &back[1], &back[2]};
   }
   FusedColumns(const FusedColumns&) = delete;
   FusedColumns& operator=(const FusedColumns&) = delete;
@@ -76,7 +84,7 @@ std::shared_ptr<const Decomposition> slab_decomposition(std::array<int, 3> n,
 
 template <class T>
 DemagOnRanks<T>::DemagOnRanks(Device d, std::array<int, 3> n, std::array<double, 3> cell,
-                              Periodicity pbc)
+                              Periodicity pbc, PeerPath path)
     : device_(d), layout_(Layout::make(n, FftMode::skip_zeros, pbc.axis)) {
   for (int a = 0; a < 3; ++a)
     require(cell[a] > 0 && std::isfinite(cell[a]),
@@ -120,23 +128,29 @@ DemagOnRanks<T>::DemagOnRanks(Device d, std::array<int, 3> n, std::array<double,
       transpose_bytes_ += 3 * std::int64_t(sizeof(T)) * mid_ *
                           (std::int64_t(split_.s_count(q)) * nl +
                            std::int64_t(2) * hk_ * split_.t_count(q));
-  const std::int64_t my_cells = std::int64_t(n[0]) * (t_ == 2 ? n[1] : 1) * nl;
-  in_ = Buffer<T>(d, std::size_t(3 * my_cells));
-  out_ = Buffer<T>(d, std::size_t(3 * my_cells));
+  bool fuse = false;
+#if GRIDSOLVE_HAVE_CUDA
+  fuse = d == Device::cuda && t_ == 1 && ranks <= ColumnPassArgs<T>::max_pieces &&
+         column_pass_fits<T>(l);
+#endif
+  // In and out: dense rows of cells, or (fused) rows padded to 2 hx reals with zeros beyond
+  // the cells, which the x transforms read and write out of place.
+  const std::int64_t rows = t_ == 2 ? n[1] : nl;  // per plane of the slab
+  io_row_ = fuse ? 2 * hx : n[0];
+  io_size_ = io_row_ * rows * (t_ == 2 ? nl : 1);
+  in_ = Buffer<T>(d, std::size_t(3 * io_size_));
+  out_ = Buffer<T>(d, std::size_t(3 * io_size_));
   zero_bytes(d, in_.data(), in_.size() * sizeof(T));
+  zero_bytes(d, out_.data(), out_.size() * sizeof(T));
   // x: the rows that hold cells (n[1] per plane in 3D, the slab's rows in a single layer),
-  // in place: 2 hx reals or hx complex values per row.
-  const std::int64_t rows = t_ == 2 ? n[1] : nl;
+  // 2 hx reals or hx complex values per row.
   x_fwd_ = make_line_fft<T>(d, {LineKind::r2c, l.p[0], rows, 1, 2 * hx, 1, hx});
   // The tensor's spectrum (every rank computes it whole, in double), this rank's kx kept.
   const std::vector<double> k = tensor_spectrum(l, cell, pbc);
-#if GRIDSOLVE_HAVE_CUDA
-  if (d == Device::cuda && t_ == 1 && ranks <= ColumnPassArgs<T>::max_pieces &&
-      column_pass_fits<T>(l)) {
-    set_up_fused_columns(k);
+  if (fuse) {
+    set_up_fused_columns(k, path);
     return;
   }
-#endif
   lines_size_ = std::int64_t(2) * hk_ * mid_ * pt;  // the padded planes beyond nt included
   lines_ = Buffer<T>(d, std::size_t(3 * lines_size_));
   zero_bytes(d, lines_.data(), lines_.size() * sizeof(T));
@@ -163,14 +177,21 @@ template <class T>
 DemagOnRanks<T>::~DemagOnRanks() = default;
 
 template <class T>
-void DemagOnRanks<T>::set_up_fused_columns(const std::vector<double>& k) {
+void DemagOnRanks<T>::set_up_fused_columns(const std::vector<double>& k, PeerPath path) {
 #if GRIDSOLVE_HAVE_CUDA
   const Layout& l = layout_;
   const int hx = l.hx, nl = count(), ny = l.n[1], py = l.p[1], hk = hk_;
   const int ranks = split_.ranks, me = split_.rank;
   auto f = std::make_unique<FusedColumns>();
   f->columns = Buffer<T>(device_, std::size_t(3) * 2 * hx * nl);
-  f->arrived = Buffer<T>(device_, std::max<std::size_t>(std::size_t(3) * 2 * hk * (ny - nl), 1));
+  const bool direct = path == PeerPath::automatic && peer_memory_available();
+  if (direct) {
+    f->peers = std::make_unique<PeerMemory>(f->columns.data());
+    f->fence = std::make_unique<PeerFence>();
+  } else {
+    f->arrived =
+        Buffer<T>(device_, std::max<std::size_t>(std::size_t(3) * 2 * hk * (ny - nl), 1));
+  }
   // The tensor's xx, yy, zz, xy by column: q * kc * hk + kx * kc + ky, ky = 0 .. py / 2.
   const int kc = py / 2 + 1;
   std::vector<T> by_column(std::size_t(4) * kc * hk);
@@ -190,12 +211,18 @@ void DemagOnRanks<T>::set_up_fused_columns(const std::vector<double>& k) {
   f->x_inv = make_line_fft<T>(device_, {LineKind::c2r, l.p[0], nl, nl, 1, 1, 2 * hx});
   ColumnPassArgs<T>& a = f->pass;
   a.pieces = ranks;
+  // Rank q's rows of this rank's columns: in q's own columns (this rank's, or a peer's
+  // read directly), or where q's message put them.
   for (int q = 0; q < ranks; ++q) {
     const int first = split_.t_start[std::size_t(q)], rows = split_.t_count(q);
-    a.piece[q] = q == me ? ColumnPiece<T>{f->columns.data() + std::int64_t(2) * kx0_ * nl,
-                                          std::int64_t(hx) * nl, nl, first}
-                         : ColumnPiece<T>{f->arrived.data() + 2 * arrived_offset(q),
-                                          std::int64_t(hk) * (ny - nl), rows, first};
+    if (q == me || direct) {
+      T* at = q == me ? f->columns.data() : static_cast<T*>(f->peers->at(q));
+      a.piece[q] = ColumnPiece<T>{at + std::int64_t(2) * kx0_ * rows, std::int64_t(hx) * rows,
+                                  rows, first};
+    } else {
+      a.piece[q] = ColumnPiece<T>{f->arrived.data() + 2 * arrived_offset(q),
+                                  std::int64_t(hk) * (ny - nl), rows, first};
+    }
   }
   a.kernel = f->kernel.data();
   a.kernel_comp = std::int64_t(kc) * hk;
@@ -205,7 +232,16 @@ void DemagOnRanks<T>::set_up_fused_columns(const std::vector<double>& k) {
   a.py = py;
   columns_ = std::move(f);
 #else
-  (void)k;
+  (void)k, (void)path;
+#endif
+}
+
+template <class T>
+bool DemagOnRanks<T>::direct() const {
+#if GRIDSOLVE_HAVE_CUDA
+  return columns_ && columns_->peers;
+#else
+  return false;
 #endif
 }
 
@@ -221,20 +257,19 @@ std::int64_t DemagOnRanks<T>::arrived_offset(int q) const {
 template <class T>
 PaddedVector<T> DemagOnRanks<T>::padded(const Buffer<T>& b) const {
   const std::array<int, 3> c = cells();
-  const std::int64_t count = std::int64_t(c[0]) * c[1] * c[2];
   PaddedVector<T> v;
-  for (int k = 0; k < 3; ++k) v.c[k] = b.data() + k * count;
-  v.row = c[0];
-  v.slab = std::int64_t(c[0]) * c[1];
+  for (int k = 0; k < 3; ++k) v.c[k] = b.data() + k * io_size_;
+  v.row = io_row_;
+  v.slab = io_row_ * c[1];
   v.base = (t_ == 2 ? v.slab : v.row) * first();
   return v;
 }
 
 template <class T>
 void DemagOnRanks<T>::convolve() {
-  const std::int64_t count = std::int64_t(cells()[0]) * cells()[1] * cells()[2];
-  const T* m[3] = {in_.data(), in_.data() + count, in_.data() + 2 * count};
-  T* h[3] = {out_.data(), out_.data() + count, out_.data() + 2 * count};
+  if (fused()) return apply_fused();
+  const T* m[3] = {in_.data(), in_.data() + io_size_, in_.data() + 2 * io_size_};
+  T* h[3] = {out_.data(), out_.data() + io_size_, out_.data() + 2 * io_size_};
   apply(m, h);
 }
 
@@ -258,6 +293,33 @@ void DemagOnRanks<T>::transpose(Move&& move) {
 
 template <class T>
 void DemagOnRanks<T>::apply(const T* const m[3], T* const h[3]) {
+  if (fused()) {
+    // Into the padded rows and out of them: the cells only.
+    const PaddedVector<T> in = input(), out = output();
+    const std::array<int, 3> c = cells();
+    const int f0 = first(), n0 = c[0], n1 = c[1];
+    const Box mine{{0, 0, 0}, {c[0] - 1, c[1] - 1, c[2] - 1}};
+    const T* m0 = m[0];
+    const T* m1 = m[1];
+    const T* m2 = m[2];
+    for_each(device_, mine, [=] GRIDSOLVE_HD(int i, int j, int k) {
+      const std::int64_t q = (std::int64_t(k) * n1 + j) * n0 + i, p = in.at(i, j + f0, k);
+      in.c[0][p] = m0[q];
+      in.c[1][p] = m1[q];
+      in.c[2][p] = m2[q];
+    });
+    apply_fused();
+    T* h0 = h[0];
+    T* h1 = h[1];
+    T* h2 = h[2];
+    for_each(device_, mine, [=] GRIDSOLVE_HD(int i, int j, int k) {
+      const std::int64_t q = (std::int64_t(k) * n1 + j) * n0 + i, p = out.at(i, j + f0, k);
+      h0[q] = out.c[0][p];
+      h1[q] = out.c[1][p];
+      h2[q] = out.c[2][p];
+    });
+    return;
+  }
   const Layout& l = layout_;
   const Device d = device_;
   const int n0 = l.n[0], nl = count(), mid = mid_;
@@ -278,10 +340,7 @@ void DemagOnRanks<T>::apply(const T* const m[3], T* const h[3]) {
              slab[ss + at] = cell ? m1[q] : T(0);
              slab[2 * ss + at] = cell ? m2[q] : T(0);
            });
-  if (fused())
-    apply_fused();
-  else
-    apply_generic();
+  apply_generic();
   T* h0 = h[0];
   T* h1 = h[1];
   T* h2 = h[2];
@@ -373,16 +432,36 @@ void DemagOnRanks<T>::apply_fused() {
   const std::int64_t ss = slab_size_;
   using V = Cx<T>;
   auto columns_of = [&](int c) { return f.columns.data() + std::int64_t(2) * c * hx * nl; };
+  auto to_columns = [&](int c) {
+    T* s = slab_.data() + c * ss;
+    x_fwd_->run(in_.data() + c * io_size_, s);
+    demag::transpose<V>(reinterpret_cast<const V*>(s), hx, std::int64_t(hx) * nl,
+                        reinterpret_cast<V*>(columns_of(c)), nl, std::int64_t(hx) * nl, nl, hx,
+                        1);
+  };
+  auto to_rows = [&](int c) { f.x_inv->run(columns_of(c), out_.data() + c * io_size_); };
+  if (ranks == 1 || f.peers) {
+    // Direct (or alone): the column pass reads every rank's pieces where they were made
+    // and writes them back there; a fence on each side of it.
+    for (int c = 0; c < 3; ++c) to_columns(c);
+    // Timed as the transposes when profiling: the pass is what moves the data.
+    if (ranks > 1) f.fence->fence();
+    transpose([&] { run_column_pass(f.pass); });
+    if (ranks > 1) f.fence->fence();
+    for (int c = 0; c < 3; ++c) to_rows(c);
+    return;
+  }
   auto arrived_of = [&](int c, int q) {
-    return f.arrived.data() + std::int64_t(2) * (std::int64_t(c) * hk * (ny - nl) + arrived_offset(q));
+    return f.arrived.data() +
+           std::int64_t(2) * (std::int64_t(c) * hk * (ny - nl) + arrived_offset(q));
   };
   auto bytes = [](T* at, std::int64_t complex_values) {
     return std::as_writable_bytes(std::span<T>(at, std::size_t(2 * complex_values)));
   };
-  constexpr int tag = 7;
-  // Component c's columns: to each peer its kx range of them (a run of columns), from each
-  // peer its rows of this rank's range.
+  // Component c's columns: out, to each peer its kx range of them (a run of columns), from
+  // each peer its rows of this rank's range; back, the reverse.
   auto move_component = [&](int c, bool out) {
+    constexpr int tag = 7;
     std::vector<Message> to, from;
     for (int q = 0; q < ranks; ++q) {
       if (q == me) continue;
@@ -396,40 +475,42 @@ void DemagOnRanks<T>::apply_fused() {
     const cuda::ExecStreamScope on_link(f.link);
     exchange_over_ranks(device_, to, from);
   };
-  const bool several = ranks > 1;
+  auto record = [](cudaEvent_t e, cudaStream_t s) {
+    cuda::check(cudaEventRecord(e, s), "link event");
+  };
+  auto wait = [](cudaStream_t s, cudaEvent_t e) {
+    cuda::check(cudaStreamWaitEvent(s, e, 0), "link wait");
+  };
+  // Each component's messages on the link's stream while the next one is transformed.
   for (int c = 0; c < 3; ++c) {
-    T* s = slab_.data() + c * ss;
-    x_fwd_->run(s, s);
-    demag::transpose<V>(reinterpret_cast<const V*>(s), hx, std::int64_t(hx) * nl,
-                        reinterpret_cast<V*>(columns_of(c)), nl, std::int64_t(hx) * nl, nl, hx,
-                        1);
-    if (!several) continue;
+    to_columns(c);
     if (profile_) {
       transpose([&] { move_component(c, true); });
       continue;
     }
-    cuda::check(cudaEventRecord(f.ready[c], cudaStreamLegacy), "link event");
-    cuda::check(cudaStreamWaitEvent(f.link, f.ready[c], 0), "link wait");
+    record(f.ready[c], cudaStreamLegacy);
+    wait(f.link, f.ready[c]);
     move_component(c, true);
   }
-  if (several && !profile_) {
-    cuda::check(cudaEventRecord(f.sent, f.link), "link event");
-    cuda::check(cudaStreamWaitEvent(cudaStreamLegacy, f.sent, 0), "link wait");
+  if (!profile_) {
+    record(f.sent, f.link);
+    wait(cudaStreamLegacy, f.sent);
   }
   run_column_pass(f.pass);
-  if (several && !profile_) {
-    cuda::check(cudaEventRecord(f.done, cudaStreamLegacy), "link event");
-    cuda::check(cudaStreamWaitEvent(f.link, f.done, 0), "link wait");
+  if (!profile_) {
+    record(f.done, cudaStreamLegacy);
+    wait(f.link, f.done);
     for (int c = 0; c < 3; ++c) {
       move_component(c, false);
-      cuda::check(cudaEventRecord(f.back[c], f.link), "link event");
+      record(f.back[c], f.link);
     }
   }
   for (int c = 0; c < 3; ++c) {
-    if (several && profile_) transpose([&] { move_component(c, false); });
-    if (several && !profile_)
-      cuda::check(cudaStreamWaitEvent(cudaStreamLegacy, f.back[c], 0), "link wait");
-    f.x_inv->run(columns_of(c), slab_.data() + c * ss);
+    if (profile_)
+      transpose([&] { move_component(c, false); });
+    else
+      wait(cudaStreamLegacy, f.back[c]);
+    to_rows(c);
   }
 #endif
 }

@@ -9,10 +9,13 @@
 // On GPUs, a single layer whose columns fit the fused column pass (demag_column_pass.hpp)
 // goes the way one GPU's fused convolution goes, split: the x transforms of the slab's rows,
 // a transpose into columns, each rank's range of columns sent whole to the rank that owns
-// it (one message per component and peer, straight from and into the buffers the
-// transforms and the column pass read: no packing), the column pass over the pieces as
-// they arrived, and back. Each component's messages run on a stream of their own, beside
-// the next component's transforms.
+// it, and back. Where the ranks' GPUs reach each other directly (one host, peer access:
+// PeerMemory), no message is sent: the column pass reads every rank's rows of its columns
+// where that rank made them and writes the results back there, the link's traffic inside
+// the pass, beside its arithmetic. Elsewhere the runs of columns go by the device link
+// (straight from and into the buffers the transforms and the column pass read: no
+// packing), each component's messages on a stream of their own beside the next
+// component's transforms.
 #pragma once
 #include <array>
 #include <memory>
@@ -33,10 +36,15 @@ namespace gridsolve::demag {
 std::shared_ptr<const Decomposition> slab_decomposition(std::array<int, 3> n,
                                                         std::array<bool, 3> periodic = {});
 
+// Whether the fused path may read the peers' memory directly (automatic: where
+// peer_memory_available()) or always sends messages.
+enum class PeerPath { automatic, messages };
+
 template <class T>
 class DemagOnRanks {
  public:
-  DemagOnRanks(Device d, std::array<int, 3> n, std::array<double, 3> cell, Periodicity pbc = {});
+  DemagOnRanks(Device d, std::array<int, 3> n, std::array<double, 3> cell, Periodicity pbc = {},
+               PeerPath path = PeerPath::automatic);
   ~DemagOnRanks();
   DemagOnRanks(const DemagOnRanks&) = delete;
   DemagOnRanks& operator=(const DemagOnRanks&) = delete;
@@ -63,20 +71,23 @@ class DemagOnRanks {
   const Layout& layout() const { return layout_; }
   // Whether the fused column pass runs (see above).
   bool fused() const { return columns_ != nullptr; }
+  // Whether it reads the peers' memory directly (see above).
+  bool direct() const;
 
   // The bytes this rank sends in the transposes of one apply (both ways, three components).
   std::int64_t transpose_bytes() const { return transpose_bytes_; }
   // With profiling on, each transpose waits for the device before and after, and its time
-  // adds to transpose_seconds (for benchmarks: the waits cost overlap).
+  // adds to transpose_seconds (for benchmarks: the waits cost overlap). Read directly, the
+  // column pass is what moves the data, and is timed instead.
   void profile(bool on) {
     profile_ = on;
     transpose_seconds_ = 0;
   }
   double transpose_seconds() const { return transpose_seconds_; }
 
-  // The two ways apply goes, over its rows of 2 hx reals: this rank's rows of M in, its
-  // rows of H out. (Public only because CUDA's device lambdas may not live in private
-  // member functions.)
+  // The two ways a convolution goes: over slab_'s rows of 2 hx reals (this rank's rows of
+  // M in, of H out), or (fused) from in_'s padded rows to out_'s. (Public only because
+  // CUDA's device lambdas may not live in private member functions.)
   void apply_generic();
   void apply_fused();
 
@@ -85,7 +96,7 @@ class DemagOnRanks {
   // A transpose: alone and timed when profiling.
   template <class Move>
   void transpose(Move&& move);
-  void set_up_fused_columns(const std::vector<double>& tensor_spectrum);
+  void set_up_fused_columns(const std::vector<double>& tensor_spectrum, PeerPath path);
   // Where peer q's rows of this rank's columns arrive (complex values into one component).
   std::int64_t arrived_offset(int q) const;
   struct FusedColumns;  // the fused path's buffers, plans and streams (GPU only)
@@ -93,7 +104,9 @@ class DemagOnRanks {
   Device device_;
   Layout layout_;
   std::shared_ptr<const Decomposition> parts_;
-  Buffer<T> in_, out_;   // this rank's cells, dense per component
+  // This rank's cells per component, rows of io_row_ (dense, or padded on the fused path).
+  Buffer<T> in_, out_;
+  std::int64_t io_row_ = 0, io_size_ = 0;  // reals per row and per component
   int t_ = 2, mid_ = 1;  // slab axis; points along the axis between x and t (p[1] in 3D)
   SlabSplit split_;      // t: the slab axis of the transposed arrays; s: kx (in reals)
   std::array<int, 3> dims_{};  // the transposed arrays in reals: 2 hx, mid or n[1], ...
