@@ -134,6 +134,33 @@ TEST(MpiDemag, OnTheGpu) {
                             PeerPath::messages);
 }
 
+// The self-check the micromag command runs on ranks: the split convolution against the
+// direct O(N^2) sum (not only against one process's convolution).
+TEST(MpiDemag, DirectSumOnRanks) {
+  const int ranks = Communicator::world().size();
+  const int planes = std::max(6, 2 * ranks);
+  EXPECT_LT(DemagOnRanks<double>::check_against_direct_sum(Device::cpu, {6, planes, 1},
+                                                           {2e-9, 3e-9, 1e-9}),
+            1e-9);
+  EXPECT_LT(DemagOnRanks<float>::check_against_direct_sum(Device::cpu, {5, 4, planes},
+                                                          {1e-9, 1e-9, 2e-9}),
+            1e-4);
+  Periodicity x;
+  x.axis = {true, false, false};
+  x.images = 2;
+  EXPECT_LT(DemagOnRanks<double>::check_against_direct_sum(Device::cpu, {6, planes, 1},
+                                                           {2e-9, 2e-9, 1e-9}, x),
+            1e-9);
+  if (!cuda_available()) return;
+  // 8 rows pad to 16: the fused column pass on GPUs.
+  EXPECT_LT(DemagOnRanks<double>::check_against_direct_sum(Device::cuda, {6, std::max(8, planes), 1},
+                                                           {2e-9, 3e-9, 1e-9}),
+            1e-9);
+  EXPECT_LT(DemagOnRanks<float>::check_against_direct_sum(Device::cuda, {6, std::max(8, planes), 1},
+                                                          {2e-9, 3e-9, 1e-9}),
+            1e-4);
+}
+
 // Whether the ranks' GPUs read each other directly is the machine's to say; where every
 // rank has a GPU of its own on one host with peer access, the fused path does.
 TEST(MpiDemag, DirectWhereThePeersReachEachOther) {

@@ -205,7 +205,9 @@ TEST(MpiSolvers, MultigridMatchesOneProcess) {
   deep.cycle = Cycle::W;
   const SolveReport w =
       expect_same_answer(m, "mg", residual_rule(1e-10), 1e-8, {0, 0, 0}, Device::cpu, false, deep);
-  if (n > 1) EXPECT_NE(w.kernel.find("the finest 3 split"), std::string::npos) << w.kernel;
+  if (n > 1) {
+    EXPECT_NE(w.kernel.find("the finest 3 split"), std::string::npos) << w.kernel;
+  }
   // The single-precision cycle, split the same way, preconditions the double iteration.
   expect_same_answer(m, "mgcg-mixed", residual_rule(1e-10), 1e-8, {n, 1, 1});
   m.sides = "neumann";  // singular: the zero-mean solution
@@ -297,7 +299,9 @@ TEST(MpiSolvers, OnTheGpu) {
   fine.coefficient = "variable";
   const SolveReport mg = expect_same_answer(fine, "mg", residual_rule(1e-10), 1e-8, {0, 0, 0},
                                             Device::cuda, false, deep);
-  if (n > 1) EXPECT_NE(mg.kernel.find("the finest 3 split"), std::string::npos) << mg.kernel;
+  if (n > 1) {
+    EXPECT_NE(mg.kernel.find("the finest 3 split"), std::string::npos) << mg.kernel;
+  }
   cube.n = 65;
   expect_same_answer(cube, "mgcg", residual_rule(1e-10), 1e-8, {0, 0, 0}, Device::cuda, false,
                      deep);

@@ -70,96 +70,6 @@ Tensor image_sum(std::array<int, 3> offset, std::array<int, 3> n, std::array<dou
   return sum;
 }
 
-std::vector<double> tensor_spectrum(const Layout& l, std::array<double, 3> cell,
-                                    const Periodicity& pbc) {
-  const int px = l.p[0], py = l.p[1], pz = l.p[2], hx = l.hx;
-  const int ry = py / 2 + 1, rz = pz / 2 + 1;
-  // The tensor on the non-negative octant of offsets; the rest follows by parity. Along a
-  // periodic axis the offsets wrap: 0 .. n/2 is the octant, summed over the images.
-  std::array<int, 3> o{};
-  for (int a = 0; a < 3; ++a) o[a] = l.periodic[a] ? l.n[a] / 2 + 1 : l.n[a];
-  const std::int64_t octant = std::int64_t(o[0]) * o[1] * o[2];
-  std::vector<Tensor> oct(octant);
-  // Odd components along each axis (xy: x, y; xz: x, z; yz: y, z).
-  constexpr bool odd[6][3] = {{false, false, false}, {false, false, false}, {false, false, false},
-                              {true, true, false},   {true, false, true},   {false, true, true}};
-#pragma omp parallel for schedule(dynamic, 16)
-  for (std::int64_t q = 0; q < octant; ++q) {
-    const int idx[3] = {int(q % o[0]), int((q / o[0]) % o[1]),
-                        int(q / (std::int64_t(o[0]) * o[1]))};
-    oct[q] = image_sum({idx[0], idx[1], idx[2]}, l.n, cell, pbc);
-    // Half way round an even periodic axis, +n/2 and -n/2 are the same offset: a component
-    // odd along that axis is zero there (the mean of its two values).
-    for (int a = 0; a < 3; ++a)
-      if (l.periodic[a] && l.n[a] % 2 == 0 && idx[a] == l.n[a] / 2)
-        for (int c = 0; c < 6; ++c)
-          if (odd[c][a]) oct[q][c] = 0;
-  }
-  const std::int64_t real = std::int64_t(px) * py * pz;
-  const std::int64_t spec = std::int64_t(hx) * py * pz;
-  double* buf = static_cast<double*>(fftw_malloc(sizeof(double) * real));
-  fftw_complex* out = static_cast<fftw_complex*>(fftw_malloc(sizeof(fftw_complex) * spec));
-  if (!buf || !out)
-    throw Error("demag: out of memory for the tensor's transform", Error::Kind::runtime);
-  fftw_plan plan = pz > 1   ? fftw_plan_dft_r2c_3d(pz, py, px, buf, out, FFTW_ESTIMATE)
-                   : py > 1 ? fftw_plan_dft_r2c_2d(py, px, buf, out, FFTW_ESTIMATE)
-                            : fftw_plan_dft_r2c_1d(px, buf, out, FFTW_ESTIMATE);
-  // Padded index -> (offset index >= 0, sign of the offset), or -1 where the padding is.
-  // Periodic axes: index i is the offset i or i - n, whichever is nearer zero.
-  auto fold = [&](int i, int a, int& sign) {
-    const int n = l.n[a], p = l.p[a];
-    sign = 1;
-    if (l.periodic[a]) {
-      if (i <= n / 2) return i;
-      sign = -1;
-      return std::max(n - i, 0);
-    }
-    if (i < n) return i;
-    if (i >= p - n + 1) {
-      sign = -1;
-      return p - i;
-    }
-    return -1;
-  };
-  const double scale = -1.0 / (double(px) * py * pz);
-  std::vector<double> result(6 * std::int64_t(rz) * ry * hx, 0.0);
-  for (int c = 0; c < 6; ++c) {
-    if (l.thin() && (c == xz || c == yz)) continue;  // zero in a single layer
-    for (int k = 0; k < pz; ++k) {
-      int sz;
-      const int Z = fold(k, 2, sz);
-      for (int j = 0; j < py; ++j) {
-        int sy;
-        const int Y = fold(j, 1, sy);
-        for (int i = 0; i < px; ++i) {
-          int sx;
-          const int X = fold(i, 0, sx);
-          double v = 0;
-          if (X >= 0 && Y >= 0 && Z >= 0) {
-            v = oct[(std::int64_t(Z) * o[1] + Y) * o[0] + X][c];
-            if (c == xy) v *= sx * sy;
-            if (c == xz) v *= sx * sz;
-            if (c == yz) v *= sy * sz;
-          }
-          buf[(std::int64_t(k) * py + j) * px + i] = v;
-        }
-      }
-    }
-    fftw_execute(plan);
-    // The transform is real (each component is even or odd along every axis); keep the
-    // non-negative frequencies of y and z, the multiply restores the rest by parity.
-    for (int kz = 0; kz < rz; ++kz)
-      for (int ky = 0; ky < ry; ++ky)
-        for (int kx = 0; kx < hx; ++kx)
-          result[((std::int64_t(c) * rz + kz) * ry + ky) * hx + kx] =
-              scale * out[(std::int64_t(kz) * py + ky) * hx + kx][0];
-  }
-  fftw_destroy_plan(plan);
-  fftw_free(buf);
-  fftw_free(out);
-  return result;
-}
-
 template <class T>
 DemagConvolution<T>::DemagConvolution(Device d, std::array<int, 3> n, std::array<double, 3> cell,
                                       FftMode mode, Periodicity pbc)
@@ -250,15 +160,14 @@ void DemagConvolution<T>::apply(const T* const m[3], T* const h[3]) {
   });
 }
 
-template <class T>
-double DemagConvolution<T>::check_against_direct_sum(Device d, std::array<int, 3> n,
-                                                     std::array<double, 3> cell, FftMode mode,
-                                                     Periodicity pbc) {
+DirectSumCheck direct_sum_check(std::array<int, 3> n, std::array<double, 3> cell,
+                                const Periodicity& pbc) {
   const std::int64_t cells = std::int64_t(n[0]) * n[1] * n[2];
   require(cells <= 4096, "demag self-check: at most 4096 cells (the direct sum is O(N^2))");
   std::mt19937 rng(12345);
   std::uniform_real_distribution<double> u(-1, 1);
-  std::vector<double> m[3];
+  DirectSumCheck check;
+  auto& m = check.m;
   for (auto& c : m) {
     c.resize(cells);
     for (double& v : c) v = u(rng);
@@ -294,7 +203,7 @@ double DemagConvolution<T>::check_against_direct_sum(Device d, std::array<int, 3
     pair[q] = t;
   }
   // Direct sum in double.
-  std::vector<double> ref[3];
+  auto& ref = check.h;
   for (auto& c : ref) c.assign(cells, 0.0);
   auto idx = [&](int i, int j, int k) { return (std::int64_t(k) * n[1] + j) * n[0] + i; };
   for (int k = 0; k < n[2]; ++k)
@@ -312,6 +221,16 @@ double DemagConvolution<T>::check_against_direct_sum(Device d, std::array<int, 3
               ref[1][q] -= t[xy] * mx + t[yy] * my + t[yz] * mz;
               ref[2][q] -= t[xz] * mx + t[yz] * my + t[zz] * mz;
             }
+  return check;
+}
+
+template <class T>
+double DemagConvolution<T>::check_against_direct_sum(Device d, std::array<int, 3> n,
+                                                     std::array<double, 3> cell, FftMode mode,
+                                                     Periodicity pbc) {
+  const DirectSumCheck ref = direct_sum_check(n, cell, pbc);
+  const auto& m = ref.m;
+  const std::int64_t cells = std::int64_t(n[0]) * n[1] * n[2];
   DemagConvolution<T> conv(d, n, cell, mode, pbc);
   Buffer<T> mb[3], hb[3];
   T* mp[3];
@@ -330,8 +249,8 @@ double DemagConvolution<T>::check_against_direct_sum(Device d, std::array<int, 3
     std::vector<T> h(cells);
     copy_bytes(h.data(), Device::cpu, hp[c], d, cells * sizeof(T));
     for (std::int64_t q = 0; q < cells; ++q) {
-      worst = std::max(worst, std::abs(double(h[q]) - ref[c][q]));
-      largest = std::max(largest, std::abs(ref[c][q]));
+      worst = std::max(worst, std::abs(double(h[q]) - ref.h[c][q]));
+      largest = std::max(largest, std::abs(ref.h[c][q]));
     }
   }
   return worst / largest;

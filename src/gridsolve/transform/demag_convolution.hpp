@@ -58,14 +58,28 @@ class DemagConvolution {
 };
 
 // The reduced real spectrum of the tensor, in double: component c at
-// ((c * (p2/2+1) + kz) * (p1/2+1) + ky) * hx + kx, scaled by -1 / (p0 p1 p2) so that
-// the inverse transform of (kernel x spectrum of M) is H.
+// ((c * (p2/2+1) + kz) * (p1/2+1) + ky) * hk + kx, scaled by -1 / (p0 p1 p2) so that
+// the inverse transform of (kernel x spectrum of M) is H. With kx_start (ranks + 1
+// offsets from 0 to hx, every rank of the run calling it together) each rank gets its
+// range kx_start[rank] .. kx_start[rank + 1] - 1 (hk values, kx counted from its start)
+// and evaluates and holds only its share; without, the whole (hk = hx) on this process
+// (demag_tensor_spectrum.cpp).
 std::vector<double> tensor_spectrum(const Layout& layout, std::array<double, 3> cell,
-                                    const Periodicity& pbc = {});
+                                    const Periodicity& pbc = {},
+                                    const std::vector<int>& kx_start = {});
 
 // The tensor between cells `offset` cells apart (target minus source), summed over the
 // images of the source along the periodic axes: offset + m n for m = -images .. images.
 Tensor image_sum(std::array<int, 3> offset, std::array<int, 3> n, std::array<double, 3> cell,
                  const Periodicity& pbc);
+
+// The self-checks' reference: a random magnetization m (fixed seed, every component in
+// [-1, 1)) on an n box of at most 4096 cells, and its field h by the direct O(N^2) sum over
+// the cells and their images, in double, x fastest.
+struct DirectSumCheck {
+  std::array<std::vector<double>, 3> m, h;
+};
+DirectSumCheck direct_sum_check(std::array<int, 3> n, std::array<double, 3> cell,
+                                const Periodicity& pbc);
 
 }  // namespace gridsolve::demag

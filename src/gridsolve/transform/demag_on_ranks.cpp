@@ -145,8 +145,10 @@ DemagOnRanks<T>::DemagOnRanks(Device d, std::array<int, 3> n, std::array<double,
   // x: the rows that hold cells (n[1] per plane in 3D, the slab's rows in a single layer),
   // 2 hx reals or hx complex values per row.
   x_fwd_ = make_line_fft<T>(d, {LineKind::r2c, l.p[0], rows, 1, 2 * hx, 1, hx});
-  // The tensor's spectrum (every rank computes it whole, in double), this rank's kx kept.
-  const std::vector<double> k = tensor_spectrum(l, cell, pbc);
+  // The tensor's spectrum, in double: this rank's kx range (each rank evaluates a share).
+  std::vector<int> kx_start;
+  for (int r = 0; r <= ranks; ++r) kx_start.push_back(split_.s_start[std::size_t(r)] / 2);
+  const std::vector<double> k = tensor_spectrum(l, cell, pbc, kx_start);
   if (fuse) {
     set_up_fused_columns(k, path);
     return;
@@ -163,11 +165,7 @@ DemagOnRanks<T>::DemagOnRanks(Device d, std::array<int, 3> n, std::array<double,
   const std::int64_t columns = std::int64_t(mid_) * hk_;
   if (pt > 1 && columns > 0)
     t_fft_ = make_line_fft<T>(d, {LineKind::c2c, pt, columns, columns, 1, columns, 1});
-  const int ry = l.p[1] / 2 + 1, rz = l.p[2] / 2 + 1;
-  std::vector<T> mine(std::size_t(6) * rz * ry * std::size_t(hk_));
-  for (std::int64_t q = 0; q < std::int64_t(6) * rz * ry; ++q)
-    for (int kx = 0; kx < hk_; ++kx)
-      mine[std::size_t(q * hk_ + kx)] = T(k[std::size_t(q * hx + kx0_ + kx)]);
+  const std::vector<T> mine(k.begin(), k.end());
   kernel_ = Buffer<T>(d, std::max<std::size_t>(mine.size(), 1));
   if (!mine.empty())
     copy_bytes(kernel_.data(), d, mine.data(), Device::cpu, mine.size() * sizeof(T));
@@ -198,8 +196,7 @@ void DemagOnRanks<T>::set_up_fused_columns(const std::vector<double>& k, PeerPat
   for (int q = 0; q < 4; ++q)
     for (int kx = 0; kx < hk; ++kx)
       for (int ky = 0; ky < kc; ++ky)
-        by_column[(std::size_t(q) * hk + kx) * kc + ky] =
-            T(k[(std::size_t(q) * kc + ky) * hx + kx0_ + kx]);
+        by_column[(std::size_t(q) * hk + kx) * kc + ky] = T(k[(std::size_t(q) * kc + ky) * hk + kx]);
   f->kernel = Buffer<T>(device_, by_column.size());
   copy_bytes(f->kernel.data(), device_, by_column.data(), Device::cpu,
              by_column.size() * sizeof(T));
@@ -513,6 +510,42 @@ void DemagOnRanks<T>::apply_fused() {
     to_rows(c);
   }
 #endif
+}
+
+template <class T>
+double DemagOnRanks<T>::check_against_direct_sum(Device d, std::array<int, 3> n,
+                                                 std::array<double, 3> cell, Periodicity pbc) {
+  const DirectSumCheck ref = direct_sum_check(n, cell, pbc);
+  DemagOnRanks<T> conv(d, n, cell, pbc);
+  const int t = conv.axis(), first = conv.first();
+  const std::array<int, 3> mine = conv.cells();
+  const std::int64_t count = std::int64_t(mine[0]) * mine[1] * mine[2];
+  // This rank's cells, x fastest: a run of whole rows or planes from `first` on.
+  const std::int64_t offset = std::int64_t(first) * n[0] * (t == 2 ? n[1] : 1);
+  Buffer<T> mb[3], hb[3];
+  const T* mp[3];
+  T* hp[3];
+  for (int c = 0; c < 3; ++c) {
+    const std::vector<T> part(ref.m[c].begin() + offset, ref.m[c].begin() + offset + count);
+    mb[c] = Buffer<T>(d, std::size_t(count));
+    hb[c] = Buffer<T>(d, std::size_t(count));
+    copy_bytes(mb[c].data(), d, part.data(), Device::cpu, part.size() * sizeof(T));
+    mp[c] = mb[c].data();
+    hp[c] = hb[c].data();
+  }
+  conv.apply(mp, hp);
+  double worst = 0, largest = 0;
+  for (int c = 0; c < 3; ++c) {
+    std::vector<T> h(static_cast<std::size_t>(count));
+    copy_bytes(h.data(), Device::cpu, hp[c], d, h.size() * sizeof(T));
+    for (std::int64_t q = 0; q < count; ++q) {
+      const double want = ref.h[c][std::size_t(offset + q)];
+      worst = std::max(worst, std::abs(double(h[std::size_t(q)]) - want));
+      largest = std::max(largest, std::abs(want));
+    }
+  }
+  const Communicator& comm = Communicator::world();
+  return comm.max(worst) / comm.max(largest);
 }
 
 template class DemagOnRanks<float>;

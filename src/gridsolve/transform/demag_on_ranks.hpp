@@ -74,6 +74,13 @@ class DemagOnRanks {
   // Whether it reads the peers' memory directly (see above).
   bool direct() const;
 
+  // The one-process check of the same name, split over the run's ranks (every rank calls
+  // it): the direct sum's magnetization on an n box, each rank's slab convolved on the
+  // ranks, against the direct sum's field; the largest difference over every rank
+  // relative to the largest field.
+  static double check_against_direct_sum(Device d, std::array<int, 3> n,
+                                         std::array<double, 3> cell, Periodicity pbc = {});
+
   // The bytes this rank sends in the transposes of one apply (both ways, three components).
   std::int64_t transpose_bytes() const { return transpose_bytes_; }
   // With profiling on, each transpose waits for the device before and after, and its time
