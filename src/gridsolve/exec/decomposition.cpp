@@ -110,6 +110,20 @@ Box Decomposition::box(int rank) const {
   return b;
 }
 
+Decomposition Decomposition::staggered(int axis) const {
+  require(axis >= 0 && axis < dims_, "staggered: the axis must be one of the grid's");
+  Decomposition out = *this;
+  const int n = global_.extent(axis), p = grid_[axis];
+  std::vector<int> s = starts_[axis];
+  if (s.empty())
+    for (int c = 0; c <= p; ++c) s.push_back(part_start(n, p, c));
+  s.back() = n + 1;
+  out.starts_[axis] = std::move(s);
+  out.global_.hi[axis] += 1;
+  out.global_.centring = Centring::face(axis);
+  return out;
+}
+
 Decomposition Decomposition::balanced(const std::array<std::vector<double>, 3>& work,
                                       int min_extent) const {
   Decomposition out = *this;

@@ -52,6 +52,13 @@ class Decomposition {
   // rank of a column spans the same x range), so neighbours still share whole faces.
   Decomposition balanced(const std::array<std::vector<double>, 3>& work, int min_extent = 2) const;
 
+  // The decomposition of the faces normal to `axis` of the cell box this one splits (a MAC
+  // grid's velocity component along `axis`): the same process grid and cuts, the global box
+  // one face longer along the axis, held by the last part along it. A face on a cut belongs
+  // to the part on its high side (it is the low face of that part's first cell), so the
+  // faces of a part's cells are its own and, on the high side, its neighbour's first.
+  Decomposition staggered(int axis) const;
+
   // The decomposition of the next coarser multigrid level of a node box starting at 0:
   // on each axis in `halved` coarse node I lies on fine node min(2 I, n - 1), and it
   // belongs to the rank whose box holds that fine node, so a coarse box reads its fine

@@ -81,6 +81,7 @@ void FlowSolver<T>::apply_boundaries(double factor, bool set_faces) {
       Box slab{{0, 0, 0}, {ext[0] - 1, ext[1] - 1, ext[2] - 1}};
       const int idx = side ? ext[comp] - 1 : 0, inner = side ? idx - 1 : 1;
       slab.lo[comp] = slab.hi[comp] = idx;
+      slab = slab.intersect(u_[std::size_t(comp)].interior());  // this part's share
       const T fac = T(st == k_velocity ? factor : 1.0);
       const int cc = comp;
       for_each(dev, slab, [=] GRIDSOLVE_HD(int i, int j, int k) {
@@ -95,13 +96,15 @@ void FlowSolver<T>::apply_boundaries(double factor, bool set_faces) {
       if (!has_outflow) continue;  // the mass balance below needs the fluxes
       // Net flux through this side, inward positive for inflow measurement.
       const double s = side ? -1.0 : 1.0;
-      const double flux = reduce<double>(
-          dev, slab,
-          [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
-            const int I[3] = {i, j, k};
-            return s * double(u(i, j, k)) * face_area(g, cc, I);
-          },
-          SumOp{}, 0.0);
+      const double flux = sum_over_ranks(
+          slab.empty() ? 0.0
+                       : reduce<double>(
+                             dev, slab,
+                             [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
+                               const int I[3] = {i, j, k};
+                               return s * double(u(i, j, k)) * face_area(g, cc, I);
+                             },
+                             SumOp{}, 0.0));
       if (st == k_outflow)
         outflow -= flux;
       else
@@ -116,6 +119,7 @@ void FlowSolver<T>::apply_boundaries(double factor, bool set_faces) {
         const auto ext = face_extent(n, comp);
         Box slab{{0, 0, 0}, {ext[0] - 1, ext[1] - 1, ext[2] - 1}};
         slab.lo[comp] = slab.hi[comp] = side ? ext[comp] - 1 : 0;
+        slab = slab.intersect(u_[std::size_t(comp)].interior());
         const FieldView<T> u = u_[std::size_t(comp)].view();
         const bool scale = std::abs(outflow) > 1e-14 * (std::abs(inflow) + 1e-300);
         const T ratio = T(scale ? inflow / outflow : 1.0);

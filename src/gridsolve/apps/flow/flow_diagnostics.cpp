@@ -33,7 +33,7 @@ double FlowSolver<T>::max_divergence() const {
   for (int q = 0; q < case_.dims; ++q)
     u[q] = u_[std::size_t(q)].cview(), op[q] = open_[std::size_t(q)].cview();
   const FieldView<const std::uint8_t> pm = pop_.mask.cview();
-  return reduce<double>(
+  return max_over_ranks(reduce<double>(
       device_, pop_.active,
       [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
         if (pm(i, j, k)) return 0.0;
@@ -49,19 +49,16 @@ double FlowSolver<T>::max_divergence() const {
         div /= vol;
         return div < 0 ? -div : div;
       },
-      MaxOp{}, 0.0);
+      MaxOp{}, 0.0));
 }
 
 template <class T>
 double FlowSolver<T>::velocity_change() const {
   double change = 0;
-  for (int c = 0; c < case_.dims; ++c) {
-    const auto ext = face_extent(grid_.cells(), c);
-    change =
-        std::max(change, max_change(device_, Box{{0, 0, 0}, {ext[0] - 1, ext[1] - 1, ext[2] - 1}},
-                                    u_[std::size_t(c)].cview(), u_n_[std::size_t(c)].cview()));
-  }
-  return change;
+  for (int c = 0; c < case_.dims; ++c)
+    change = std::max(change, max_change(device_, u_[std::size_t(c)].interior(),
+                                         u_[std::size_t(c)].cview(), u_n_[std::size_t(c)].cview()));
+  return max_over_ranks(change);
 }
 
 template <class T>
@@ -69,7 +66,7 @@ double FlowSolver<T>::cfl_time_step(double cfl) const {
   const MacGeometry g = grid_.geometry();
   FieldView<const T> u[3];
   for (int q = 0; q < case_.dims; ++q) u[q] = u_[std::size_t(q)].cview();
-  const double rate = reduce<double>(
+  const double rate = max_over_ranks(reduce<double>(
       device_, pop_.active,
       [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
         const int I[3] = {i, j, k};
@@ -82,7 +79,7 @@ double FlowSolver<T>::cfl_time_step(double cfl) const {
         }
         return s;
       },
-      MaxOp{}, 0.0);
+      MaxOp{}, 0.0));
   return rate > 0 ? cfl / rate : 0.0;
 }
 
@@ -101,18 +98,18 @@ Forces FlowSolver<T>::forces() const {
     const std::size_t c = std::size_t(comp);
     const StencilView<T> a = mom_[c].view();
     const FieldView<const T> u = u_[c].cview(), body = body_[c].cview();
-    f[c] += reduce<double>(
+    f[c] += sum_over_ranks(reduce<double>(
         device_, mom_[c].active,
         [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
           return a.is_free(i, j, k) ? nu * double(body(i, j, k)) * double(u(i, j, k)) : 0.0;
         },
-        SumOp{}, 0.0);
+        SumOp{}, 0.0));
   }
   FieldView<const std::uint8_t> fm[3];
   Box act[3];
   for (int q = 0; q < case_.dims; ++q) {
     fm[q] = mom_[std::size_t(q)].mask.cview();
-    act[q] = mom_[std::size_t(q)].active;
+    act[q] = whole_active(mom_[std::size_t(q)]);
   }
   const FieldView<const T> p = p_.cview();
   const SumPair pf = reduce<SumPair>(
@@ -133,7 +130,7 @@ Forces FlowSolver<T>::forces() const {
         return SumPair{out[0], out[1]};
       },
       SumOp{}, SumPair{});
-  return Forces{f[0] + pf.first, f[1] + pf.second};
+  return Forces{f[0] + sum_over_ranks(pf.first), f[1] + sum_over_ranks(pf.second)};
 }
 
 template double FlowSolver<double>::max_divergence() const;

@@ -26,11 +26,12 @@ inline std::array<int, 3> face_extent(std::array<int, 3> cells, int axis) {
   return cells;
 }
 
-// A scalar on the faces normal to `axis` (or on the cells, axis -1), one ghost layer.
+// A scalar on the faces normal to `axis` (or on the cells, axis -1), `ghost` layers.
 template <class T>
-StaggeredField<T> make_staggered(const std::array<int, 3>& cells, int dims, int axis, Device d) {
+StaggeredField<T> make_staggered(const std::array<int, 3>& cells, int dims, int axis, Device d,
+                                 int ghost = 1) {
   return Field<T>(mac_node_grid(cells, dims), axis < 0 ? Centring::cell() : Centring::face(axis), 1,
-                  1, d);
+                  ghost, d);
 }
 
 }  // namespace gridsolve::flow

@@ -9,6 +9,7 @@
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/core/field_view.hpp"
 #include "gridsolve/problem/mac_grid.hpp"
+#include "gridsolve/problem/stencil_operator.hpp"
 
 namespace gridsolve::flow::detail {
 
@@ -41,6 +42,13 @@ GRIDSOLVE_HD inline double face_area(const MacGeometry& g, int comp, const int* 
   for (int q = 0; q < g.dims; ++q)
     if (q != comp) area *= g.width(q, I[q]);
   return area;
+}
+
+// The whole problem's active box of an operator (the part's own, when it is whole): where a
+// face is an unknown anywhere, for loops that read faces beyond their part.
+template <class T>
+Box whole_active(const StencilOperator<T>& op) {
+  return op.parts ? op.global_active : op.active;
 }
 
 // Two sums reduced in one pass.

@@ -51,6 +51,7 @@ void FlowSolver<T>::assemble_momentum(int comp, const TimeWeights& w, double rel
   m.b0 = b0_[c].view();
   m.d = d_[c].view();
   for_each(device_, op.active, m);
+  share_ghosts(d_[c]);  // the pressure equation reads d on the faces beside its cells
 }
 
 // The velocity a BDF2 step linearizes its momentum equation about: (1 + omega) u^n -
@@ -153,8 +154,9 @@ double FlowSolver<T>::predictor_omega(int comp) const {
         return s / std::abs(double(a.diag(i, j, k)));
       },
       MaxOp{}, 0.0);
-  if (!(rho < 1)) return 1.0;  // no diagonal dominance (or NaN): no over-relaxation
-  return std::clamp(optimal_omega(rho), 1.0, 1.3);
+  const double largest = max_over_ranks(rho);
+  if (!(largest < 1)) return 1.0;  // no diagonal dominance (or NaN): no over-relaxation
+  return std::clamp(optimal_omega(largest), 1.0, 1.3);
 }
 
 template void FlowSolver<double>::assemble_momentum(int, const TimeWeights&, double, bool);

@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <span>
 
 #include "gridsolve/apps/flow/flow_loop_helpers.hpp"
 #include "gridsolve/apps/flow/flow_solver.hpp"
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/exec/communicator.hpp"
 #include "gridsolve/exec/memory.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
 
@@ -45,7 +47,8 @@ void FlowSolver<T>::project(int correctors, bool relax_pressure, StepReport& r, 
     const auto t0 = std::chrono::steady_clock::now();
     if (profiling_) synchronize(device_);
     const SolveReport sr = solve_pressure(so);
-    if (pop_.periodic) exchange_pressure_ghosts();  // the correction reads p across the sides
+    // The correction reads p across the periodic sides and the parts' cuts.
+    if (pop_.periodic || cell_parts_) exchange_pressure_ghosts();
     if (profiling_) {
       synchronize(device_);
       pressure_seconds_ +=
@@ -86,10 +89,8 @@ void FlowSolver<T>::compute_hbya() {
     const FieldView<const T> u = u_[c].cview(), b0 = b0_[c].cview(), d = d_[c].cview(),
                              p = p_.cview();
     const FieldView<T> h = hbya_[c].view();
-    const auto ext = face_extent(n, comp);
     const int cc = comp;
-    for_each(device_, Box{{0, 0, 0}, {ext[0] - 1, ext[1] - 1, ext[2] - 1}},
-             [=] GRIDSOLVE_HD(int i, int j, int k) {
+    for_each(device_, hbya_[c].interior(), [=] GRIDSOLVE_HD(int i, int j, int k) {
                if (!a.active.contains(i, j, k) || !a.is_free(i, j, k)) {
                  h(i, j, k) = u(i, j, k);
                  return;
@@ -104,6 +105,7 @@ void FlowSolver<T>::compute_hbya() {
                }
                h(i, j, k) = v;
              });
+    share_ghosts(hbya_[c]);  // the pressure equation reads HbyA on the faces beside its cells
   }
 }
 
@@ -126,7 +128,7 @@ double FlowSolver<T>::assemble_pressure() {
     h[q] = hbya_[std::size_t(q)].cview();
     dd[q] = d_[std::size_t(q)].cview();
     fm[q] = mom_[std::size_t(q)].mask.cview();
-    act[q] = mom_[std::size_t(q)].active;
+    act[q] = whole_active(mom_[std::size_t(q)]);
   }
   const FieldView<const std::uint8_t> pm = pop_.mask.cview();
   const FieldView<T> ap = pop_.ap.view(), rhs = pop_.rhs.view();
@@ -161,7 +163,7 @@ double FlowSolver<T>::assemble_pressure() {
   });
   // Continuity of HbyA is solvable only with zero net source: remove the round-off.
   const FieldView<const T> rc = pop_.rhs.cview();
-  const SumPair sc = reduce<SumPair>(
+  SumPair sc = reduce<SumPair>(
       device_, pop_.active,
       [=] GRIDSOLVE_HD(int i, int j, int k) -> SumPair {
         if (pm(i, j, k)) return SumPair{};
@@ -169,6 +171,11 @@ double FlowSolver<T>::assemble_pressure() {
         return SumPair{v, v * v};
       },
       SumOp{}, SumPair{});
+  if (cell_parts_) {
+    double both[2] = {sc.first, sc.second};
+    Communicator::world().sum(std::span<double>(both));
+    sc = SumPair{both[0], both[1]};
+  }
   const T mean = T(sc.first / double(pop_.unknowns));
   for_each(device_, pop_.active, [=] GRIDSOLVE_HD(int i, int j, int k) {
     if (!pm(i, j, k)) rhs(i, j, k) -= mean;

@@ -11,6 +11,7 @@
 
 #include "gridsolve/apps/flow/flow_loop_helpers.hpp"
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/exec/field_part.hpp"
 
 namespace gridsolve::flow {
 
@@ -70,7 +71,8 @@ StepReport FlowSolver<T>::simple_iteration(bool measure) {
 template <class T>
 void FlowSolver<T>::set_velocity(int comp, const std::function<double(double, double, double)>& f) {
   const auto ext = face_extent(grid_.cells(), comp);
-  Field<T> host = make_staggered<T>(grid_.cells(), case_.dims, comp, Device::cpu);
+  Field<T> host = make_staggered<T>(grid_.cells(), case_.dims, comp, Device::cpu,
+                                    u_[std::size_t(comp)].ghost());
   const FieldView<T> v = host.view();
   const MacGeometry g = grid_.host_geometry();
   for (int k = 0; k < ext[2]; ++k)
@@ -85,7 +87,10 @@ void FlowSolver<T>::set_velocity(int comp, const std::function<double(double, do
             value, [&] { return fmt::format("the initial {}", "uvw"[comp]); }, x[0], x[1], x[2]);
         v(i, j, k) = T(value);
       }
-  u_[std::size_t(comp)].copy_from(host);
+  if (cell_parts_)
+    u_[std::size_t(comp)].copy_from(field_part(host, face_parts_[std::size_t(comp)], rank_));
+  else
+    u_[std::size_t(comp)].copy_from(host);
   apply_boundaries(inflow_factor_);
 }
 
@@ -104,7 +109,10 @@ void FlowSolver<T>::set_pressure(const std::function<double(double, double, doub
             value, [] { return "the initial p"; }, x, y, z);
         v(i, j, k) = T(value);
       }
-  p_.copy_from(host);
+  if (cell_parts_)
+    p_.copy_from(field_part(host, cell_parts_, rank_));
+  else
+    p_.copy_from(host);
 }
 
 namespace {
@@ -134,6 +142,7 @@ void get_field(const Checkpoint& c, const std::string& name, Field<T>& f) {
 
 template <class T>
 void FlowSolver<T>::save_state(Checkpoint& c) const {
+  require(!cell_parts_, "flow checkpoints on several ranks are not written yet");
   for (int q = 0; q < case_.dims; ++q) {
     const std::size_t s = std::size_t(q);
     put_field(c, fmt::format("u{}", q), u_[s]);
@@ -158,6 +167,7 @@ void FlowSolver<T>::save_state(Checkpoint& c) const {
 
 template <class T>
 void FlowSolver<T>::restore_state(const Checkpoint& c) {
+  require(!cell_parts_, "flow checkpoints on several ranks are not read yet");
   const std::vector<double> reals = c.get<double>("solver_reals");
   const std::vector<long long> ints = c.get<long long>("solver_integers");
   if (reals.size() != 4 || ints.size() != 6)

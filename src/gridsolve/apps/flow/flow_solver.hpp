@@ -14,6 +14,7 @@
 #include "gridsolve/apps/flow/flow_case.hpp"
 #include "gridsolve/apps/flow/flow_checkpoint.hpp"
 #include "gridsolve/apps/flow/flow_fields.hpp"
+#include "gridsolve/exec/decomposition.hpp"
 #include "gridsolve/exec/ghost_exchange.hpp"
 #include "gridsolve/problem/mac_grid.hpp"
 #include "gridsolve/problem/stencil_operator.hpp"
@@ -41,8 +42,21 @@ struct Forces {
 template <class T>
 class FlowSolver {
  public:
-  FlowSolver(const FlowCase& c, Device d);
+  // Under mpirun the solver splits over the run's ranks (every rank constructs it alike):
+  // the cells as the ranks' boxes (Decomposition), each velocity component's faces by the
+  // same cuts (a face on a cut held by the part on its high side: Decomposition::
+  // staggered), every field and operator that rank's part, every ghost between the parts
+  // through exchange_ghosts, every measurement summed or maximized over the ranks, the
+  // pressure solved by the solver's ranks path. The state is built whole on each host and
+  // cut. Unless `whole` asks for all of it on this rank alone. Periodic sides are not split
+  // yet (refused on several ranks).
+  FlowSolver(const FlowCase& c, Device d, bool whole = false);
   ~FlowSolver();
+  // The cells' decomposition over the ranks, and component c's faces' (null: whole).
+  const std::shared_ptr<const Decomposition>& cell_parts() const { return cell_parts_; }
+  const std::shared_ptr<const Decomposition>& face_parts(int c) const {
+    return face_parts_[std::size_t(c)];
+  }
 
   const FlowCase& flow_case() const { return case_; }
   const MacGrid& grid() const { return grid_; }
@@ -137,11 +151,22 @@ class FlowSolver {
  private:
   // The largest change of any velocity face since u_n_ was saved.
   double velocity_change() const;
+  // On ranks: a rank's largest or summed value made the run's (itself when whole).
+  double max_over_ranks(double v) const;
+  double sum_over_ranks(double v) const;
+  // On ranks: the faces and cells of the other parts beside this one's (no rule on the
+  // physical sides); nothing when whole.
+  void share_ghosts(Field<T>& f) const;
+  // Cuts the state built whole into this rank's parts on device d.
+  void cut_into_parts(Device d);
   // Throws unless the fluid cells (pmask 0) form one region through the free faces.
   void require_connected_fluid(const Field<std::uint8_t>& pmask,
                                const std::array<Field<std::uint8_t>, 3>& fixed) const;
   FlowCase case_;
   Device device_;
+  std::shared_ptr<const Decomposition> cell_parts_;
+  std::array<std::shared_ptr<const Decomposition>, 3> face_parts_;
+  int rank_ = 0;
   MacGrid grid_;
   std::array<StaggeredField<T>, 3> u_, u_n_, u_nm1_, hbya_, b0_, d_, wall_;
   // The convecting velocity of a BDF2 step (2 u^n - u^{n-1}); scratch, rebuilt every step.

@@ -9,7 +9,10 @@
 #include "gridsolve/apps/flow/flow_obstacles.hpp"
 #include "gridsolve/apps/flow/flow_solver.hpp"
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/exec/communicator.hpp"
+#include "gridsolve/exec/field_part.hpp"
 #include "gridsolve/exec/ghost_exchange.hpp"
+#include "gridsolve/problem/stencil_operator_part.hpp"
 #include "gridsolve/problem/boundary.hpp"
 
 namespace gridsolve::flow {
@@ -30,8 +33,25 @@ template <class T>
 FlowSolver<T>::~FlowSolver() {}
 
 template <class T>
-FlowSolver<T>::FlowSolver(const FlowCase& c, Device d) : case_(c), device_(d) {
+FlowSolver<T>::FlowSolver(const FlowCase& c, Device d, bool whole) : case_(c), device_(d) {
   case_.validate();
+  const Communicator& comm = Communicator::world();
+  if (!whole && comm.size() > 1) {
+    for (int q = 0; q < c.dims; ++q)
+      require(!c.periodic(q),
+              "flow on several ranks: periodic sides are not split yet; run it as one process");
+    const Box cells{{0, 0, 0}, {c.cells[0] - 1, c.cells[1] - 1, c.cells[2] - 1}, Centring::cell()};
+    // Two cells a part at least along a split axis: the faces on a cut and the next ones
+    // stay within one part and its ghosts.
+    cell_parts_ = std::make_shared<const Decomposition>(cells, c.dims, comm.size(),
+                                                        std::array<bool, 3>{}, std::array<int, 3>{},
+                                                        3);
+    for (int q = 0; q < c.dims; ++q)
+      face_parts_[std::size_t(q)] =
+          std::make_shared<const Decomposition>(cell_parts_->staggered(q));
+    rank_ = comm.rank();
+    device_ = Device::cpu;  // built whole on the host, then cut (cut_into_parts)
+  }
   momentum_row_ = &momentum_solver_row(c.momentum_solver);
   require_device(*momentum_row_, d);
   if (!momentum_row_->red_black)
@@ -65,7 +85,8 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d) : case_(c), device_(d) {
                     "type to outflow",
                     net_inflow));
   build_pressure_operator(fixed_host);
-  solid_ = solid_host.copy_to(d);
+  solid_ = solid_host.copy_to(device_);
+  if (cell_parts_) cut_into_parts(d);
   pressure_solver_ = make_solver<T>(c.pressure_solver);
   build_ghost_rules();
   apply_boundaries(c.inflow_period > 0 ? 0.0 : 1.0);
@@ -84,7 +105,12 @@ void FlowSolver<T>::build_momentum_operator(int comp, std::array<Field<std::uint
   const auto& n = grid_.cells();
   const MacGeometry hg = grid_.host_geometry();
   const auto ext = face_extent(n, comp);
-  for (auto* f : {&u_, &u_n_, &u_nm1_, &u_conv_, &hbya_, &b0_, &d_, &wall_, &body_, &open_})
+  // The velocity's time levels and wall values two ghost layers deep on ranks: the
+  // limited convection schemes read the face two beyond, which lies in the next part.
+  const int deep = cell_parts_ ? 2 : 1;
+  for (auto* f : {&u_, &u_n_, &u_nm1_, &u_conv_, &wall_})
+    (*f)[std::size_t(comp)] = make_staggered<T>(n, dims, comp, d, deep);
+  for (auto* f : {&hbya_, &b0_, &d_, &body_, &open_})
     (*f)[std::size_t(comp)] = make_staggered<T>(n, dims, comp, d);
   StencilOperator<T>& m = mom_[std::size_t(comp)];
   m.grid.dims = dims;
@@ -132,7 +158,7 @@ void FlowSolver<T>::build_momentum_operator(int comp, std::array<Field<std::uint
 
   // Boundary values: the normal component on the boundary faces, the tangential ones
   // in the ghost layer (where the wall value sits for the fold and the ghosts' mirror).
-  Field<T> wall = make_staggered<T>(n, dims, comp, Device::cpu);
+  Field<T> wall = make_staggered<T>(n, dims, comp, Device::cpu, deep);
   const FieldView<T> wv = wall.view();
   for (int s = 0; s < 2 * dims; ++s) {
     const SideCondition& sc = c.sides[std::size_t(s)];
@@ -171,6 +197,36 @@ void FlowSolver<T>::build_momentum_operator(int comp, std::array<Field<std::uint
         }
   }
   wall_[std::size_t(comp)].copy_from(wall);
+}
+
+template <class T>
+void FlowSolver<T>::cut_into_parts(Device d) {
+  for (int q = 0; q < case_.dims; ++q) {
+    const std::size_t c = std::size_t(q);
+    const std::shared_ptr<const Decomposition>& faces = face_parts_[c];
+    for (auto* f : {&u_, &u_n_, &u_nm1_, &u_conv_, &hbya_, &b0_, &d_, &wall_, &body_, &open_})
+      (*f)[c] = field_part((*f)[c], faces, rank_).copy_to(d);
+    mom_[c] = operator_part(mom_[c], faces, rank_).copy_to(d);
+  }
+  p_ = field_part(p_, cell_parts_, rank_).copy_to(d);
+  solid_ = field_part(solid_, cell_parts_, rank_).copy_to(d);
+  pop_ = operator_part(pop_, cell_parts_, rank_).copy_to(d);
+  device_ = d;
+}
+
+template <class T>
+double FlowSolver<T>::max_over_ranks(double v) const {
+  return cell_parts_ ? Communicator::world().max(v) : v;
+}
+
+template <class T>
+double FlowSolver<T>::sum_over_ranks(double v) const {
+  return cell_parts_ ? Communicator::world().sum(v) : v;
+}
+
+template <class T>
+void FlowSolver<T>::share_ghosts(Field<T>& f) const {
+  if (cell_parts_) exchange_ghosts(f, GhostSides{});
 }
 
 // Pressure: cell unknowns; solid cells and cells left without a free face are fixed.
@@ -282,7 +338,11 @@ void FlowSolver<T>::require_connected_fluid(const Field<std::uint8_t>& pmask,
   }
 }
 
-template FlowSolver<double>::FlowSolver(const FlowCase&, Device);
+template FlowSolver<double>::FlowSolver(const FlowCase&, Device, bool);
+template void FlowSolver<double>::cut_into_parts(Device);
+template double FlowSolver<double>::max_over_ranks(double) const;
+template double FlowSolver<double>::sum_over_ranks(double) const;
+template void FlowSolver<double>::share_ghosts(Field<double>&) const;
 template FlowSolver<double>::~FlowSolver();
 template void FlowSolver<double>::build_momentum_operator(int, std::array<Field<std::uint8_t>, 3>&,
                                                           double&, double&);
