@@ -209,7 +209,9 @@ TEST(FlowCheckpoint, ForeignTruncatedAndDamagedCheckpointsAreRefused) {
   o.restart = ck;
   auto refused = [&](const FlowCase& other, const std::string& says) {
     const auto kind = expect_refusal([&] { run_flow(other, Device::cpu, o); }, says);
-    if (kind) EXPECT_EQ(*kind, Error::Kind::invalid_input);
+    if (kind) {
+      EXPECT_EQ(*kind, Error::Kind::invalid_input);
+    }
   };
   FlowCase grid = c;
   grid.cells = {20, 10, 1};

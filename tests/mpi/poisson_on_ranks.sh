@@ -2,7 +2,7 @@
 # `mpiexec -np K gridsolve poisson` against one process: the same answer to the solver's
 # tolerance, one summary printed (rank 0's) with the ranks in it, the same summary.json
 # keys plus ranks and ranks_grid; multigrid-preconditioned CG with the one-process iteration
-# count; the magnet's design; refusals (a solver or a command that does not split, a
+# count; the magnet's design; flow (cavity, channel); refusals (a solver or a command that does not split, a
 # wrong --ranks-grid) end every rank with exit 2, never a hang.
 # Usage: poisson_on_ranks.sh path/to/gridsolve path/to/mpiexec K
 set -uo pipefail
@@ -50,10 +50,40 @@ if [ "$np" -gt 1 ]; then
   code=$?
   [ "$code" -eq 2 ] || fail "a wrong --ranks-grid: exit $code, want 2: $(cat "$work/grid.txt")"
   # A command that runs on one process only: refused, not run N times over the same files.
-  timeout 60 "${launch[@]}" "$gridsolve" cavity --n 16 --device cpu >"$work/cavity.txt" 2>&1
+  timeout 60 "${launch[@]}" "$gridsolve" sort /dev/null --device cpu >"$work/sort.txt" 2>&1
   code=$?
-  [ "$code" -eq 2 ] || fail "cavity on ranks: exit $code, want 2: $(cat "$work/cavity.txt")"
-  grep -q "cavity runs on one process" "$work/cavity.txt" || fail "cavity: $(cat "$work/cavity.txt")"
+  [ "$code" -eq 2 ] || fail "sort on ranks: exit $code, want 2: $(cat "$work/sort.txt")"
+  grep -q "sort runs on one process" "$work/sort.txt" || fail "sort: $(cat "$work/sort.txt")"
+fi
+
+# Flow on the ranks against one process: the steady cavity (its vortex and Ghia deviation),
+# DFG 2D-1 stepped by PISO with frames (its drag); one summary, ranks in summary.json;
+# checkpoints refused with exit 2.
+cavity=(cavity --re 100 --n 24 --device cpu --no-plots --tol 1e-6)
+"$gridsolve" "${cavity[@]}" --out "$work/cv1" >"$work/cv1.txt" 2>&1 || fail "cavity one process: $(cat "$work/cv1.txt")"
+timeout 60 "${launch[@]}" "$gridsolve" "${cavity[@]}" --out "$work/cvn" >"$work/cvn.txt" 2>&1 ||
+  fail "cavity: exit $?: $(cat "$work/cvn.txt")"
+[ "$(grep -c '^  wrote .*summary.json' "$work/cvn.txt")" -eq 1 ] || fail "cavity: not one report: $(cat "$work/cvn.txt")"
+[ "$(value "$work/cvn" ranks)" = "$np" ] || fail "cavity summary.json ranks is '$(value "$work/cvn" ranks)'"
+for key in psi_min ghia_mean_deviation iterations; do
+  a=$(value "$work/cv1" "$key") b=$(value "$work/cvn" "$key")
+  awk -v a="$a" -v b="$b" 'BEGIN { d = a - b; if (d < 0) d = -d; m = a < 0 ? -a : a; exit !(d <= 1e-9 * m) }' ||
+    fail "cavity $key $b on $np ranks, $a on one"
+done
+channel=(channel --case dfg-2d-1 --cpd 4 --device cpu --no-plots --coupling piso --t-end 0.2 --frames 2)
+"$gridsolve" "${channel[@]}" --out "$work/ch1" >"$work/ch1.txt" 2>&1 || fail "channel one process: $(cat "$work/ch1.txt")"
+timeout 60 "${launch[@]}" "$gridsolve" "${channel[@]}" --out "$work/chn" >"$work/chn.txt" 2>&1 ||
+  fail "channel: exit $?: $(cat "$work/chn.txt")"
+[ -s "$work/chn/frames/fields_0001.h5" ] && [ -s "$work/chn/series.xdmf" ] || fail "channel: no frames"
+a=$(value "$work/ch1" c_d_final) b=$(value "$work/chn" c_d_final)
+awk -v a="$a" -v b="$b" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && d <= 1e-9 * a) }' ||
+  fail "channel c_d $b on $np ranks, $a on one"
+if [ "$np" -gt 1 ]; then
+  timeout 60 "${launch[@]}" "$gridsolve" "${cavity[@]}" --out "$work/cvk" --checkpoint-every 5 \
+    >"$work/cvk.txt" 2>&1
+  code=$?
+  [ "$code" -eq 2 ] || fail "cavity checkpoints on ranks: exit $code, want 2: $(cat "$work/cvk.txt")"
+  grep -q "no checkpoints yet" "$work/cvk.txt" || fail "cavity checkpoints: $(cat "$work/cvk.txt")"
 fi
 
 # Multigrid-preconditioned CG on the same ranks and problem: the same answer and the same

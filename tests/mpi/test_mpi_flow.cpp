@@ -1,7 +1,7 @@
 // Incompressible flow on ranks: every rank's part of u, v and p equals the one-process
 // solver's after the same SIMPLE iterations and PISO steps, on 1-4 CPU ranks: the
-// lid-driven cavity (walls, a moving lid; SIMPLEC, and PISO with BDF2 and the TVD scheme,
-// whose stencil reaches two faces into the next part) and DFG 2D-1 (an inflow, an outflow
+// lid-driven cavity in 2D and 3D (walls, a moving lid; SIMPLEC, and PISO with BDF2 and the
+// TVD scheme, whose stencil reaches two faces into the next part) and DFG 2D-1 (an inflow, an outflow
 // rescaled to it, a cylinder on the immersed boundary, its forces summed over the ranks).
 #include <gtest/gtest.h>
 
@@ -73,6 +73,20 @@ TEST(MpiFlow, CavityLikeOneProcess) {
   const double div = whole_t.max_divergence();
   EXPECT_LT(div, 1e-6);
   EXPECT_NEAR(split_t.max_divergence(), div, 1e-10);
+}
+
+TEST(MpiFlow, Cavity3dLikeOneProcess) {
+  FlowCase c = cavity_case(100, 10);
+  c.dims = 3;
+  c.cells = {10, 9, 8};
+  c.coupling = Coupling::piso;
+  c.pressure_tolerance = 1e-8;
+  FlowSolver<double> whole(c, Device::cpu, true), split(c, Device::cpu);
+  for (int s = 0; s < 3; ++s) {
+    whole.piso_step(0.02, false);
+    split.piso_step(0.02, false);
+  }
+  expect_same_state(split, whole, "3D cavity, PISO");
 }
 
 TEST(MpiFlow, ChannelWithCylinderLikeOneProcess) {

@@ -276,11 +276,13 @@ int run(int argc, char** argv) {
     }
     const bool ranks_bench =
         *bench && (bench_settings.what == "scaling" || bench_settings.what == "micromag");
-    if (!*solve && !*magnet && !*micromag && !ranks_bench && Communicator::world().size() > 1)
+    if (!*solve && !*magnet && !*micromag && !ranks_bench && !flow_requested(flow_args) &&
+        Communicator::world().size() > 1)
       // Each rank would run the whole command alone, all writing the same files.
       throw Error(
           fmt::format("{} runs on one process; under mpirun only poisson, heat, solve, "
-                      "magnet, micromag, bench scaling, bench micromag and info run",
+                      "magnet, micromag, cavity, channel, flow, bench scaling, bench micromag "
+                      "and info run",
                       app.get_subcommands().front()->get_name()));
     if (*solve) {
       RunConfig cfg = load_config(config_path);

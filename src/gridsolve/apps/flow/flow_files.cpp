@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <regex>
 
+#include "gridsolve/exec/communicator.hpp"
 #include "gridsolve/io/atomic_file.hpp"
 #include "gridsolve/io/hdf5_writer.hpp"
 #include "gridsolve/io/summary_json.hpp"
@@ -58,9 +59,8 @@ FieldFileWriter fields_writer(const FlowSnapshot& snap) {
 
 // One <Grid> of the XDMF file: a rectilinear mesh through the cell centres (the spacing
 // may be stretched), attributes in `h5`.
-std::string xdmf_grid(const FlowSnapshot& snap, const std::string& h5, const std::string& indent,
+std::string xdmf_grid(const MacGrid& g, const std::string& h5, const std::string& indent,
                       double time, bool timed) {
-  const MacGrid& g = snap.grid();
   const auto n = g.cells();
   const bool three = g.dims() == 3;
   std::string dims =
@@ -129,12 +129,12 @@ std::vector<std::string> frames_from(const std::string& dir, int from) {
   return found;
 }
 
-std::string series_xdmf(const FlowSnapshot& snap, int count, const std::vector<double>& times,
+std::string series_xdmf(const MacGrid& grid, int count, const std::vector<double>& times,
                         const std::string& run_id) {
   std::string x = xdmf_head(run_id);
   x += "    <Grid Name=\"series\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
   for (int k = 0; k < count && k < int(times.size()); ++k)
-    x += xdmf_grid(snap, fmt::format("frames/fields_{:04d}.h5", k), "      ", times[std::size_t(k)],
+    x += xdmf_grid(grid, fmt::format("frames/fields_{:04d}.h5", k), "      ", times[std::size_t(k)],
                    true);
   x += "    </Grid>\n";
   x += xdmf_tail;
@@ -149,7 +149,7 @@ FlowOutput::FlowOutput(const std::string& dir, const std::string& run_id) : set_
   for (const char* name : set_files) prepare_output_file(dir, name);
 }
 
-std::string FlowOutput::start(bool writes_frames, int first_frame, const FlowSolver<double>& s,
+std::string FlowOutput::start(bool writes_frames, int first_frame, const MacGrid& grid,
                               const std::vector<double>& times) {
   frames_end_ = first_frame;
   std::string note;
@@ -176,15 +176,15 @@ std::string FlowOutput::start(bool writes_frames, int first_frame, const FlowSol
   // A restart lists the frames it keeps at once, with its run id.
   if (writes_frames && first_frame > 0)
     write_file_atomically(set_.path_of("series.xdmf"),
-                          series_xdmf(FlowSnapshot(s), first_frame, times, run_id()));
+                          series_xdmf(grid, first_frame, times, run_id()));
   return note;
 }
 
-void FlowOutput::write_frame(const FlowSolver<double>& s, int index,
+void FlowOutput::write_frame(const FlowSnapshot& snap, int index,
                              const std::vector<double>& times) {
-  const FlowSnapshot snap(s);
   fields_writer(snap).write(dir() + "/frames", fmt::format("fields_{:04d}", index), run_id());
-  write_file_atomically(set_.path_of("series.xdmf"), series_xdmf(snap, index + 1, times, run_id()));
+  write_file_atomically(set_.path_of("series.xdmf"),
+                        series_xdmf(snap.grid(), index + 1, times, run_id()));
   frames_end_ = index + 1;
 }
 
@@ -193,7 +193,7 @@ void FlowOutput::write_results(const FlowSnapshot& snap, FlowResult& r) {
   const std::string& id = run_id();
   fields_writer(snap).stage_hdf5(set_, "fields.h5");
   set_.stage_text("fields.xdmf",
-                  xdmf_head(id) + xdmf_grid(snap, "fields.h5", "    ", r.time, false) + xdmf_tail);
+                  xdmf_head(id) + xdmf_grid(snap.grid(), "fields.h5", "    ", r.time, false) + xdmf_tail);
   r.files.push_back(dir + "/fields.xdmf (+ fields.h5)");
   // Nothing of a previous run stays beside this one's summary: its later frames, its
   // series when this run has none, and the files this case does not produce.
@@ -268,6 +268,7 @@ nlohmann::json summary_json(const FlowResult& r) {
   nlohmann::json j;
   j["case"] = c.name;
   j["device"] = r.device;
+  j["ranks"] = Communicator::world().size();
   j["cells"] = std::vector<int>(c.cells.begin(), c.cells.begin() + c.dims);
   j["domain_lo"] = std::vector<double>(c.lo.begin(), c.lo.begin() + c.dims);
   j["domain_hi"] = std::vector<double>(c.hi.begin(), c.hi.begin() + c.dims);

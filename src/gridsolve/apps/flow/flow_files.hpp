@@ -32,12 +32,12 @@ class FlowOutput {
   // A restart keeps only the earlier frames of its own run (an HDF5 run_id of another
   // run is removed; files without one, from older versions, are kept) and rewrites
   // series.xdmf for them. Returns a note on what was removed, or an empty string.
-  std::string start(bool writes_frames, int first_frame, const FlowSolver<double>& s,
+  std::string start(bool writes_frames, int first_frame, const MacGrid& grid,
                     const std::vector<double>& times);
   // Writes frame `index` of the series (frames/fields_NNNN.h5) and rewrites series.xdmf
   // to list every frame so far, frame k at times[k] (ParaView opens it as a time series);
   // times holds index + 1 entries.
-  void write_frame(const FlowSolver<double>& s, int index, const std::vector<double>& times);
+  void write_frame(const FlowSnapshot& snap, int index, const std::vector<double>& times);
   // Publishes the final fields (fields.h5 + fields.xdmf) and the CSV files, removing
   // what the previous set had and this one lacks; summary.json stays absent until
   // write_summary(). Adds the paths to r.files.

@@ -16,10 +16,10 @@
 namespace gridsolve::flow {
 
 FlowSnapshot::FlowSnapshot(const FlowSolver<double>& s) : grid_(&s.grid()) {
-  for (int c = 0; c < s.flow_case().dims; ++c)
-    u_[std::size_t(c)] = s.velocity(c).copy_to(Device::cpu);
-  p_ = s.pressure().copy_to(Device::cpu);
-  solid_ = s.solid().copy_to(Device::cpu);
+  FlowSolver<double>::WholeState w = s.whole_state();
+  u_ = std::move(w.u);
+  p_ = std::move(w.p);
+  solid_ = std::move(w.solid);
   if (s.flow_case().obstacle_treatment == ObstacleTreatment::immersed && s.flow_case().dims == 2)
     obstacles_ = s.flow_case().obstacles;
 }

@@ -9,7 +9,8 @@
 
 namespace gridsolve::flow {
 
-// A host copy of the velocity and pressure (ghosts included) with the grid's coordinates.
+// A host copy of the velocity and pressure (ghosts included) with the grid's coordinates;
+// on ranks gathered whole onto every rank (every rank makes it together).
 class FlowSnapshot {
  public:
   explicit FlowSnapshot(const FlowSolver<double>& s);

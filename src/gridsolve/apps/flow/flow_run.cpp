@@ -11,6 +11,7 @@
 
 #include "gridsolve/apps/flow/flow_files.hpp"
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/exec/communicator.hpp"
 #include "gridsolve/io/atomic_file.hpp"
 #include "gridsolve/exec/device.hpp"
 #include "gridsolve/io/result_set.hpp"
@@ -132,9 +133,17 @@ FlowResult run_flow(const FlowCase& c, Device d, const FlowRunOptions& o) {
   FlowResult res;
   res.flow_case = c;
   res.device = device_name(d);
+  // Under mpirun every rank runs the solver on its part and every rank makes the
+  // snapshots (they gather the parts); rank 0 alone prints and writes the files.
+  const Communicator& comm = Communicator::world();
+  const bool root = comm.is_root();
   auto say = [&](const std::string& s) {
-    if (o.print) o.print(s);
+    if (o.print && root) o.print(s);
   };
+  if (comm.size() > 1)
+    require(o.checkpoint_every == 0 && o.stop_after == 0 && o.restart.empty(),
+            "flow on several ranks writes and reads no checkpoints yet (--checkpoint-every, "
+            "--stop-after, --restart): run those as one process");
   require(o.frames >= 0, fmt::format("--frames is {}; give 0 (none) or more", o.frames));
   require(o.checkpoint_every >= 0,
           fmt::format("--checkpoint-every is {}; give a positive number of steps, or 0 for none",
@@ -165,7 +174,8 @@ FlowResult run_flow(const FlowCase& c, Device d, const FlowRunOptions& o) {
     run_id = restart.header["run_id"].get<std::string>();
   if (run_id.empty()) run_id = make_run_id();
   std::optional<FlowOutput> output;
-  if (!o.out.empty()) output.emplace(o.out, run_id);
+  if (!o.out.empty() && root) output.emplace(o.out, run_id);
+  const bool writes = !o.out.empty();  // on every rank: the frames' snapshots are collective
   // The loop's state (a restart takes it from the checkpoint).
   long long step = 0;
   double dt =
@@ -196,7 +206,8 @@ FlowResult run_flow(const FlowCase& c, Device d, const FlowRunOptions& o) {
   }
   if (output) {
     const std::string note = output->start(!c.steady() && frames > 0 && frame < frames,
-                                           c.steady() ? 0 : frame, solver, res.frame_times);
+                                           c.steady() ? 0 : frame, solver.grid(),
+                                           res.frame_times);
     if (!note.empty()) say(note);
   }
   long long checkpointed = step;
@@ -303,9 +314,11 @@ FlowResult run_flow(const FlowCase& c, Device d, const FlowRunOptions& o) {
         res.history.push_back(HistoryRow{step, solver.time(), h, r.continuity, r.change / h,
                                          r.divergence, r.pressure_iterations});
       }
-      if (output && frames > 0 && solver.time() >= next_frame * (1 - 1e-9) && frame < frames) {
+      if (writes && frames > 0 && solver.time() >= next_frame * (1 - 1e-9) && frame < frames) {
         res.frame_times.push_back(solver.time());
-        output->write_frame(solver, frame++, res.frame_times);
+        const FlowSnapshot snap(solver);
+        if (output) output->write_frame(snap, frame, res.frame_times);
+        ++frame;
         next_frame += c.t_end / frames;
       }
       if (o.checkpoint_every > 0 && step % o.checkpoint_every == 0) checkpoint();

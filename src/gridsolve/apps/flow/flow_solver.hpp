@@ -96,7 +96,18 @@ class FlowSolver {
   void save_state(Checkpoint& c) const;
   void restore_state(const Checkpoint& c);
 
-  // Fields: velocity component c on its faces, pressure at cell centres.
+  // The whole state in host memory, as one process holds it (ghosts included: walls
+  // mirrored about their values): on ranks gathered from every part onto every rank (every
+  // rank calls it), else copied. What post-processing and the result files read.
+  struct WholeState {
+    std::array<Field<T>, 3> u;
+    Field<T> p;
+    Field<std::uint8_t> solid;
+  };
+  WholeState whole_state() const;
+
+  // Fields: velocity component c on its faces, pressure at cell centres (on ranks, this
+  // rank's parts).
   const StaggeredField<T>& velocity(int c) const { return u_[std::size_t(c)]; }
   const StaggeredField<T>& pressure() const { return p_; }
   const Field<std::uint8_t>& solid() const { return solid_; }
@@ -167,6 +178,10 @@ class FlowSolver {
   std::shared_ptr<const Decomposition> cell_parts_;
   std::array<std::shared_ptr<const Decomposition>, 3> face_parts_;
   int rank_ = 0;
+  // On ranks: the wall values whole on the host (the ghosts of a gathered velocity are
+  // mirrored about them), and the solid cells (they never change).
+  std::array<Field<T>, 3> wall_whole_;
+  Field<std::uint8_t> solid_whole_;
   MacGrid grid_;
   std::array<StaggeredField<T>, 3> u_, u_n_, u_nm1_, hbya_, b0_, d_, wall_;
   // The convecting velocity of a BDF2 step (2 u^n - u^{n-1}); scratch, rebuilt every step.

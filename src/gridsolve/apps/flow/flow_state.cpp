@@ -201,9 +201,11 @@ void FlowSolver<T>::build_momentum_operator(int comp, std::array<Field<std::uint
 
 template <class T>
 void FlowSolver<T>::cut_into_parts(Device d) {
+  solid_whole_ = solid_.copy_to(Device::cpu);
   for (int q = 0; q < case_.dims; ++q) {
     const std::size_t c = std::size_t(q);
     const std::shared_ptr<const Decomposition>& faces = face_parts_[c];
+    wall_whole_[c] = wall_[c].copy_to(Device::cpu);
     for (auto* f : {&u_, &u_n_, &u_nm1_, &u_conv_, &hbya_, &b0_, &d_, &wall_, &body_, &open_})
       (*f)[c] = field_part((*f)[c], faces, rank_).copy_to(d);
     mom_[c] = operator_part(mom_[c], faces, rank_).copy_to(d);
@@ -212,6 +214,35 @@ void FlowSolver<T>::cut_into_parts(Device d) {
   solid_ = field_part(solid_, cell_parts_, rank_).copy_to(d);
   pop_ = operator_part(pop_, cell_parts_, rank_).copy_to(d);
   device_ = d;
+}
+
+template <class T>
+typename FlowSolver<T>::WholeState FlowSolver<T>::whole_state() const {
+  WholeState w;
+  if (!cell_parts_) {
+    for (int q = 0; q < case_.dims; ++q)
+      w.u[std::size_t(q)] = u_[std::size_t(q)].copy_to(Device::cpu);
+    w.p = p_.copy_to(Device::cpu);
+    w.solid = solid_.copy_to(Device::cpu);
+    return w;
+  }
+  const auto& n = grid_.cells();
+  for (int q = 0; q < case_.dims; ++q) {
+    const std::size_t c = std::size_t(q);
+    Field<T> whole = make_staggered<T>(n, case_.dims, q, device_, u_[c].ghost());
+    gather_parts_everywhere(u_[c], whole);
+    w.u[c] = whole.copy_to(Device::cpu);
+    GhostSides s = velocity_ghosts_[c];
+    for (int f = 0; f < 2 * case_.dims; ++f)
+      if (case_.sides[std::size_t(f)].type == SideType::velocity) s.mirror[f].factor = inflow_factor_;
+    exchange_ghosts(w.u[c], s, wall_whole_[c]);
+  }
+  Field<T> p = make_staggered<T>(n, case_.dims, -1, device_);
+  gather_parts_everywhere(p_, p);
+  w.p = p.copy_to(Device::cpu);
+  exchange_ghosts(w.p, pressure_ghosts_);
+  w.solid = solid_whole_.copy_to(Device::cpu);
+  return w;
 }
 
 template <class T>
@@ -340,6 +371,7 @@ void FlowSolver<T>::require_connected_fluid(const Field<std::uint8_t>& pmask,
 
 template FlowSolver<double>::FlowSolver(const FlowCase&, Device, bool);
 template void FlowSolver<double>::cut_into_parts(Device);
+template FlowSolver<double>::WholeState FlowSolver<double>::whole_state() const;
 template double FlowSolver<double>::max_over_ranks(double) const;
 template double FlowSolver<double>::sum_over_ranks(double) const;
 template void FlowSolver<double>::share_ghosts(Field<double>&) const;
