@@ -57,8 +57,7 @@ if [ "$np" -gt 1 ]; then
 fi
 
 # Flow on the ranks against one process: the steady cavity (its vortex and Ghia deviation),
-# DFG 2D-1 stepped by PISO with frames (its drag); one summary, ranks in summary.json;
-# checkpoints refused with exit 2.
+# DFG 2D-1 stepped by PISO with frames (its drag); one summary, ranks in summary.json.
 cavity=(cavity --re 100 --n 24 --device cpu --no-plots --tol 1e-6)
 "$gridsolve" "${cavity[@]}" --out "$work/cv1" >"$work/cv1.txt" 2>&1 || fail "cavity one process: $(cat "$work/cv1.txt")"
 timeout 60 "${launch[@]}" "$gridsolve" "${cavity[@]}" --out "$work/cvn" >"$work/cvn.txt" 2>&1 ||
@@ -78,13 +77,29 @@ timeout 60 "${launch[@]}" "$gridsolve" "${channel[@]}" --out "$work/chn" >"$work
 a=$(value "$work/ch1" c_d_final) b=$(value "$work/chn" c_d_final)
 awk -v a="$a" -v b="$b" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && d <= 1e-9 * a) }' ||
   fail "channel c_d $b on $np ranks, $a on one"
-if [ "$np" -gt 1 ]; then
-  timeout 60 "${launch[@]}" "$gridsolve" "${cavity[@]}" --out "$work/cvk" --checkpoint-every 5 \
-    >"$work/cvk.txt" 2>&1
-  code=$?
-  [ "$code" -eq 2 ] || fail "cavity checkpoints on ranks: exit $code, want 2: $(cat "$work/cvk.txt")"
-  grep -q "no checkpoints yet" "$work/cvk.txt" || fail "cavity checkpoints: $(cat "$work/cvk.txt")"
-fi
+# Checkpoints: stopped on these ranks and restarted on them, bit for bit the uninterrupted
+# run on them; a one-process checkpoint restarted here, and this one restarted as one
+# process, the same answer to rounding.
+channel=(channel --case dfg-2d-1 --cpd 4 --device cpu --no-plots --coupling piso --t-end 0.3 --frames 0 -q)
+timeout 60 "${launch[@]}" "$gridsolve" "${channel[@]}" --out "$work/ckn" >/dev/null 2>&1 ||
+  fail "channel to t = 0.3 on $np ranks: exit $?"
+timeout 60 "${launch[@]}" "$gridsolve" "${channel[@]}" --out "$work/cks" --stop-after 3 >/dev/null 2>&1
+code=$?
+[ "$code" -eq 3 ] || fail "channel --stop-after 3 on $np ranks: exit $code, want 3"
+timeout 60 "${launch[@]}" "$gridsolve" "${channel[@]}" --out "$work/cks" \
+  --restart "$work/cks/checkpoint.gsflow" >/dev/null 2>&1 || fail "restart on $np ranks: exit $?"
+[ "$(value "$work/cks" c_d_final)" = "$(value "$work/ckn" c_d_final)" ] ||
+  fail "restarted on $np ranks: c_d $(value "$work/cks" c_d_final), uninterrupted $(value "$work/ckn" c_d_final)"
+"$gridsolve" "${channel[@]}" --out "$work/ck1" --stop-after 3 >/dev/null 2>&1
+timeout 60 "${launch[@]}" "$gridsolve" "${channel[@]}" --out "$work/ck1" \
+  --restart "$work/ck1/checkpoint.gsflow" >/dev/null 2>&1 || fail "one process's checkpoint on $np ranks: exit $?"
+"$gridsolve" "${channel[@]}" --out "$work/ckr" --restart "$work/cks/checkpoint.gsflow" >/dev/null 2>&1 ||
+  fail "this checkpoint as one process: exit $?"
+for d in ck1 ckr; do
+  a=$(value "$work/ckn" c_d_final) b=$(value "$work/$d" c_d_final)
+  awk -v a="$a" -v b="$b" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && d <= 1e-12 * a) }' ||
+    fail "$d: c_d $b, on $np ranks uninterrupted $a"
+done
 
 # Multigrid-preconditioned CG on the same ranks and problem: the same answer and the same
 # iteration count as one process.

@@ -40,15 +40,29 @@ Field<T> field_part(const Field<T>& whole, std::shared_ptr<const Decomposition> 
 }
 
 // Every rank's part (on any device) written into `whole` (a CPU field of the
-// decomposition's global box) on rank `root`: the valid values only (whole's ghosts are
-// left alone, and so is `whole` on the other ranks, which may pass an empty field). Every
+// decomposition's global box) on rank `root`: the valid values, and with side_ghosts > 0
+// that many ghost layers beyond the global box's sides from the parts that touch them
+// (what the sides' rules put there; both fields need that many); whole's other ghosts are
+// left alone, and so is `whole` on the other ranks, which may pass an empty field. Every
 // rank calls it. Each part travels to the root as one message (in pieces of at most 1 GiB,
 // MPI counting in int), the root receiving one rank after another: it holds the whole
 // field and one part at a time, the others only their own part.
 template <class T>
-void gather_parts(const Field<T>& part, Field<T>& whole, int root = 0) {
-  if (part.device() != Device::cpu) return gather_parts(part.copy_to(Device::cpu), whole, root);
+void gather_parts(const Field<T>& part, Field<T>& whole, int root = 0, int side_ghosts = 0) {
+  if (part.device() != Device::cpu)
+    return gather_parts(part.copy_to(Device::cpu), whole, root, side_ghosts);
   const Decomposition& parts = *part.decomposition();
+  require(side_ghosts >= 0 && side_ghosts <= part.ghost(),
+          "gather_parts: more side ghost layers than the part holds");
+  // Rank r's values that travel: its box, grown by side_ghosts where it meets a side.
+  auto gathered = [&](int r) {
+    Box b = parts.box(r);
+    for (int a = 0; a < parts.dims(); ++a) {
+      if (parts.at_global_side(r, a, 0)) b.lo[a] -= side_ghosts;
+      if (parts.at_global_side(r, a, 1)) b.hi[a] += side_ghosts;
+    }
+    return b;
+  };
   const Communicator& comm = Communicator::world();
   const int ncomp = part.ncomp();
   // A box's values of a field, component after component, x fastest (both ends agree).
@@ -72,8 +86,8 @@ void gather_parts(const Field<T>& part, Field<T>& whole, int root = 0) {
   };
   if (comm.rank() != root) {
     std::vector<T> values;
-    values.reserve(std::size_t(part.interior().cells()) * std::size_t(ncomp));
-    for_box(part.view(), part.interior(), [&](T& x) { values.push_back(x); });
+    values.reserve(std::size_t(gathered(comm.rank()).cells()) * std::size_t(ncomp));
+    for_box(part.view(), gathered(comm.rank()), [&](T& x) { values.push_back(x); });
     move(values, root, true);
     return;
   }
@@ -83,7 +97,7 @@ void gather_parts(const Field<T>& part, Field<T>& whole, int root = 0) {
           "parts gather into a CPU field of the decomposition's global box");
   const FieldView<T> to = whole.view();
   for (int r = 0; r < parts.ranks(); ++r) {
-    const Box b = parts.box(r);
+    const Box b = gathered(r);
     if (r == comm.rank()) {  // the root's own part: copied in place
       const FieldView<const T> from = part.cview();
       for (int c = 0; c < ncomp; ++c)

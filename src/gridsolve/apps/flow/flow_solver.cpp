@@ -11,6 +11,7 @@
 
 #include "gridsolve/apps/flow/flow_loop_helpers.hpp"
 #include "gridsolve/core/error.hpp"
+#include "gridsolve/exec/communicator.hpp"
 #include "gridsolve/exec/field_part.hpp"
 
 namespace gridsolve::flow {
@@ -124,6 +125,43 @@ void put_field(Checkpoint& c, const std::string& name, const Field<T>& f) {
   c.put(name, host.storage(), std::size_t(host.storage_size()));
 }
 
+// A part of a field on ranks travels whole, in the one-process layout (one ghost layer),
+// so that a checkpoint written on any number of ranks restarts on any other: gathered onto
+// rank 0 (with the sides' ghosts), which alone puts it.
+template <class T>
+void put_whole(Checkpoint& c, const std::string& name, const Field<T>& f,
+               const std::array<int, 3>& cells, int dims, int axis) {
+  if (!f.decomposition()) return put_field(c, name, f);
+  const bool root = Communicator::world().is_root();
+  Field<T> whole;
+  if (root) whole = make_staggered<T>(cells, dims, axis, Device::cpu);
+  gather_parts(f, whole, 0, 1);
+  if (root) put_field(c, name, whole);
+}
+
+template <class T>
+void get_field(const Checkpoint& c, const std::string& name, Field<T>& f);
+
+// The reverse, on every rank: the whole field read, this part's values and its one ghost
+// layer taken from it (the ghosts between parts are exchanged after).
+template <class T>
+void get_whole(const Checkpoint& c, const std::string& name, Field<T>& f,
+               const std::array<int, 3>& cells, int dims, int axis) {
+  if (!f.decomposition()) return get_field(c, name, f);
+  Field<T> whole = make_staggered<T>(cells, dims, axis, Device::cpu);
+  get_field(c, name, whole);
+  Field<T> host = f.copy_to(Device::cpu);
+  Box b = f.interior(), w = whole.interior();
+  for (int a = 0; a < dims; ++a) b.lo[a] -= 1, b.hi[a] += 1, w.lo[a] -= 1, w.hi[a] += 1;
+  b = b.intersect(w);
+  const FieldView<const T> from = whole.cview();
+  const FieldView<T> to = host.view();
+  for (int k = b.lo[2]; k <= b.hi[2]; ++k)
+    for (int j = b.lo[1]; j <= b.hi[1]; ++j)
+      for (int i = b.lo[0]; i <= b.hi[0]; ++i) to(i, j, k) = from(i, j, k);
+  f.copy_from(host);
+}
+
 template <class T>
 void get_field(const Checkpoint& c, const std::string& name, Field<T>& f) {
   const std::vector<unsigned char>& b = c.bytes(name);
@@ -142,14 +180,15 @@ void get_field(const Checkpoint& c, const std::string& name, Field<T>& f) {
 
 template <class T>
 void FlowSolver<T>::save_state(Checkpoint& c) const {
-  require(!cell_parts_, "flow checkpoints on several ranks are not written yet");
-  for (int q = 0; q < case_.dims; ++q) {
+  const auto& n = grid_.cells();
+  const int dims = case_.dims;
+  for (int q = 0; q < dims; ++q) {
     const std::size_t s = std::size_t(q);
-    put_field(c, fmt::format("u{}", q), u_[s]);
-    put_field(c, fmt::format("u{}_n", q), u_n_[s]);
-    put_field(c, fmt::format("u{}_nm1", q), u_nm1_[s]);
+    put_whole(c, fmt::format("u{}", q), u_[s], n, dims, q);
+    put_whole(c, fmt::format("u{}_n", q), u_n_[s], n, dims, q);
+    put_whole(c, fmt::format("u{}_nm1", q), u_nm1_[s], n, dims, q);
   }
-  put_field(c, "p", p_);
+  put_whole(c, "p", p_, n, dims, -1);
   const bool kept = pressure_ready_ && !setup_coefficients_.empty();
   if (pressure_ready_ && !kept)
     throw Error(
@@ -157,7 +196,7 @@ void FlowSolver<T>::save_state(Checkpoint& c) const {
         "keep_pressure_setup(true) before the first step",
         Error::Kind::runtime);
   for (std::size_t a = 0; kept && a < setup_coefficients_.size(); ++a)
-    put_field(c, fmt::format("pressure_setup_{}", a), setup_coefficients_[a]);
+    put_whole(c, fmt::format("pressure_setup_{}", a), setup_coefficients_[a], n, dims, -1);
   const double reals[] = {time_, inflow_factor_, pressure_seconds_, dt_previous_};
   c.put("solver_reals", reals, 4);
   const long long ints[] = {steps_,        have_previous_ ? 1 : 0, pressure_ready_ ? 1 : 0,
@@ -167,7 +206,6 @@ void FlowSolver<T>::save_state(Checkpoint& c) const {
 
 template <class T>
 void FlowSolver<T>::restore_state(const Checkpoint& c) {
-  require(!cell_parts_, "flow checkpoints on several ranks are not read yet");
   const std::vector<double> reals = c.get<double>("solver_reals");
   const std::vector<long long> ints = c.get<long long>("solver_integers");
   if (reals.size() != 4 || ints.size() != 6)
@@ -179,13 +217,18 @@ void FlowSolver<T>::restore_state(const Checkpoint& c) {
         fmt::format("checkpoint '{}': the solver's state holds impossible values (time "
                     "{}, step {})",
                     c.source, reals[0], ints[0]));
-  for (int q = 0; q < case_.dims; ++q) {
+  const auto& n = grid_.cells();
+  const int dims = case_.dims;
+  for (int q = 0; q < dims; ++q) {
     const std::size_t s = std::size_t(q);
-    get_field(c, fmt::format("u{}", q), u_[s]);
-    get_field(c, fmt::format("u{}_n", q), u_n_[s]);
-    get_field(c, fmt::format("u{}_nm1", q), u_nm1_[s]);
+    get_whole(c, fmt::format("u{}", q), u_[s], n, dims, q);
+    get_whole(c, fmt::format("u{}_n", q), u_n_[s], n, dims, q);
+    get_whole(c, fmt::format("u{}_nm1", q), u_nm1_[s], n, dims, q);
+    // The second ghost layer between parts (the limited schemes read it).
+    for (auto* f : {&u_, &u_n_, &u_nm1_}) share_ghosts((*f)[s]);
   }
-  get_field(c, "p", p_);
+  get_whole(c, "p", p_, n, dims, -1);
+  share_ghosts(p_);
   time_ = reals[0];
   inflow_factor_ = reals[1];
   pressure_seconds_ = reals[2];
@@ -201,7 +244,7 @@ void FlowSolver<T>::restore_state(const Checkpoint& c) {
     // assembles the current coefficients over these arrays before any solve reads them.
     const std::vector<Field<T>*> arrays = pressure_arrays();
     for (std::size_t a = 0; a < arrays.size(); ++a)
-      get_field(c, fmt::format("pressure_setup_{}", a), *arrays[a]);
+      get_whole(c, fmt::format("pressure_setup_{}", a), *arrays[a], n, dims, -1);
     setup_pressure(true);
     setup_coefficients_.clear();
     keep_setup_ = true;
