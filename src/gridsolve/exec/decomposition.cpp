@@ -120,7 +120,7 @@ Decomposition Decomposition::staggered(int axis) const {
   s.back() = n + 1;
   out.starts_[axis] = std::move(s);
   out.global_.hi[axis] += 1;
-  out.global_.centring = Centring::face(axis);
+  out.global_.centring.type[std::size_t(axis)] = IndexType::node;
   return out;
 }
 

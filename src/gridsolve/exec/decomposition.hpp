@@ -54,9 +54,12 @@ class Decomposition {
 
   // The decomposition of the faces normal to `axis` of the cell box this one splits (a MAC
   // grid's velocity component along `axis`): the same process grid and cuts, the global box
-  // one face longer along the axis, held by the last part along it. A face on a cut belongs
-  // to the part on its high side (it is the low face of that part's first cell), so the
-  // faces of a part's cells are its own and, on the high side, its neighbour's first.
+  // one face longer along the axis, held by the last part along it, node-centred there. A
+  // face on a cut belongs to the part on its high side (it is the low face of that part's
+  // first cell), so the faces of a part's cells are its own and, on the high side, its
+  // neighbour's first. Along a periodic axis of cells the same makes the cell past the
+  // period (the image of the first, which the periodic operators read) the last part's, as
+  // the image node of a periodic node axis is.
   Decomposition staggered(int axis) const;
 
   // The decomposition of the next coarser multigrid level of a node box starting at 0:

@@ -18,8 +18,7 @@ void gather_parts_everywhere(const Field<T>& part, Field<T>& whole) {
   const Communicator& comm = Communicator::world();
   const Device d = part.device();
   const int ncomp = part.ncomp(), me = part.rank();
-  require(whole.device() == d && whole.ncomp() == ncomp &&
-              whole.interior().lo == parts.global().lo && whole.interior().hi == parts.global().hi,
+  require(whole.device() == d && whole.ncomp() == ncomp && holds_global_box(whole, parts),
           "parts gather into a field of the decomposition's global box on their device");
   require(parts.ranks() == comm.size(), "a field split over " + std::to_string(parts.ranks()) +
                                             " ranks in a run of " + std::to_string(comm.size()));

@@ -15,21 +15,35 @@
 
 namespace gridsolve {
 
+// Whether `whole` holds the decomposition's global box: its box, or its box and the first
+// ghost layer above on axes where the global box is one longer (a periodic axis of cells
+// split with its image, the cell past the period: Decomposition::staggered).
+template <class T>
+bool holds_global_box(const Field<T>& whole, const Decomposition& parts) {
+  const Box w = whole.interior(), g = parts.global();
+  for (int a = 0; a < 3; ++a) {
+    const int beyond = a < whole.dims() && whole.ghost() > 0 ? 1 : 0;
+    if (w.lo[a] != g.lo[a] || g.hi[a] < w.hi[a] || g.hi[a] > w.hi[a] + beyond) return false;
+  }
+  return true;
+}
+
 // The field of rank `rank`'s box of `parts`, with whole's components and ghost width, and
-// every value of that box and its ghost layers taken from whole (whose box must be the
-// decomposition's global box). For parts made from data every rank holds (operator_part,
-// tests); a run that assembles on each rank's box needs no whole field.
+// every value of that box and its ghost layers that whole holds taken from it (whole must
+// hold the decomposition's global box). For parts made from data every rank holds
+// (operator_part, tests); a run that assembles on each rank's box needs no whole field.
 template <class T>
 Field<T> field_part(const Field<T>& whole, std::shared_ptr<const Decomposition> parts, int rank) {
-  const Box global = whole.interior();
-  require(global.lo == parts->global().lo && global.hi == parts->global().hi,
+  require(holds_global_box(whole, *parts),
           "a field's part must be cut from a field of the decomposition's global box");
   if (whole.device() != Device::cpu)  // cut on the host, then placed on whole's device
     return field_part(whole.copy_to(Device::cpu), std::move(parts), rank).copy_to(whole.device());
   Field<T> part(std::move(parts), rank, whole.ncomp(), whole.ghost(), Device::cpu);
   const int g = whole.ghost(), zg = whole.dims() == 3 ? g : 0;
-  Box b = part.interior().grown(g);
+  Box b = part.interior().grown(g), held = whole.interior().grown(g);
   b.lo[2] += g - zg, b.hi[2] -= g - zg;
+  held.lo[2] += g - zg, held.hi[2] -= g - zg;
+  b = b.intersect(held);
   const FieldView<const T> from = whole.cview();
   const FieldView<T> to = part.view();
   for (int c = 0; c < whole.ncomp(); ++c)
@@ -91,9 +105,8 @@ void gather_parts(const Field<T>& part, Field<T>& whole, int root = 0, int side_
     move(values, root, true);
     return;
   }
-  const Box global = whole.interior();
-  require(global.lo == parts.global().lo && global.hi == parts.global().hi &&
-              whole.ncomp() == ncomp && whole.device() == Device::cpu,
+  require(holds_global_box(whole, parts) && whole.ncomp() == ncomp &&
+              whole.device() == Device::cpu,
           "parts gather into a CPU field of the decomposition's global box");
   const FieldView<T> to = whole.view();
   for (int r = 0; r < parts.ranks(); ++r) {

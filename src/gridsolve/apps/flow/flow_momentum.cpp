@@ -45,6 +45,11 @@ void FlowSolver<T>::assemble_momentum(int comp, const TimeWeights& w, double rel
   m.fmask = op.mask.cview();
   const auto ext = face_extent(grid_.cells(), comp);
   m.ext = Box{{-1, -1, -1}, {ext[0], ext[1], ext[2]}};
+  // On ranks the limited schemes' far face across a periodic side is in the second ghost
+  // layer (filled from the other end), where one process wraps the index round instead.
+  if (cell_parts_)
+    for (int q = 0; q < case_.dims; ++q)
+      if (periodic_[std::size_t(q)]) m.periodic[q] = false, m.ext.lo[q] = -2, m.ext.hi[q] += 1;
   m.ap = op.ap.view();
   m.a[0] = op.aw.view(), m.a[1] = op.ae.view(), m.a[2] = op.as.view(), m.a[3] = op.an.view();
   if (case_.dims == 3) m.a[4] = op.ab.view(), m.a[5] = op.at.view();

@@ -119,10 +119,13 @@ double FlowSolver<T>::assemble_pressure() {
   FieldView<const T> h[3], dd[3], op[3];
   FieldView<const std::uint8_t> fm[3];
   Box act[3];
-  // Face n of a periodic axis is face 0.
+  // Face n of a periodic axis is face 0: whether it is free is face 0's to say; its values
+  // are read there on one process, at the image face n (kept equal to face 0 by
+  // share_ghosts) on ranks, whose part may not hold face 0.
   int wrap_at[3] = {-1, -1, -1};
   for (int q = 0; q < dims; ++q)
     if (periodic_[std::size_t(q)]) wrap_at[q] = n[q];
+  const bool read_image = cell_parts_ != nullptr;
   for (int q = 0; q < dims; ++q) {
     op[q] = open_[std::size_t(q)].cview();
     h[q] = hbya_[std::size_t(q)].cview();
@@ -149,13 +152,15 @@ double FlowSolver<T>::assemble_pressure() {
       for (int side = 0; side < 2; ++side) {
         int F[3] = {i, j, k};
         F[q] += side;
-        if (F[q] == wrap_at[q]) F[q] = 0;
-        const bool free_face = act[q].contains(F[0], F[1], F[2]) && !at(fm[q], F);
-        const double open_area = area * double(at(op[q], F));
-        const double coef = free_face ? open_area * double(at(dd[q], F)) : 0.0;
+        int W[3] = {F[0], F[1], F[2]};  // the unknown face (wrapped)
+        if (W[q] == wrap_at[q]) W[q] = 0;
+        const int* R = read_image ? F : W;  // where its values are read
+        const bool free_face = act[q].contains(W[0], W[1], W[2]) && !at(fm[q], R);
+        const double open_area = area * double(at(op[q], R));
+        const double coef = free_face ? open_area * double(at(dd[q], R)) : 0.0;
         nb[2 * q + side](i, j, k) = T(coef);
         sum += coef;
-        b -= (side ? 1.0 : -1.0) * open_area * double(at(h[q], F));
+        b -= (side ? 1.0 : -1.0) * open_area * double(at(h[q], R));
       }
     }
     ap(i, j, k) = T(sum);

@@ -37,18 +37,27 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d, bool whole) : case_(c), d
   case_.validate();
   const Communicator& comm = Communicator::world();
   if (!whole && comm.size() > 1) {
-    for (int q = 0; q < c.dims; ++q)
-      require(!c.periodic(q),
-              "flow on several ranks: periodic sides are not split yet; run it as one process");
+    std::array<bool, 3> wraps{};
+    for (int q = 0; q < c.dims; ++q) wraps[std::size_t(q)] = c.periodic(q);
+    // A body's faces at a periodic side keep values of their own at the image (the wall
+    // terms beside them were made from them), which the parts do not carry across.
+    require(c.obstacles.empty() || !(wraps[0] || wraps[1] || wraps[2]),
+            "flow on several ranks: obstacles with periodic sides are not split yet; run it "
+            "as one process");
     const Box cells{{0, 0, 0}, {c.cells[0] - 1, c.cells[1] - 1, c.cells[2] - 1}, Centring::cell()};
-    // Two cells a part at least along a split axis: the faces on a cut and the next ones
-    // stay within one part and its ghosts.
-    cell_parts_ = std::make_shared<const Decomposition>(cells, c.dims, comm.size(),
-                                                        std::array<bool, 3>{}, std::array<int, 3>{},
-                                                        3);
+    // Three cells a part at least along a split axis: the faces two beyond a cut (the
+    // limited schemes' reach) stay within one neighbour.
+    const Decomposition split(cells, c.dims, comm.size(), wraps, std::array<int, 3>{}, 3);
+    // Along a periodic axis every field's parts hold the image past the period (the last
+    // part), as the periodic operators' grids do: each decomposition is staggered there.
+    auto with_images = [&](Decomposition d, int except) {
+      for (int q = 0; q < c.dims; ++q)
+        if (wraps[std::size_t(q)] && q != except) d = d.staggered(q);
+      return std::make_shared<const Decomposition>(d);
+    };
+    cell_parts_ = with_images(split, -1);
     for (int q = 0; q < c.dims; ++q)
-      face_parts_[std::size_t(q)] =
-          std::make_shared<const Decomposition>(cell_parts_->staggered(q));
+      face_parts_[std::size_t(q)] = with_images(split.staggered(q), q);
     rank_ = comm.rank();
     device_ = Device::cpu;  // built whole on the host, then cut (cut_into_parts)
   }
@@ -257,7 +266,13 @@ double FlowSolver<T>::sum_over_ranks(double v) const {
 
 template <class T>
 void FlowSolver<T>::share_ghosts(Field<T>& f) const {
-  if (cell_parts_) exchange_ghosts(f, GhostSides{});
+  if (!cell_parts_) return;
+  // Across the cuts, and across periodic sides (the image past the period rewritten from
+  // the first: the parts read it where one process wraps to face or cell 0).
+  GhostSides s;
+  for (int q = 0; q < case_.dims; ++q)
+    if (periodic_[std::size_t(q)]) s.face[2 * q] = s.face[2 * q + 1] = GhostRule::periodic;
+  exchange_ghosts(f, s);
 }
 
 // Pressure: cell unknowns; solid cells and cells left without a free face are fixed.
