@@ -77,6 +77,16 @@ timeout 60 "${launch[@]}" "$gridsolve" "${channel[@]}" --out "$work/chn" >"$work
 a=$(value "$work/ch1" c_d_final) b=$(value "$work/chn" c_d_final)
 awk -v a="$a" -v b="$b" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && d <= 1e-9 * a) }' ||
   fail "channel c_d $b on $np ranks, $a on one"
+# The PISO step on these ranks: a strong and a weak row beside rank 0 alone.
+if [ "$np" -gt 1 ]; then
+  timeout 60 "${launch[@]}" "$gridsolve" bench flow --device cpu --n 32 --repeats 3 \
+    --out "$work/bflow" >"$work/bflow.txt" 2>&1 || fail "bench flow: exit $?: $(cat "$work/bflow.txt")"
+  for kind in strong weak; do
+    grep -qE "^$kind +$np " "$work/bflow.txt" || fail "bench flow has no $kind row: $(cat "$work/bflow.txt")"
+  done
+  grep -q "\"ranks\": *$np" "$work/bflow/bench.json" || fail "bench flow json: $(cat "$work/bflow/bench.json")"
+fi
+
 # Checkpoints: stopped on these ranks and restarted on them, bit for bit the uninterrupted
 # run on them; a one-process checkpoint restarted here, and this one restarted as one
 # process, the same answer to rounding.

@@ -4,13 +4,15 @@
 #include <string>
 #include <vector>
 
+#include "gridsolve/apps/flow/flow_case.hpp"
 #include "gridsolve/bench/copy_bandwidth.hpp"
 #include "gridsolve/exec/device.hpp"
 
 namespace gridsolve {
 
 struct FlowStepTiming {
-  int n = 0;                       // cells per side
+  int n = 0;                       // cells per side (of each unit cube)
+  double cells = 0;                // in all
   double ms_per_step = 0;          // median over the timed steps
   double ns_per_cell = 0;          // per cell per PISO step
   double pressure_share = 0;       // of the step time
@@ -28,8 +30,15 @@ struct SteadyCavityTiming {
   double ghia_max = 0, ghia_mean = 0;
 };
 
-// PISO steps of the Re 1000 cavity at n^2 cells: warm-up, then `steps` timed steps.
-FlowStepTiming time_piso_step(Device d, int n, int steps, double copy_bytes_per_s);
+// The flow benchmarks' case: the Re 1000 cavity stepped by PISO, n cells per side in
+// `dims` dimensions; `wide` > 1 puts that many unit cubes side by side along x (n wide
+// cells each: the weak-scaling mesh of `wide` ranks that each keep n^dims cells).
+flow::FlowCase piso_cavity(int n, int dims = 2, int wide = 1);
+// PISO steps of the case: warm-up, then `steps` timed steps (the median). Under mpirun
+// the solver splits over the ranks and the slowest rank's time counts, unless `whole`
+// (this rank alone).
+FlowStepTiming time_piso_step(Device d, const flow::FlowCase& c, int steps,
+                              double copy_bytes_per_s, bool whole = false);
 // SIMPLEC on the steady cavity at n^2 to the cavity's default tolerance.
 SteadyCavityTiming time_steady_cavity(Device d, double re, int n);
 

@@ -274,15 +274,16 @@ int run(int argc, char** argv) {
       heat_run.parameters = parameters_json(heat_parameters(), plate);
       return run_problem(make_heat_plate(plate), heat_run);
     }
-    const bool ranks_bench =
-        *bench && (bench_settings.what == "scaling" || bench_settings.what == "micromag");
+    const bool ranks_bench = *bench && (bench_settings.what == "scaling" ||
+                                        bench_settings.what == "micromag" ||
+                                        bench_settings.what == "flow");
     if (!*solve && !*magnet && !*micromag && !ranks_bench && !flow_requested(flow_args) &&
         Communicator::world().size() > 1)
       // Each rank would run the whole command alone, all writing the same files.
       throw Error(
           fmt::format("{} runs on one process; under mpirun only poisson, heat, solve, "
-                      "magnet, micromag, cavity, channel, flow, bench scaling, bench micromag "
-                      "and info run",
+                      "magnet, micromag, cavity, channel, flow, bench scaling, bench micromag, "
+                      "bench flow and info run",
                       app.get_subcommands().front()->get_name()));
     if (*solve) {
       RunConfig cfg = load_config(config_path);
