@@ -4,6 +4,7 @@
 // errors (bad input) arrive as ValueError with the command line's message.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/map.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
@@ -22,6 +23,7 @@
 #include "gridsolve/apps/micromag/micromag_config.hpp"
 #include "gridsolve/apps/micromag/micromag_run.hpp"
 #include "array_algorithms.hpp"
+#include "flow_case_run.hpp"
 #include "magnet_design.hpp"
 #include "poisson_solver.hpp"
 #include "gridsolve/exec/device.hpp"
@@ -351,4 +353,41 @@ NB_MODULE(_core, m) {
       nb::arg("toml_text"), nb::arg("source"), nb::arg("device"), nb::arg("precision"),
       "A `gridsolve micromag` configuration run without writing files: (exit code, summary "
       "JSON, table (rows, 11 columns of table.csv), m (3, nz, ny, nx)).");
+  m.def(
+      "flow_run",
+      [](const std::string& kind, const std::string& toml_text, const std::string& source,
+         double re, int n, const std::string& which, int cells_per_diameter,
+         const std::map<std::string, double>& numbers,
+         const std::map<std::string, std::string>& words, const std::string& device) {
+        FlowRequest r;
+        r.kind = kind;
+        r.toml = toml_text;
+        r.source = source;
+        r.re = re;
+        r.n = n;
+        r.which = which;
+        r.cells_per_diameter = cells_per_diameter;
+        r.numbers = numbers;
+        r.words = words;
+        r.device = device;
+        r.each_step = [] { check_interrupt(ProgressInfo{}); };
+        FlowOutcome out;
+        {
+          nb::gil_scoped_release unlocked;
+          out = run_flow_case(r);
+        }
+        const int history_rows = int(out.history.size() / 7), force_rows = int(out.forces.size() / 3);
+        nb::list u;
+        for (int q = 0; q < out.dims; ++q)
+          u.append(owned_array(std::move(out.u[std::size_t(q)]), out.cells, out.dims));
+        return std::make_tuple(out.summary, owned_array(std::move(out.history), {7, history_rows, 1}, 2),
+                               owned_array(std::move(out.forces), {3, force_rows, 1}, 2), u,
+                               owned_array(std::move(out.p), out.cells, out.dims));
+      },
+      nb::arg("kind"), nb::arg("toml_text"), nb::arg("source"), nb::arg("re"), nb::arg("n"),
+      nb::arg("which"), nb::arg("cells_per_diameter"), nb::arg("numbers"), nb::arg("words"),
+      nb::arg("device"),
+      "A flow case run without writing files: (summary JSON, history (rows, 7 columns of "
+      "history.csv), forces (rows: t, c_d, c_l), [u, v(, w)] and p at the cell centres, "
+      "shaped (ny, nx) or (nz, ny, nx)).");
 }

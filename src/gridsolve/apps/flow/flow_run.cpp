@@ -232,6 +232,7 @@ FlowResult run_flow(const FlowCase& c, Device d, const FlowRunOptions& o) {
     for (long long it = step + 1; it <= c.max_iterations; ++it) {
       const bool measure = it % c.check_every == 0 || it == c.max_iterations;
       const StepReport r = solver.simple_iteration(measure);
+      if (o.each_step) o.each_step();
       res.iterations = step = it;
       if (measure) {
         check_finite(r, it);
@@ -294,6 +295,7 @@ FlowResult run_flow(const FlowCase& c, Device d, const FlowRunOptions& o) {
       const bool last = h >= (c.t_end - solver.time()) * (1 - 1e-12);
       const bool measure = step % c.check_every == 0 || last;
       const StepReport r = solver.piso_step(h, measure);
+      if (o.each_step) o.each_step();
       res.iterations = step;
       if (!c.obstacles.empty()) {
         const Forces f = solver.forces();
@@ -399,6 +401,7 @@ FlowResult run_flow(const FlowCase& c, Device d, const FlowRunOptions& o) {
     }
   }
   res.summary = summary_json(res);
+  if (o.final_state) o.final_state(snap);
   if (output) {
     // Fields and CSVs, then the plots drawn from them, summary.json last.
     output->write_results(snap, res);

@@ -33,6 +33,10 @@ struct FlowRunOptions {
   // Time the pressure solves (the device is synchronized around each, which costs a
   // little on small grids): the result then says what share of the run they took.
   bool profile = false;
+  // Called after every step or iteration (may throw to stop the run: Ctrl-C in Python),
+  // and with the final state's snapshot (for callers that keep it in memory).
+  std::function<void()> each_step;
+  std::function<void(const FlowSnapshot&)> final_state;
 };
 
 // Where checkpoints of a run with these options go; throws Error when they are asked

@@ -1,0 +1,77 @@
+"""Incompressible flow (`gridsolve cavity | channel | flow`) from Python, without files:
+
+    >>> from gridsolve import flow
+    >>> r = flow.cavity(re=100, n=64)                    # SIMPLEC to steady state
+    >>> r.summary["psi_min"], r.summary["ghia_mean_deviation"]
+    >>> r.u.shape                                         # (ny, nx): cell-centred velocity
+    >>> r = flow.channel("dfg-2d-1", cpd=8, coupling="piso", t_end=1.0)
+    >>> r.forces["t"], r.forces["c_d"]                    # the drag coefficient in time
+    >>> r = flow.run("case.toml")                        # a case file (path or text)
+
+Method settings go by their case-file names ([method]: coupling, convection, time,
+relax_u, relax_p, tolerance, max_iterations, t_end, cfl, dt, correctors, momentum_sweeps,
+pressure_tolerance, pressure_solver, ...). Bad input raises ValueError with the command's
+message; Ctrl-C stops a run between steps.
+"""
+import json
+import os
+
+from . import _core
+
+__all__ = ["Run", "run", "cavity", "channel"]
+
+HISTORY = ["step", "time", "dt", "continuity", "change", "divergence", "pressure_iterations"]
+WORDS = ("coupling", "convection", "time", "pressure_solver", "momentum_solver")
+
+
+class Run:
+    """A run's results: summary (summary.json's keys), history (a dict of arrays,
+    history.csv's columns), forces (t, c_d, c_l over time where the case has bodies), and
+    the final cell-centred fields u, v (w) and p, shaped (ny, nx) or (nz, ny, nx)."""
+
+    def __init__(self, summary, history, forces, velocity, p):
+        self.summary = summary
+        self.history = {name: history[:, i].copy() for i, name in enumerate(HISTORY)}
+        self.forces = {name: forces[:, i].copy() for i, name in enumerate(("t", "c_d", "c_l"))}
+        self.u, self.v = velocity[0], velocity[1]
+        self.w = velocity[2] if len(velocity) > 2 else None
+        self.p = p
+
+    def __repr__(self):
+        s = self.summary
+        return f"Run({s.get('case')}, {s.get('reason', '')})"
+
+
+def _run(kind, text="", source="", re=100.0, n=64, which="dfg-2d-1", cpd=8, device=None,
+         method=None):
+    numbers, words = {}, {}
+    for key, value in (method or {}).items():
+        if key in WORDS:
+            words[key] = str(value)
+        else:
+            numbers[key] = float(value)
+    summary, history, forces, velocity, p = _core.flow_run(
+        kind, text, source, float(re), int(n), which, int(cpd), numbers, words, device or "")
+    return Run(json.loads(summary), history, forces, velocity, p)
+
+
+def run(config, device=None, **method):
+    """Runs a flow case file (a TOML path, or the text itself) and returns a Run."""
+    if "\n" not in config and os.path.exists(config):
+        with open(config, encoding="utf-8") as f:
+            text, source = f.read(), config
+    else:
+        text, source = config, "<config>"
+    return _run("file", text, source, device=device, method=method)
+
+
+def cavity(re=100.0, n=64, device="cpu", **method):
+    """The lid-driven cavity (`gridsolve cavity`): unit square, n cells per side, Reynolds
+    number re; steady SIMPLEC unless coupling="piso" (then t_end, cfl or dt)."""
+    return _run("cavity", re=re, n=n, device=device, method=method)
+
+
+def channel(case="dfg-2d-1", cpd=8, device="cpu", **method):
+    """A DFG benchmark (`gridsolve channel`): dfg-2d-1, dfg-2d-2 or dfg-2d-3, cpd cells per
+    cylinder diameter."""
+    return _run("channel", which=case, cpd=cpd, device=device, method=method)

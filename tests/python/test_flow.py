@@ -1,0 +1,66 @@
+"""Incompressible flow from Python: the commands' runs, in memory."""
+import json
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+from gridsolve import flow
+
+
+def cli(*args):
+    subprocess.run([os.environ["GRIDSOLVE_CLI"], *args], check=True, capture_output=True)
+
+
+def test_the_cavity_is_the_commands_and_writes_nothing(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = flow.cavity(re=100, n=24)
+    assert list(tmp_path.iterdir()) == []  # no result file
+    cli("cavity", "--re", "100", "--n", "24", "--device", "cpu", "--no-plots", "--out",
+        str(tmp_path / "out"))
+    want = json.loads((tmp_path / "out" / "summary.json").read_text())
+    for key in ("psi_min", "vortex_centre", "iterations", "converged", "max_divergence"):
+        assert r.summary[key] == want[key], key
+    # The fields: cell-centred, (ny, nx); the lid drags the top row along +x.
+    assert r.u.shape == r.v.shape == r.p.shape == (24, 24)
+    assert r.w is None
+    assert r.u[-1].mean() > 0.3 and abs(r.u[0].mean()) < 0.1
+    # Continuity, discretely: the cell-centred field of a divergence-free face field.
+    assert r.summary["max_divergence"] < 1e-6
+    assert len(r.history["step"]) >= 2 and r.history["change"][-1] < 1e-6
+
+
+def test_the_channel_in_time_and_its_forces(tmp_path):
+    r = flow.channel("dfg-2d-1", cpd=4, coupling="piso", t_end=0.2)
+    cli("channel", "--case", "dfg-2d-1", "--cpd", "4", "--device", "cpu", "--no-plots",
+        "--coupling", "piso", "--t-end", "0.2", "--frames", "0", "--out", str(tmp_path / "out"))
+    want = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert r.summary["c_d_final"] == want["c_d_final"]
+    assert r.forces["t"][-1] == pytest.approx(0.2)
+    assert r.forces["c_d"][-1] == pytest.approx(want["c_d_final"], rel=1e-12)
+    assert np.all(np.diff(r.history["time"]) > 0)
+
+
+def test_a_case_file_and_its_settings(tmp_path):
+    case = tmp_path / "box.toml"
+    case.write_text('[flow]\ncells = [16, 12]\nhi = [1.5, 1]\nnu = 0.05\n'
+                    '[boundary.y_high]\ntype = "wall"\nvelocity = [1, 0]\n'
+                    '[method]\ncoupling = "piso"\nt_end = 0.3\n')
+    r = flow.run(str(case))
+    assert r.u.shape == (12, 16)
+    assert r.summary["time_scheme"] == "bdf2"
+    euler = flow.run(case.read_text(), time="euler", cfl=0.4)
+    assert euler.summary["time_scheme"] == "euler"
+    assert not np.array_equal(euler.u, r.u)
+
+
+def test_bad_settings_are_value_errors():
+    with pytest.raises(ValueError, match="relax_q"):
+        flow.cavity(n=16, relax_q=0.5)
+    with pytest.raises(ValueError, match="coupling"):
+        flow.cavity(n=16, coupling="simplest")
+    with pytest.raises(ValueError):
+        flow.channel("dfg-9d", cpd=4)
+    with pytest.raises(ValueError):
+        flow.run("[flow]\ncells = [0, 4]\n")
