@@ -133,16 +133,22 @@ struct StepTiming {
   double rate = 0;  // cells x field evaluations / s over the whole mesh
 };
 
-// LLG steps of mumax3's benchmark problem (permalloy-like, 4 nm cubes, alpha 0.01, B = (0,
-// 10 mT, 0), m = +x): on the run's ranks together, or on this rank alone if `whole`.
-template <class T>
-StepTiming time_steps(Device d, std::array<int, 3> n, int repeats, Method method,
-                      demag::FftMode mode, bool whole = false) {
+// mumax3's benchmark problem: permalloy-like, 4 nm cubes, alpha 0.01 (the field, B = (0,
+// 10 mT, 0), and m = +x are the steps').
+MicromagProblem benchmark_problem(std::array<int, 3> n) {
   Region r;
   r.ms = 800e3;
   r.aex = 13e-12;
   r.alpha = 0.01;
-  const MicromagProblem p = MicromagProblem::box(n, {4e-9, 4e-9, 4e-9}, r);
+  return MicromagProblem::box(n, {4e-9, 4e-9, 4e-9}, r);
+}
+
+// LLG steps of mumax3's benchmark problem (B = (0, 10 mT, 0), m = +x): on the run's ranks
+// together, or on this rank alone if `whole`.
+template <class T>
+StepTiming time_steps(Device d, std::array<int, 3> n, int repeats, Method method,
+                      demag::FftMode mode, bool whole = false) {
+  const MicromagProblem p = benchmark_problem(n);
   MicromagSystem<T> sys(p, d, mode, whole);
   const std::int64_t count = p.mesh.cells();
   const std::array<std::vector<double>, 3> uniform{std::vector<double>(count, 1.0),
@@ -183,11 +189,7 @@ StepTiming time_steps(Device d, std::array<int, 3> n, int repeats, Method method
 template <class T>
 std::array<double, 4> evaluation_parts_ms(Device d, std::array<int, 3> n, int repeats,
                                           demag::FftMode mode, bool whole = false) {
-  Region r;
-  r.ms = 800e3;
-  r.aex = 13e-12;
-  r.alpha = 0.01;
-  const MicromagProblem p = MicromagProblem::box(n, {4e-9, 4e-9, 4e-9}, r);
+  const MicromagProblem p = benchmark_problem(n);
   MicromagSystem<T> sys(p, d, mode, whole);
   const std::int64_t count = p.mesh.cells();
   std::array<std::vector<double>, 3> m0{random_values<T>(count, 3), random_values<T>(count, 4),
