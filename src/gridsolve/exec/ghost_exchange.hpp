@@ -52,7 +52,7 @@ struct GhostSides {
 // mirrored sides. Periodic node-centred axes repeat with period n - 1 (the last node is the
 // first node's image and is rewritten from it), cell-centred ones with period n (n of the
 // global box). On several ranks every rank of the field's decomposition calls it with the
-// same sides (it sends and receives; CPU fields only for now).
+// same sides (it sends and receives: MPI for host fields, the device link for GPU ones).
 template <class T>
 void exchange_ghosts(Field<T>& f, const GhostSides& sides);
 // The same, mirror faces with from_field reading w from `walls`: a field of f's box,
