@@ -215,6 +215,15 @@ awk -F, -v a="$(last "$work/mm1")" -v b="$(last "$work/mmn")" 'BEGIN {
   for (i = 1; i <= 4; ++i) { d = x[i] - y[i]; if (d < 0) d = -d; if (d > 1e-9) exit 1 } }' ||
   fail "micromag: last row $(last "$work/mmn") on $np ranks, $(last "$work/mm1") on one"
 [ -s "$work/mmn/m_stage1_run.ovf" ] || fail "micromag: no snapshot"
+# Standard problem 4 (field 1, reduced): the relaxed S-state switched, the same last row.
+sp4="$(dirname "$0")/../data/sp4_reduced.toml"
+"$gridsolve" micromag "$sp4" --out "$work/sp1" -q >"$work/sp1.txt" 2>&1 || fail "SP4 one process: $(cat "$work/sp1.txt")"
+timeout 60 "${launch[@]}" "$gridsolve" micromag "$sp4" --out "$work/spn" -q >"$work/spn.txt" 2>&1 ||
+  fail "SP4: exit $?: $(cat "$work/spn.txt")"
+awk -F, -v a="$(last "$work/sp1")" -v b="$(last "$work/spn")" 'BEGIN {
+  split(a, x, ","); split(b, y, ",");
+  for (i = 1; i <= 4; ++i) { d = x[i] - y[i]; if (d < 0) d = -d; if (d > 1e-9) exit 1 } }' ||
+  fail "SP4: last row $(last "$work/spn") on $np ranks, $(last "$work/sp1") on one"
 grep -q "\"ranks\": *$np" "$work/mmn/summary.json" || fail "micromag summary.json: no ranks"
 # A film too thin for the ranks' slabs: exit 2 on every rank, naming the axis, never a hang.
 if [ "$np" -gt 1 ]; then
