@@ -9,12 +9,14 @@
 
 #include <algorithm>
 #include <complex>
+#include <mutex>
 #include <vector>
 
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/communicator.hpp"
 #include "gridsolve/transform/demag_convolution.hpp"
 #include "gridsolve/transform/demag_tensor.hpp"
+#include "gridsolve/transform/fftw_calls.hpp"
 #include "gridsolve/transform/slab_transpose.hpp"
 
 namespace gridsolve::demag {
@@ -103,6 +105,7 @@ std::vector<double> tensor_spectrum(const Layout& l, std::array<double, 3> cell,
   // offset), real to complex. Plans are made once; the threads run them on their own
   // arrays (FFTW's new-array execute is thread safe).
   FftwBuffer line_in(sizeof(double) * px), line_out(sizeof(fftw_complex) * hx);
+  std::unique_lock<std::mutex> planning(fftw_planner_mutex());
   const fftw_plan x_plan =
       fftw_plan_dft_r2c_1d(px, static_cast<double*>(line_in.p),
                            static_cast<fftw_complex*>(line_out.p), FFTW_ESTIMATE);
@@ -112,6 +115,7 @@ std::vector<double> tensor_spectrum(const Layout& l, std::array<double, 3> cell,
                                 static_cast<fftw_complex*>(plane.p), FFTW_FORWARD, FFTW_ESTIMATE)
              : fftw_plan_dft_1d(py, static_cast<fftw_complex*>(plane.p),
                                 static_cast<fftw_complex*>(plane.p), FFTW_FORWARD, FFTW_ESTIMATE);
+  planning.unlock();
   const std::array<int, 3> slab_dims{2 * hx, rows, 1};
   std::vector<double> slab(std::size_t(2) * hx * my_rows), lines;
   if (split) lines.resize(std::size_t(2) * hk * rows);
@@ -179,6 +183,7 @@ std::vector<double> tensor_spectrum(const Layout& l, std::array<double, 3> cell,
       }
     }
   }
+  planning.lock();
   fftw_destroy_plan(x_plan);
   fftw_destroy_plan(yz_plan);
   return result;

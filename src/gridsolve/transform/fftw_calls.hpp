@@ -41,6 +41,12 @@ struct Fftw<double> {
   static void exec_r2c(plan p, double* in, complex* out) { fftw_execute_dft_r2c(p, in, out); }
   static void exec_c2r(plan p, complex* in, double* out) { fftw_execute_dft_c2r(p, in, out); }
   static void exec_c2c(plan p, complex* in, complex* out) { fftw_execute_dft(p, in, out); }
+  // Real-to-real transforms in place (the sine and cosine kinds, the halfcomplex pair).
+  static plan r2r(int rank, const fftw_iodim* d, int hr, const fftw_iodim* h, double* p,
+                  const fftw_r2r_kind* kind) {
+    return fftw_plan_guru_r2r(rank, d, hr, h, p, p, kind, FFTW_ESTIMATE | FFTW_UNALIGNED);
+  }
+  static void exec_r2r(plan p, double* data) { fftw_execute_r2r(p, data, data); }
   static void destroy(plan p) { fftw_destroy_plan(p); }
 };
 
@@ -69,6 +75,11 @@ struct Fftw<float> {
   static void exec_r2c(plan p, float* in, complex* out) { fftwf_execute_dft_r2c(p, in, out); }
   static void exec_c2r(plan p, complex* in, float* out) { fftwf_execute_dft_c2r(p, in, out); }
   static void exec_c2c(plan p, complex* in, complex* out) { fftwf_execute_dft(p, in, out); }
+  static plan r2r(int rank, const fftw_iodim* d, int hr, const fftw_iodim* h, float* p,
+                  const fftw_r2r_kind* kind) {
+    return fftwf_plan_guru_r2r(rank, d, hr, h, p, p, kind, FFTW_ESTIMATE | FFTW_UNALIGNED);
+  }
+  static void exec_r2r(plan p, float* data) { fftwf_execute_r2r(p, data, data); }
   static void destroy(plan p) { fftwf_destroy_plan(p); }
 };
 

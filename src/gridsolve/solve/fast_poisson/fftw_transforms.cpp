@@ -7,16 +7,11 @@
 
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/solve/fast_poisson/axis_transforms.hpp"
+#include "gridsolve/transform/fftw_calls.hpp"
 
 namespace gridsolve::fast_poisson {
 
 namespace {
-
-// FFTW's planner is not thread-safe; execution is.
-std::mutex& planner_mutex() {
-  static std::mutex m;
-  return m;
-}
 
 fftw_r2r_kind forward_kind(AxisKind k) {
   switch (k) {
@@ -49,37 +44,13 @@ fftw_r2r_kind backward_kind(AxisKind k) {
   return FFTW_HC2R;
 }
 
-// The float and double APIs differ only in their prefix.
-template <class T>
-struct Fftw;
-template <>
-struct Fftw<double> {
-  using plan = fftw_plan;
-  static plan make(int rank, const fftw_iodim* dims, int hr, const fftw_iodim* hd, double* p,
-                   const fftw_r2r_kind* kind) {
-    return fftw_plan_guru_r2r(rank, dims, hr, hd, p, p, kind, FFTW_ESTIMATE | FFTW_UNALIGNED);
-  }
-  static void run(plan p, double* data) { fftw_execute_r2r(p, data, data); }
-  static void destroy(plan p) { fftw_destroy_plan(p); }
-};
-template <>
-struct Fftw<float> {
-  using plan = fftwf_plan;
-  static plan make(int rank, const fftw_iodim* dims, int hr, const fftw_iodim* hd, float* p,
-                   const fftw_r2r_kind* kind) {
-    return fftwf_plan_guru_r2r(rank, dims, hr, hd, p, p, kind, FFTW_ESTIMATE | FFTW_UNALIGNED);
-  }
-  static void run(plan p, float* data) { fftwf_execute_r2r(p, data, data); }
-  static void destroy(plan p) { fftwf_destroy_plan(p); }
-};
-
 template <class T>
 class FftwTransforms final : public AxisTransforms<T> {
  public:
   explicit FftwTransforms(const TransformShape& s) {
     const int stride[3] = {1, s.m[0], s.m[0] * s.m[1]};
     std::vector<T> probe(std::size_t(s.m[0]) * s.m[1] * s.m[2]);
-    std::lock_guard<std::mutex> lock(planner_mutex());
+    std::lock_guard<std::mutex> lock(fftw_planner_mutex());
     for (int a = 0; a < 3; ++a) {
       if (!s.transformed[a]) continue;
       fftw_iodim dim{s.m[a], stride[a], stride[a]};
@@ -88,8 +59,8 @@ class FftwTransforms final : public AxisTransforms<T> {
       for (int b = 0; b < 3; ++b)
         if (b != a && s.m[b] > 1) loops[nl++] = fftw_iodim{s.m[b], stride[b], stride[b]};
       const fftw_r2r_kind fk = forward_kind(s.kind[a]), bk = backward_kind(s.kind[a]);
-      auto f = Fftw<T>::make(1, &dim, nl, loops, probe.data(), &fk);
-      auto b = Fftw<T>::make(1, &dim, nl, loops, probe.data(), &bk);
+      auto f = Fftw<T>::r2r(1, &dim, nl, loops, probe.data(), &fk);
+      auto b = Fftw<T>::r2r(1, &dim, nl, loops, probe.data(), &bk);
       if (!f || !b)
         throw Error(fmt::format("FFTW could not plan a {} transform of length {}",
                                 to_string(s.kind[a]), s.m[a]),
@@ -99,15 +70,15 @@ class FftwTransforms final : public AxisTransforms<T> {
     }
   }
   ~FftwTransforms() override {
-    std::lock_guard<std::mutex> lock(planner_mutex());
+    std::lock_guard<std::mutex> lock(fftw_planner_mutex());
     for (auto p : forward_) Fftw<T>::destroy(p);
     for (auto p : backward_) Fftw<T>::destroy(p);
   }
   void forward(T* data) override {
-    for (auto p : forward_) Fftw<T>::run(p, data);
+    for (auto p : forward_) Fftw<T>::exec_r2r(p, data);
   }
   void backward(T* data) override {
-    for (auto p : backward_) Fftw<T>::run(p, data);
+    for (auto p : backward_) Fftw<T>::exec_r2r(p, data);
   }
   const char* backend() const override { return "fftw"; }
 
