@@ -169,14 +169,17 @@ void expect_cartesian_parts_equal_cuts(const ProblemSpec& spec, Device device,
     EXPECT_EQ(mine.op.cp, whole.op.cp) << what;
     auto same = [&](const Field<double>& a, const Field<double>& b, const char* name) {
       EXPECT_EQ(a.empty(), b.empty()) << what << " " << name;
-      if (!a.empty() && !b.empty()) EXPECT_LE(worst_difference3(a, b, nodes), tol) << what << " " << name;
+      if (!a.empty() && !b.empty()) {
+        EXPECT_LE(worst_difference3(a, b, nodes), tol) << what << " " << name;
+      }
     };
     same(mine.op.ap, cut.ap, "ap"), same(mine.op.aw, cut.aw, "aw"), same(mine.op.ae, cut.ae, "ae");
     same(mine.op.as, cut.as, "as"), same(mine.op.an, cut.an, "an"), same(mine.op.ab, cut.ab, "ab");
     same(mine.op.at, cut.at, "at"), same(mine.op.rhs, cut.rhs, "rhs"), same(mine.u, u_cut, "u");
     EXPECT_EQ(mine.op.mask.empty(), cut.mask.empty()) << what;
-    if (!mine.op.mask.empty() && !cut.mask.empty())
+    if (!mine.op.mask.empty() && !cut.mask.empty()) {
       EXPECT_EQ(worst_difference3(mine.op.mask, cut.mask, nodes), 0.0) << what << " mask";
+    }
   }
 }
 
