@@ -85,6 +85,15 @@ if [ "$np" -gt 1 ]; then
     grep -qE "^$kind +$np " "$work/bflow.txt" || fail "bench flow has no $kind row: $(cat "$work/bflow.txt")"
   done
   grep -q "\"ranks\": *$np" "$work/bflow/bench.json" || fail "bench flow json: $(cat "$work/bflow/bench.json")"
+  # Bad input on ranks: exit 2 on every rank with the reason, never a hang.
+  timeout 60 "${launch[@]}" "$gridsolve" bench flow --device cpu --n 32 --dims 4 >"$work/bdims.txt" 2>&1
+  code=$?
+  [ "$code" -eq 2 ] || fail "bench flow --dims 4: exit $code, want 2: $(cat "$work/bdims.txt")"
+  grep -q -- "--dims must be 2 or 3" "$work/bdims.txt" || fail "bench flow --dims 4: $(cat "$work/bdims.txt")"
+  timeout 60 "${launch[@]}" "$gridsolve" cavity --n 4 --device cpu -q >"$work/tiny.txt" 2>&1
+  code=$?
+  [ "$code" -eq 2 ] || fail "cavity --n 4 on $np ranks: exit $code, want 2: $(cat "$work/tiny.txt")"
+  grep -q "does not split over $np ranks" "$work/tiny.txt" || fail "cavity --n 4: $(cat "$work/tiny.txt")"
 fi
 
 # Checkpoints: stopped on these ranks and restarted on them, bit for bit the uninterrupted
