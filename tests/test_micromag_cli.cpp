@@ -167,6 +167,10 @@ TEST(MicromagCli, BadConfigsExitTwoWithAMessage) {
       {"[initial]", "[[region]]\nid = 1\nMs = 1e5\n[[region]]\nid = 1\nMs = 2e5\n[initial]",
        "region 1 is given twice"},
       {"state = \"uniform\"", "state = \"vortex\"\ncore_radius = -1e-9", "must not be negative"},
+      {"plots = false", "plots = false\nfields = [\"B_demg\"]",
+       "output.fields[0] must be one of B_demag"},
+      {"plots = false", "plots = false\nfields = [\"B_eff\", \"B_eff\"]", "names 'B_eff' twice"},
+      {"plots = false", "plots = false\nfields = \"B_eff\"", "must be an array of names"},
   };
   for (const Case& c : cases) {
     std::string text = good;
@@ -281,4 +285,52 @@ TEST(MicromagCli, RunUntilConditionStopsAtTheExactTime) {
   EXPECT_FALSE(j["stages"][0]["condition_met"].get<bool>());
   EXPECT_EQ(j["stages"].size(), 1u);
   EXPECT_NEAR(j["t_end"].get<double>(), 5e-11, 1e-20);
+}
+
+TEST(MicromagCli, SavedFieldsAreTheTermsOfTheEffectiveFieldAndTheTorque) {
+  // mumax3's B_demag, B_exch, B_anis, B_ext, B_eff and torque beside m: the terms add up to
+  // B_eff, B_ext and B_anis are their closed forms at each cell, the torque is the LLG
+  // torque of B_eff, and the demag field opposes m on average.
+  const auto dir = scratch("fields");
+  const double ku = 2e4, ms = 8e5, alpha = 0.3;
+  write(dir / "f.toml",
+        "[mesh]\ncells = [24, 8, 2]\nsize = [120e-9, 40e-9, 6e-9]\n"
+        "[material]\nMs = 8.0e5\nA = 1.3e-11\nalpha = 0.3\nKu1 = 2e4\nanis_u = [0, 1, 0]\n"
+        "[initial]\nstate = \"random\"\nseed = 3\n[field]\nB = [0.01, -0.02, 0.005]\n"
+        "[solver]\nprecision = \"double\"\ndevice = \"cpu\"\n[output]\ndir = \"" +
+            (dir / "out").string() +
+            "\"\nplots = false\nhdf5 = false\n"
+            "fields = [\"B_demag\", \"B_exch\", \"B_anis\", \"B_ext\", \"B_eff\", \"torque\"]\n"
+            "[[stage]]\nkind = \"run\"\ntime = 1e-12\n");
+  const Outcome o = run_cli("micromag " + (dir / "f.toml").string());
+  ASSERT_EQ(o.code, 0) << o.output;
+  auto read = [&](const std::string& name) {
+    gridsolve::OvfMesh mesh;
+    return gridsolve::read_ovf2((dir / "out" / (name + "_stage1_run.ovf")).string(), mesh);
+  };
+  const auto m = read("m"), demag = read("B_demag"), exch = read("B_exch"), anis = read("B_anis"),
+             ext = read("B_ext"), eff = read("B_eff"), torque = read("torque");
+  ASSERT_EQ(m[0].size(), 24u * 8 * 2);
+  double largest = 0, demag_along_m = 0;
+  for (std::size_t q = 0; q < m[0].size(); ++q)
+    for (int c = 0; c < 3; ++c) largest = std::max(largest, std::abs(eff[c][q]));
+  ASSERT_GT(largest, 0.05);  // random m: exchange fields of tenths of a tesla
+  const double b_ext[3] = {0.01, -0.02, 0.005};
+  for (std::size_t q = 0; q < m[0].size(); ++q) {
+    const double mi[3] = {m[0][q], m[1][q], m[2][q]}, b[3] = {eff[0][q], eff[1][q], eff[2][q]};
+    const double mxb[3] = {mi[1] * b[2] - mi[2] * b[1], mi[2] * b[0] - mi[0] * b[2],
+                           mi[0] * b[1] - mi[1] * b[0]};
+    const double mxmxb[3] = {mi[1] * mxb[2] - mi[2] * mxb[1], mi[2] * mxb[0] - mi[0] * mxb[2],
+                             mi[0] * mxb[1] - mi[1] * mxb[0]};
+    for (int c = 0; c < 3; ++c) {
+      EXPECT_NEAR(demag[c][q] + exch[c][q] + anis[c][q] + ext[c][q], eff[c][q], 1e-12 * largest);
+      EXPECT_NEAR(ext[c][q], b_ext[c], 1e-15);
+      // Uniaxial along y: B = 2 Ku / Ms (m.u) u.
+      EXPECT_NEAR(anis[c][q], c == 1 ? 2 * ku / ms * mi[1] : 0.0, 1e-14);
+      EXPECT_NEAR(torque[c][q], -(mxb[c] + alpha * mxmxb[c]) / (1 + alpha * alpha),
+                  1e-12 * largest);
+      demag_along_m += demag[c][q] * mi[c];
+    }
+  }
+  EXPECT_LT(demag_along_m, 0.0);
 }

@@ -235,6 +235,33 @@ std::optional<std::string> TomlReader::choice(const toml::table& t, std::string_
   return s;
 }
 
+std::optional<std::vector<std::string>> TomlReader::choices(const toml::table& t,
+                                                            std::string_view key,
+                                                            const std::string& path,
+                                                            const Names& choices) const {
+  const toml::node* n = t.get(key);
+  if (!n) return std::nullopt;
+  const std::string name = join_key(path, key);
+  const auto* a = n->as_array();
+  if (!a)
+    fail(n, fmt::format("{} must be an array of names ({}), got {}", name, fmt::join(choices, ", "),
+                        describe(*n)));
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < a->size(); ++i) {
+    const toml::node& e = *a->get(i);
+    const auto* v = e.as_string();
+    if (!v) fail(&e, fmt::format("{}[{}] must be a string, got {}", name, i, describe(e)));
+    const std::string s = v->get();
+    if (std::find(choices.begin(), choices.end(), s) == choices.end())
+      fail(&e, fmt::format("{}[{}] must be one of {}; got '{}'{}", name, i,
+                           fmt::join(choices, ", "), printable(s), did_you_mean(s, choices)));
+    if (std::find(out.begin(), out.end(), s) != out.end())
+      fail(&e, fmt::format("{} names '{}' twice", name, s));
+    out.push_back(s);
+  }
+  return out;
+}
+
 std::optional<bool> TomlReader::boolean(const toml::table& t, std::string_view key,
                                         const std::string& path) const {
   const toml::node* n = t.get(key);

@@ -66,6 +66,10 @@ class TomlReader {
   // A string from `choices` (a near miss gets a hint).
   std::optional<std::string> choice(const toml::table& t, std::string_view key,
                                     const std::string& path, const Names& choices) const;
+  // An array of strings, each from `choices`, none twice (an empty array is allowed).
+  std::optional<std::vector<std::string>> choices(const toml::table& t, std::string_view key,
+                                                  const std::string& path,
+                                                  const Names& choices) const;
   std::optional<bool> boolean(const toml::table& t, std::string_view key,
                               const std::string& path) const;
   // A number or a formula string in x, y, z.

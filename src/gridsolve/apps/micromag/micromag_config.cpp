@@ -16,6 +16,7 @@
 #include <random>
 #include <sstream>
 
+#include "gridsolve/apps/micromag/micromag_outputs.hpp"
 #include "gridsolve/apps/micromag/stop_condition.hpp"
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/problem/expression.hpp"
@@ -272,13 +273,15 @@ void read_solver(const TomlReader& rd, const toml::table& s, MicromagConfig& c) 
 }
 
 void read_output(const TomlReader& rd, const toml::table& o, MicromagConfig& c) {
-  rd.only_keys(o, "output", {"dir", "table_interval", "snapshot_interval", "ovf", "hdf5", "plots"});
+  rd.only_keys(o, "output",
+               {"dir", "table_interval", "snapshot_interval", "ovf", "hdf5", "plots", "fields"});
   if (auto v = rd.string(o, "dir", "output")) c.out = *v;
   read_number(rd, o, "table_interval", "output", c.table_interval);
   read_number(rd, o, "snapshot_interval", "output", c.snapshot_interval);
   c.ovf = rd.boolean(o, "ovf", "output").value_or(c.ovf);
   c.hdf5 = rd.boolean(o, "hdf5", "output").value_or(c.hdf5);
   c.plots = rd.boolean(o, "plots", "output").value_or(c.plots);
+  if (auto v = rd.choices(o, "fields", "output", saved_field_names())) c.fields = *v;
   if (!(c.table_interval > 0))
     rd.fail(o.get("table_interval"), "'output.table_interval' must be positive");
   if (c.snapshot_interval < 0)

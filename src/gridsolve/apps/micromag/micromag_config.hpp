@@ -57,6 +57,9 @@ struct MicromagConfig {
   double table_interval = 1e-12;
   double snapshot_interval = 0;  // 0: snapshots at the end of each stage only
   bool ovf = true, hdf5 = true, plots = true;
+  // Fields saved beside each m snapshot, by mumax3's names: B_demag, B_exch, B_anis, B_ext,
+  // B_eff (T) and torque (the LLG torque over gamma, T).
+  std::vector<std::string> fields;
   std::string source;  // the file, for messages and summary.json
   // [scan]: standard problem 3. Cubes of these edges (in exchange lengths of region 0)
   // are brought to equilibrium from a flower state (along the easy axis, which must lie in

@@ -10,6 +10,7 @@
 #include <numbers>
 #include <regex>
 
+#include "gridsolve/apps/micromag/field_term.hpp"
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/io/atomic_file.hpp"
 #include "gridsolve/io/gnuplot.hpp"
@@ -27,9 +28,49 @@ std::string table_csv(const std::vector<TableRow>& rows, const std::string& run_
   return run_id.empty() ? s : with_run_id_column(s, run_id);
 }
 
+const std::vector<SavedField>& saved_fields() {
+  static const std::vector<SavedField> all{
+      {"B_demag", term_demag, false},     {"B_exch", term_exchange, false},
+      {"B_anis", term_anisotropy, false}, {"B_ext", term_zeeman, false},
+      {"B_eff", term_all, false},         {"torque", term_all, true}};
+  return all;
+}
+
+std::vector<std::string_view> saved_field_names() {
+  std::vector<std::string_view> out;
+  for (const SavedField& f : saved_fields()) out.push_back(f.name);
+  return out;
+}
+
+const SavedField& saved_field(std::string_view name) {
+  for (const SavedField& f : saved_fields())
+    if (f.name == name) return f;
+  throw Error(fmt::format("no saved field is called '{}'", name));
+}
+
+std::array<std::vector<double>, 3> llg_torque(const MicromagProblem& problem,
+                                              const std::array<std::vector<double>, 3>& m,
+                                              const std::array<std::vector<double>, 3>& b) {
+  const std::size_t n = m[0].size();
+  std::array<std::vector<double>, 3> out;
+  for (auto& c : out) c.assign(n, 0.0);
+  for (std::size_t q = 0; q < n; ++q) {
+    const std::uint8_t r = problem.region[q];
+    if (r == vacuum || problem.regions[r].ms == 0) continue;
+    const double a = problem.regions[r].alpha;
+    const double mi[3] = {m[0][q], m[1][q], m[2][q]}, bi[3] = {b[0][q], b[1][q], b[2][q]};
+    const double mxb[3] = {mi[1] * bi[2] - mi[2] * bi[1], mi[2] * bi[0] - mi[0] * bi[2],
+                           mi[0] * bi[1] - mi[1] * bi[0]};
+    const double mxmxb[3] = {mi[1] * mxb[2] - mi[2] * mxb[1], mi[2] * mxb[0] - mi[0] * mxb[2],
+                             mi[0] * mxb[1] - mi[1] * mxb[0]};
+    for (int c = 0; c < 3; ++c) out[c][q] = -(mxb[c] + a * mxmxb[c]) / (1 + a * a);
+  }
+  return out;
+}
+
 bool is_run_file(const std::string& name) {
   static const std::regex snapshot(
-      R"(m([0-9]{6}|_stage[0-9]+_[a-z]+|_L[0-9.]+_(flower|vortex))\.(ovf|h5|xdmf|png))");
+      R"((m|B_demag|B_exch|B_anis|B_ext|B_eff|torque)([0-9]{6}|_stage[0-9]+_[a-z]+|_L[0-9.]+_(flower|vortex))\.(ovf|h5|xdmf|png))");
   return name == "summary.json" || name == "table.csv" || name == "sp3.csv" || name == "m_t.png" ||
          std::regex_match(name, snapshot);
 }

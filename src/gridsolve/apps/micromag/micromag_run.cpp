@@ -309,6 +309,13 @@ class Runner {
     // On ranks the slabs are gathered onto rank 0 (every rank takes part), which writes.
     const auto host = sys_.m().to_host();
     const Field<T> whole = c_.hdf5 ? sys_.m().field() : Field<T>();
+    // The fields beside m are computed on every rank (the demag field needs them all).
+    std::vector<std::array<std::vector<T>, 3>> fields;
+    for (const std::string& f : c_.fields) {
+      CellVectors<T> b = sys_.vectors();
+      sys_.effective_field(field_(t_), saved_field(f).terms, b);
+      fields.push_back(b.to_host());
+    }
     if (!root_) return;
     const Mesh& mesh = c_.problem.mesh;
     if (c_.ovf) {
@@ -326,6 +333,7 @@ class Runner {
       w.add("m", whole);
       w.write(c_.out, name, run_id_);
     }
+    for (std::size_t f = 0; f < fields.size(); ++f) save_field(name, c_.fields[f], host, fields[f]);
     if (picture && c_.plots) {
       std::array<std::vector<double>, 3> md;
       for (int c = 0; c < 3; ++c) md[c].assign(host[c].begin(), host[c].end());
@@ -333,6 +341,45 @@ class Runner {
           plot_magnetization(c_.out + "/" + name + ".png", mesh, c_.problem.region, md,
                              fmt::format("m at t = {:.4f} ns ({})", t_ * 1e9, name));
       if (!p.empty()) problems_.push_back(p);
+    }
+  }
+
+  // One saved field beside the snapshot `name` (m_stage1_relax -> B_demag_stage1_relax),
+  // in the snapshot's formats.
+  void save_field(const std::string& name, const std::string& field,
+                  const std::array<std::vector<T>, 3>& m, std::array<std::vector<T>, 3> b) {
+    const Mesh& mesh = c_.problem.mesh;
+    const SavedField& what = saved_field(field);
+    if (what.torque) {
+      std::array<std::vector<double>, 3> md, bd;
+      for (int c = 0; c < 3; ++c) {
+        md[c].assign(m[c].begin(), m[c].end());
+        bd[c].assign(b[c].begin(), b[c].end());
+      }
+      const auto tq = llg_torque(c_.problem, md, bd);
+      for (int c = 0; c < 3; ++c) b[c].assign(tq[c].begin(), tq[c].end());
+    }
+    const std::string file = field + name.substr(1);  // the name after its leading "m"
+    if (c_.ovf) {
+      OvfMesh om;
+      om.n = mesh.n;
+      om.cell = mesh.cell;
+      write_ovf2<T>(c_.out + "/" + file + ".ovf", om, b, field,
+                    {field + "_x", field + "_y", field + "_z"}, "T", t_, run_id_);
+    }
+    if (c_.hdf5) {
+      Grid g = cell_grid(mesh.n);
+      g.spacing = mesh.cell;
+      Field<T> whole(cell_grid(mesh.n), Centring::cell(), 3, 0, Device::cpu);
+      const FieldView<T> v = whole.view();
+      std::size_t q = 0;
+      for (int k = 0; k < mesh.n[2]; ++k)
+        for (int j = 0; j < mesh.n[1]; ++j)
+          for (int i = 0; i < mesh.n[0]; ++i, ++q)
+            for (int c = 0; c < 3; ++c) v(i, j, k, c) = b[std::size_t(c)][q];
+      FieldFileWriter w(g);
+      w.add(field, whole);
+      w.write(c_.out, file, run_id_);
     }
   }
 
