@@ -16,6 +16,7 @@
 #include "gridsolve/problem/assemble.hpp"
 #include "gridsolve/problem/model_problems.hpp"
 #include "gridsolve/problem/stencil_operator_part.hpp"
+#include "gridsolve/solve/whole_on_every_rank.hpp"
 #include "gridsolve/solve/solver.hpp"
 
 namespace gridsolve {
@@ -222,6 +223,52 @@ TEST(MpiSolvers, MultigridMatchesOneProcess) {
   cube.n = 40;
   cube.sides = "periodic-all";
   expect_same_answer(cube, "mg", residual_rule(1e-10), 1e-8);
+}
+
+// A small problem split over the ranks, solved whole on every rank: the one-process
+// answer and iteration count on every split, set up once, new coefficients by update(),
+// solves with the operator's own right-hand side and with one given per solve.
+TEST(MpiSolvers, WholeOnEveryRankMatchesOneProcess) {
+  const int n = Communicator::world().size();
+  ModelProblem m;
+  m.n = 65;
+  for (const char* sides : {"dirichlet", "neumann", "periodic"}) {
+    m.sides = sides;
+    m.mask = std::string(sides) == "periodic" ? "hole" : "none";
+    m.coefficient = "variable";
+    const ProblemSpec spec = make_model_problem(m);
+    Discretization<double> whole = assemble<double>(spec, Device::cpu);
+    Parted part = split(whole, {0, 0, 0});
+    for (const char* name : {"mg", "mgcg", "cg"}) {
+      const std::string what = std::string(name) + " on " + sides;
+      Field<double> u1 = whole.u.copy_to(Device::cpu), u2 = part.u.copy_to(Device::cpu);
+      const SolveReport one = make_solver<double>(name)->solve(whole.op, u1, residual_rule(1e-10));
+      WholeOnEveryRank<double> s(make_solver<double>(name), std::int64_t(1) << 20);
+      s.setup(part.op);
+      EXPECT_EQ(s.whole(), n > 1) << what;
+      const SolveReport many = s.solve(u2, residual_rule(1e-10));
+      EXPECT_EQ(many.iterations, one.iterations) << what;
+      const auto [largest, worst] = agreement(u1, u2);
+      EXPECT_GT(largest, 1e-3) << what;
+      EXPECT_LE(worst, 1e-12 * largest) << what;
+      // A right-hand side given per solve, after update().
+      Field<double> b = whole.op.make_field(), u3 = whole.u.copy_to(Device::cpu);
+      const FieldView<double> bv = b.view();
+      const Box& act = whole.op.active;
+      for (int j = act.lo[1]; j <= act.hi[1]; ++j)
+        for (int i = act.lo[0]; i <= act.hi[0]; ++i) bv(i, j, 0) = 1e-3 * (i - 2 * j);
+      s.update(part.op);
+      const Field<double> b_part = field_part(b, part.parts, Communicator::world().rank());
+      Field<double> u4 = part.u.copy_to(Device::cpu);
+      const std::unique_ptr<Solver<double>> alone = make_solver<double>(name);
+      alone->setup(whole.op);
+      alone->solve(b, u3, residual_rule(1e-10));
+      const SolveReport given = s.solve(b_part, u4, residual_rule(1e-10));
+      EXPECT_TRUE(given.converged) << what;
+      const auto [largest_b, worst_b] = agreement(u3, u4);
+      EXPECT_LE(worst_b, 1e-12 * largest_b) << what << ", b given";
+    }
+  }
 }
 
 // The transform solver on slabs: each rank transforms its slab, one all-to-all gives each

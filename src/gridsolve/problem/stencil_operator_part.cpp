@@ -38,11 +38,13 @@ StencilOperator<T> operator_part(const StencilOperator<T>& whole,
 }
 
 template <class T>
-StencilOperator<T> gather_operator(const StencilOperator<T>& part, bool with_rhs) {
+StencilOperator<T> gather_operator(const StencilOperator<T>& part, bool with_rhs, Device on) {
   require(bool(part.parts), "gather_operator takes one rank's part of an operator");
+  require(on == Device::cpu || on == part.device,
+          "gather_operator gathers into host memory or onto the part's own device");
   StencilOperator<T> whole;
   whole.grid = part.grid;
-  whole.device = Device::cpu;
+  whole.device = on;
   whole.active = part.global_active;
   whole.uniform = part.uniform;
   whole.cp = part.cp, whole.cw = part.cw, whole.ce = part.ce, whole.cs = part.cs;
@@ -59,9 +61,11 @@ StencilOperator<T> gather_operator(const StencilOperator<T>& part, bool with_rhs
   auto gather = [&](const auto& from, auto& to) {
     using F = std::decay_t<decltype(to)>;
     if (from.empty()) return;
-    const auto host = from.copy_to(Device::cpu);
-    to = F(part.grid, part.active.centring, from.ncomp(), from.ghost(), Device::cpu);
-    gather_parts_everywhere(host, to);
+    to = F(part.grid, part.active.centring, from.ncomp(), from.ghost(), on);
+    if (from.device() == on)
+      gather_parts_everywhere(from, to);
+    else
+      gather_parts_everywhere(from.copy_to(on), to);
   };
   gather(part.ap, whole.ap), gather(part.aw, whole.aw), gather(part.ae, whole.ae);
   gather(part.as, whole.as), gather(part.an, whole.an), gather(part.ab, whole.ab);
@@ -120,8 +124,8 @@ template std::array<std::vector<double>, 3> unknowns_per_plane(const StencilOper
 template std::array<std::vector<double>, 3> unknowns_per_plane(const StencilOperator<double>&);
 template std::int64_t unknowns_in(const StencilOperator<float>&, const Box&);
 template std::int64_t unknowns_in(const StencilOperator<double>&, const Box&);
-template StencilOperator<float> gather_operator(const StencilOperator<float>&, bool);
-template StencilOperator<double> gather_operator(const StencilOperator<double>&, bool);
+template StencilOperator<float> gather_operator(const StencilOperator<float>&, bool, Device);
+template StencilOperator<double> gather_operator(const StencilOperator<double>&, bool, Device);
 template StencilOperator<float> operator_part(const StencilOperator<float>&,
                                               std::shared_ptr<const Decomposition>, int);
 template StencilOperator<double> operator_part(const StencilOperator<double>&,

@@ -21,12 +21,14 @@ template <class T>
 StencilOperator<T> operator_part(const StencilOperator<T>& whole,
                                  std::shared_ptr<const Decomposition> parts, int rank);
 
-// The reverse, on every rank: the whole operator in host memory, its fields gathered from
-// every rank's part (what a multigrid hierarchy coarsens before splitting its levels
-// over the ranks again). Every rank calls it.
+// The reverse, on every rank: the whole operator, its fields gathered from every rank's
+// part (what a multigrid hierarchy coarsens before splitting its levels over the ranks
+// again), in host memory, or with on = the part's device on that device (the messages by
+// the device link). Every rank calls it.
 // with_rhs false leaves the right-hand side out (b_const stays): all a coarsening reads.
 template <class T>
-StencilOperator<T> gather_operator(const StencilOperator<T>& part, bool with_rhs = true);
+StencilOperator<T> gather_operator(const StencilOperator<T>& part, bool with_rhs = true,
+                                   Device on = Device::cpu);
 
 // The unknowns of a whole operator (on any device) in each plane normal to each axis,
 // indexed from the grid's first node: the work Decomposition::balanced shares out, so a

@@ -2,6 +2,7 @@
 // boundaries, obstacles, schemes, time control), its checks, and the benchmark presets.
 #pragma once
 #include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -119,6 +120,10 @@ struct FlowCase {
   double momentum_tolerance = -1;
   double pressure_tolerance = 1e-8;
   std::string pressure_solver = "mg";  // mg: multigrid, hierarchy kept between solves
+  // On several ranks, a pressure problem of at most this many nodes is solved whole on
+  // every rank (WholeOnEveryRank); negative: the device's default (split_level_nodes),
+  // 0: always split.
+  std::int64_t pressure_whole_nodes = -1;
   int check_every = 10;  // steps between residual checks (scalars back from the device)
 
   // Reference scales for coefficients (drag and lift: 2 F / (U^2 D)).

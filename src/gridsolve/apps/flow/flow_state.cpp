@@ -14,6 +14,7 @@
 #include "gridsolve/exec/ghost_exchange.hpp"
 #include "gridsolve/problem/stencil_operator_part.hpp"
 #include "gridsolve/problem/boundary.hpp"
+#include "gridsolve/solve/whole_on_every_rank.hpp"
 
 namespace gridsolve::flow {
 
@@ -96,7 +97,11 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d, bool whole) : case_(c), d
   build_pressure_operator(fixed_host);
   solid_ = solid_host.copy_to(device_);
   if (cell_parts_) cut_into_parts(d);
-  pressure_solver_ = make_solver<T>(c.pressure_solver);
+  const std::int64_t whole_nodes = c.pressure_whole_nodes >= 0
+                                       ? c.pressure_whole_nodes
+                                       : split_level_nodes(MultigridOptions{}, device_);
+  pressure_solver_ =
+      std::make_unique<WholeOnEveryRank<T>>(make_solver<T>(c.pressure_solver), whole_nodes);
   build_ghost_rules();
   apply_boundaries(c.inflow_period > 0 ? 0.0 : 1.0);
   inflow_factor_ = c.inflow_period > 0 ? 0.0 : 1.0;

@@ -37,16 +37,6 @@ struct MultigridHierarchy<T>::Level {
 
 namespace {
 
-// On several ranks, the levels with at most this many nodes are whole on every rank (unless
-// the options say otherwise). A split level costs about a dozen messages per cycle, each
-// bound by the link's latency (tens of microseconds on NCCL); a whole level costs every
-// rank the level's sweeps, which on a GPU take less than that up to about a million nodes,
-// on a CPU core up to some tens of thousands.
-std::int64_t split_level_nodes(const MultigridOptions& o, Device d) {
-  if (o.split_nodes > 0) return o.split_nodes;
-  return d == Device::cpu ? std::int64_t(1) << 15 : std::int64_t(1) << 20;
-}
-
 // Every loop below that reads neighbours first lets the level's operator refresh the
 // periodic images it reads (nothing when no axis is periodic).
 template <class T>

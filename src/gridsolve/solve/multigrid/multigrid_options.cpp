@@ -51,4 +51,9 @@ MultigridOptions MultigridOptions::parse(std::string_view cycle, int pre, int po
   return o;
 }
 
+std::int64_t split_level_nodes(const MultigridOptions& o, Device d) {
+  if (o.split_nodes > 0) return o.split_nodes;
+  return d == Device::cpu ? std::int64_t(1) << 15 : std::int64_t(1) << 20;
+}
+
 }  // namespace gridsolve

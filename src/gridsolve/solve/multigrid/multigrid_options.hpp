@@ -4,6 +4,8 @@
 #include <string>
 #include <string_view>
 
+#include "gridsolve/exec/device.hpp"
+
 namespace gridsolve {
 
 enum class Cycle { V, W, F };
@@ -34,5 +36,12 @@ struct MultigridOptions {
                                 std::string_view smoother);
   bool operator==(const MultigridOptions&) const = default;
 };
+
+// On several ranks, problems and multigrid levels with at most this many nodes are whole
+// on every rank (split_nodes when set). A split level costs about a dozen messages per
+// cycle, each bound by the link's latency (tens of microseconds on NCCL); a whole level
+// costs every rank the level's sweeps, which on a GPU take less than that up to about a
+// million nodes, on a CPU core up to some tens of thousands.
+std::int64_t split_level_nodes(const MultigridOptions& o, Device d);
 
 }  // namespace gridsolve
