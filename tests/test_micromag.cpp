@@ -347,12 +347,14 @@ TEST(MicromagExchange, RegionGhostsAreVacuumOnFreeSidesAndWrapOnPeriodicOnes) {
     EXPECT_EQ(r(i, 1, -1), vacuum);
     EXPECT_EQ(r(i, 1, 3), vacuum);
   }
-  // A single layer is stored without z ghosts; an axis of one cell is free even when
-  // periodic (the cell would be its own neighbour).
+  // A single layer is stored without z ghosts (z stays free); a periodic axis of one
+  // cell wraps onto the cell itself (no exchange, and no free surface for DMI).
   MicromagSystem<double> film(two_regions_with_holes({6, 1, 1}, {true, true, true}), Device::cpu);
   EXPECT_EQ(film.region().dims(), 2);
-  EXPECT_EQ(film.ghost_sides().face[0], GhostRule::periodic);
-  for (int f = 2; f < 6; ++f) EXPECT_EQ(film.ghost_sides().face[f], GhostRule::keep);
+  for (int f = 0; f < 4; ++f) EXPECT_EQ(film.ghost_sides().face[f], GhostRule::periodic);
+  for (int f = 4; f < 6; ++f) EXPECT_EQ(film.ghost_sides().face[f], GhostRule::keep);
+  const FieldView<const std::uint8_t> fr = film.region().cview();
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(fr(i, -1, 0), fr(i, 0, 0));
 }
 
 TEST(MicromagDynamics, WholeTurnSpiralAcrossPeriodicSidesStaysPut) {

@@ -24,10 +24,12 @@ MicromagProblem random_problem(std::array<int, 3> n) {
   r.ku1 = 2e4;
   r.anis_u = {0.3, 0.2, 1};
   r.kc1 = -1e4;
+  r.dind = 2e-3;
   MicromagProblem p = MicromagProblem::box(n, {3e-9, 2.5e-9, 2e-9}, r);
   Region r2 = r;
   r2.ms = 5e5;
   r2.aex = 0.7e-11;
+  r2.dind = -1e-3;
   p.regions[3] = r2;
   // Some cells of a second region and some without material.
   for (std::size_t q = 0; q < p.region.size(); ++q) {

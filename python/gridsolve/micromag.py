@@ -17,7 +17,7 @@ from . import _core
 __all__ = ["Run", "run"]
 
 COLUMNS = ["t", "mx", "my", "mz", "E_total", "E_exchange", "E_anisotropy", "E_zeeman",
-           "E_demag", "max_torque", "dt"]
+           "E_demag", "E_dmi", "max_torque", "dt"]
 
 
 class Run:

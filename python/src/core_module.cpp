@@ -336,8 +336,9 @@ NB_MODULE(_core, m) {
         // The table: one row per line, the columns of table.csv.
         std::vector<double> table;
         for (const micromag::TableRow& r : record.rows)
-          table.insert(table.end(), {r.t, r.m[0], r.m[1], r.m[2], r.e.total(), r.e.exchange,
-                                     r.e.anisotropy, r.e.zeeman, r.e.demag, r.max_torque, r.dt});
+          table.insert(table.end(),
+                       {r.t, r.m[0], r.m[1], r.m[2], r.e.total(), r.e.exchange, r.e.anisotropy,
+                        r.e.zeeman, r.e.demag, r.e.dmi, r.max_torque, r.dt});
         const int rows = int(record.rows.size());
         const std::array<int, 3> n = c.problem.mesh.n;
         std::vector<double> m;

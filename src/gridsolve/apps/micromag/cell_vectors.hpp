@@ -53,14 +53,14 @@ Field<T> cell_field(Device d, std::array<int, 3> n, int ncomp) {
 }
 
 // How the ghosts of the mesh's cell fields are filled: periodic across the sides of a
-// periodic axis; elsewhere kept as they are, the region map's ghosts there being vacuum
-// (set once): a free surface, which exchange reads as a neighbour without material. An
-// axis of one cell is free even when periodic: the cell would be its own neighbour and
-// add nothing.
+// periodic axis (one cell along it: the cell is its own neighbour, which adds no exchange
+// but is not a free surface, whose boundary condition DMI would apply); elsewhere kept as
+// they are, the region map's ghosts there being vacuum (set once): a free surface, which
+// exchange reads as a neighbour without material.
 inline GhostSides cell_ghost_sides(std::array<int, 3> n, std::array<bool, 3> periodic) {
   GhostSides s;
   for (int a = 0; a < 3; ++a)
-    if (periodic[a] && n[a] > 1) s.face[2 * a] = s.face[2 * a + 1] = GhostRule::periodic;
+    if (periodic[a] && (a < 2 || n[2] > 1)) s.face[2 * a] = s.face[2 * a + 1] = GhostRule::periodic;
   return s;
 }
 

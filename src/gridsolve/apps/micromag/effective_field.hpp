@@ -7,6 +7,7 @@
 #include "gridsolve/apps/micromag/demag_field.hpp"
 #include "gridsolve/apps/micromag/exchange_field.hpp"
 #include "gridsolve/apps/micromag/field_term.hpp"
+#include "gridsolve/apps/micromag/interfacial_dmi.hpp"
 #include "gridsolve/apps/micromag/uniaxial_anisotropy.hpp"
 #include "gridsolve/apps/micromag/zeeman_field.hpp"
 
@@ -44,6 +45,7 @@ struct TermSum<T, First, Rest...> {
 template <class T>
 using EffectiveField = TermSum<T,                      //
                                ExchangeField<T>,       //
+                               InterfacialDmi<T>,      //
                                UniaxialAnisotropy<T>,  //
                                CubicAnisotropy<T>,     //
                                ZeemanField<T>,         //

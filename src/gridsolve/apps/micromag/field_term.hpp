@@ -20,7 +20,7 @@ namespace gridsolve::micromag {
 // The material of one region as the loop bodies read it (unit axes, c3 = c1 x c2).
 template <class T>
 struct MaterialParams {
-  T ms, aex, alpha, ku1, kc1;
+  T ms, aex, alpha, ku1, kc1, dind;
   T u[3], c1[3], c2[3], c3[3];
 };
 
@@ -30,7 +30,8 @@ enum Term : unsigned {
   term_anisotropy = 2,
   term_zeeman = 4,
   term_demag = 8,
-  term_all = 15
+  term_dmi = 16,
+  term_all = 31
 };
 
 // One magnetic cell (Ms > 0) as the terms see it. q and rq are its elements in m's and in

@@ -86,8 +86,8 @@ void read_vector(const TomlReader& rd, const toml::table& t, std::string_view ke
   if (auto v = rd.vector(t, key, path, 3)) out = *v;
 }
 
-const TomlReader::Names region_keys = {"Ms",     "A",   "alpha",   "Ku1",
-                                       "anis_u", "Kc1", "anis_c1", "anis_c2"};
+const TomlReader::Names region_keys = {"Ms",  "A",       "alpha",   "Ku1", "anis_u",
+                                       "Kc1", "anis_c1", "anis_c2", "Dind"};
 
 void read_region(const TomlReader& rd, const toml::table& t, const std::string& path, Region& r) {
   read_number(rd, t, "Ms", path, r.ms);
@@ -98,6 +98,7 @@ void read_region(const TomlReader& rd, const toml::table& t, const std::string& 
   read_number(rd, t, "Kc1", path, r.kc1);
   read_vector(rd, t, "anis_c1", path, r.anis_c1);
   read_vector(rd, t, "anis_c2", path, r.anis_c2);
+  read_number(rd, t, "Dind", path, r.dind);
   if (r.ms < 0) rd.fail(&t, fmt::format("'{}.Ms' must not be negative", path));
   if (r.aex < 0) rd.fail(&t, fmt::format("'{}.A' must not be negative", path));
   if (r.alpha < 0) rd.fail(&t, fmt::format("'{}.alpha' must not be negative", path));
@@ -107,6 +108,9 @@ void read_region(const TomlReader& rd, const toml::table& t, const std::string& 
     rd.fail(&t, fmt::format("'{}.Ms' {} A/m is beyond any material (at most 1e8)", path, r.ms));
   if (r.aex > 1e-8)
     rd.fail(&t, fmt::format("'{}.A' {} J/m is beyond any material (at most 1e-8)", path, r.aex));
+  if (std::abs(r.dind) > 1)
+    rd.fail(&t,
+            fmt::format("'{}.Dind' {} J/m^2 is beyond any material (|D| at most 1)", path, r.dind));
   if (std::abs(r.ku1) > 1e9 || std::abs(r.kc1) > 1e9)
     rd.fail(&t, fmt::format("'{}.Ku1' / '{}.Kc1' beyond any material (|K| at most 1e9 J/m^3)",
                             path, path));
@@ -361,8 +365,9 @@ MicromagConfig parse_micromag_config(std::string_view toml_text, const std::stri
   read_shapes(rd, root, c);
   if (const toml::table* i = rd.table(root, "initial", "")) read_initial(rd, *i, source_name, c);
   if (const toml::table* f = rd.table(root, "field", "")) {
-    rd.only_keys(*f, "field", {"B"});
+    rd.only_keys(*f, "field", {"B", "demag"});
     if (auto b = formulas3(rd, *f, "B", "field")) c.field = *b;
+    c.problem.demag = rd.boolean(*f, "demag", "field").value_or(c.problem.demag);
   }
   if (const toml::table* s = rd.table(root, "solver", "")) read_solver(rd, *s, c);
   if (const toml::table* o = rd.table(root, "output", "")) read_output(rd, *o, c);

@@ -19,12 +19,14 @@
 namespace gridsolve::micromag {
 
 std::string table_csv(const std::vector<TableRow>& rows, const std::string& run_id) {
-  std::string s = "t,mx,my,mz,E_total,E_exchange,E_anisotropy,E_zeeman,E_demag,max_torque,dt\n";
+  std::string s =
+      "t,mx,my,mz,E_total,E_exchange,E_anisotropy,E_zeeman,E_demag,E_dmi,max_torque,dt\n";
   for (const TableRow& r : rows)
     s += fmt::format(
-        "{:.10e},{:.10f},{:.10f},{:.10f},{:.10e},{:.10e},{:.10e},{:.10e},{:.10e},{:.6e},{:.6e}\n",
+        "{:.10e},{:.10f},{:.10f},{:.10f},{:.10e},{:.10e},{:.10e},{:.10e},{:.10e},{:.10e},{:.6e},"
+        "{:.6e}\n",
         r.t, r.m[0], r.m[1], r.m[2], r.e.total(), r.e.exchange, r.e.anisotropy, r.e.zeeman,
-        r.e.demag, r.max_torque, r.dt);
+        r.e.demag, r.e.dmi, r.max_torque, r.dt);
   return run_id.empty() ? s : with_run_id_column(s, run_id);
 }
 
@@ -32,7 +34,8 @@ const std::vector<SavedField>& saved_fields() {
   static const std::vector<SavedField> all{
       {"B_demag", term_demag, false},     {"B_exch", term_exchange, false},
       {"B_anis", term_anisotropy, false}, {"B_ext", term_zeeman, false},
-      {"B_eff", term_all, false},         {"torque", term_all, true}};
+      {"B_dmi", term_dmi, false},         {"B_eff", term_all, false},
+      {"torque", term_all, true}};
   return all;
 }
 
@@ -70,7 +73,7 @@ std::array<std::vector<double>, 3> llg_torque(const MicromagProblem& problem,
 
 bool is_run_file(const std::string& name) {
   static const std::regex snapshot(
-      R"((m|B_demag|B_exch|B_anis|B_ext|B_eff|torque)([0-9]{6}|_stage[0-9]+_[a-z]+|_L[0-9.]+_(flower|vortex))\.(ovf|h5|xdmf|png))");
+      R"((m|B_demag|B_exch|B_dmi|B_anis|B_ext|B_eff|torque)([0-9]{6}|_stage[0-9]+_[a-z]+|_L[0-9.]+_(flower|vortex))\.(ovf|h5|xdmf|png))");
   return name == "summary.json" || name == "table.csv" || name == "sp3.csv" || name == "m_t.png" ||
          std::regex_match(name, snapshot);
 }

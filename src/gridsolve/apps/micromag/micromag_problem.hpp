@@ -34,6 +34,7 @@ struct Region {
   double kc1 = 0;  // cubic anisotropy, J/m^3 (energy Kc1 (a1^2 a2^2 + a2^2 a3^2 + a3^2 a1^2))
   std::array<double, 3> anis_c1{1, 0, 0};
   std::array<double, 3> anis_c2{0, 1, 0};
+  double dind = 0;  // interfacial Dzyaloshinskii-Moriya constant, J/m^2 (mumax3's Dind)
 };
 
 struct MicromagProblem {
@@ -48,8 +49,8 @@ struct MicromagProblem {
 
 // The energies of the terms (J) and their sum.
 struct Energies {
-  double exchange = 0, anisotropy = 0, zeeman = 0, demag = 0;
-  double total() const { return exchange + anisotropy + zeeman + demag; }
+  double exchange = 0, anisotropy = 0, zeeman = 0, demag = 0, dmi = 0;
+  double total() const { return exchange + anisotropy + zeeman + demag + dmi; }
 };
 
 }  // namespace gridsolve::micromag

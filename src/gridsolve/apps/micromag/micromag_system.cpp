@@ -86,6 +86,7 @@ MicromagSystem<T>::MicromagSystem(const MicromagProblem& p, Device d, demag::Fft
     q.alpha = T(g.alpha);
     q.ku1 = T(g.ku1);
     q.kc1 = T(g.kc1);
+    q.dind = T(g.dind);
     auto unit = [&](std::array<double, 3> v, const char* what) {
       const double n = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
       require(n > 0, fmt::format("micromag: region {} {} must not be zero", r, what));
@@ -379,6 +380,7 @@ Energies MicromagSystem<T>::energies(std::array<double, 3> b) {
   e.zeeman = vol * sum_over_ranks(energy_sum(device_, box, f, term_zeeman));
   e.demag = has_demag() ? vol * sum_over_ranks(energy_sum(device_, box, f, term_demag)) : 0.0;
   e.anisotropy = vol * sum_over_ranks(energy_sum(device_, box, f, term_anisotropy));
+  e.dmi = vol * sum_over_ranks(energy_sum(device_, box, f, term_dmi));
   return e;
 }
 
