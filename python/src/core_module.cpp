@@ -334,6 +334,7 @@ NB_MODULE(_core, m) {
           code = micromag::run_micromag(c, o);
         }
         // The table: one row per line, the columns of table.csv.
+        constexpr int columns = 12;
         std::vector<double> table;
         for (const micromag::TableRow& r : record.rows)
           table.insert(table.end(),
@@ -348,12 +349,12 @@ NB_MODULE(_core, m) {
                           [](void* p) noexcept { delete static_cast<std::vector<double>*>(p); });
         const Array m_array(held->data(),
                             {3, std::size_t(n[2]), std::size_t(n[1]), std::size_t(n[0])}, owner);
-        return std::make_tuple(code, record.summary, owned_array(std::move(table), {11, rows, 1}, 2),
-                               m_array);
+        return std::make_tuple(code, record.summary,
+                               owned_array(std::move(table), {columns, rows, 1}, 2), m_array);
       },
       nb::arg("toml_text"), nb::arg("source"), nb::arg("device"), nb::arg("precision"),
       "A `gridsolve micromag` configuration run without writing files: (exit code, summary "
-      "JSON, table (rows, 11 columns of table.csv), m (3, nz, ny, nx)).");
+      "JSON, table (rows, 12 columns of table.csv), m (3, nz, ny, nx)).");
   m.def(
       "flow_run",
       [](const std::string& kind, const std::string& toml_text, const std::string& source,
