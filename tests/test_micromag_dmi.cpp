@@ -5,9 +5,11 @@
 // (Cortes-Ortuno et al. 2018), with its order of convergence.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "gridsolve/apps/micromag/llg_stepper.hpp"
@@ -132,11 +134,15 @@ namespace {
 // m_x of the relaxed strip at each cell along x, d nm cells; the energies of the uniform
 // start and of the relaxed state.
 std::vector<double> edge_profile(double d_nm, double length_nm, double* e_uniform = nullptr,
-                                 double* e_relaxed = nullptr) {
+                                 double* e_relaxed = nullptr, bool bulk = false) {
   const int n = int(std::lround(length_nm / d_nm));
-  MicromagProblem p = MicromagProblem::box({n, 1, 1}, {d_nm * 1e-9, 1e-9, 1e-9}, dmi_material());
+  Region r = dmi_material();
+  if (bulk) std::swap(r.dind, r.dbulk);
+  MicromagProblem p = MicromagProblem::box({n, 1, 1}, {d_nm * 1e-9, 1e-9, 1e-9}, r);
   p.demag = false;
-  p.mesh.periodic = {false, true, false};  // one dimension: no edges along y
+  // One dimension: no edges along y (nor, for bulk DMI, whose boundary condition acts on
+  // the top and bottom surfaces too, along z).
+  p.mesh.periodic = {false, true, bulk};
   MicromagSystem<double> sys(p, Device::cpu);
   std::array<std::vector<double>, 3> m;
   for (auto& c : m) c.assign(std::size_t(n), 0.0);
@@ -145,12 +151,13 @@ std::vector<double> edge_profile(double d_nm, double length_nm, double* e_unifor
   if (e_uniform) *e_uniform = sys.energies({0, 0, 0}).total();
   m[0].assign(std::size_t(n), 0.01);  // off the symmetric point
   sys.set_m(m);
-  const MinimizeReport r = minimize(sys, {0, 0, 0}, 1e-12, 200000);
-  EXPECT_TRUE(r.converged) << d_nm << " nm cells";
+  const MinimizeReport report = minimize(sys, {0, 0, 0}, 1e-12, 200000);
+  EXPECT_TRUE(report.converged) << d_nm << " nm cells";
   if (e_relaxed) *e_relaxed = sys.energies({0, 0, 0}).total();
   const auto mh = sys.m().to_host();
   std::vector<double> mx(static_cast<std::size_t>(n));
-  for (int i = 0; i < n; ++i) mx[std::size_t(i)] = mh[0][std::size_t(i)];
+  // The component m turns toward: x (interfacial, Neel), y (bulk, Bloch).
+  for (int i = 0; i < n; ++i) mx[std::size_t(i)] = mh[bulk ? 1 : 0][std::size_t(i)];
   return mx;
 }
 
@@ -192,4 +199,115 @@ TEST(MicromagDmi, EdgeTiltMatchesTheOneDimensionalSolution) {
   EXPECT_LT(errors[0], 1e-3) << errors[0] << " " << errors[1];
   EXPECT_LT(errors[1], 2.5e-4) << errors[0] << " " << errors[1];
   EXPECT_GT(order, 1.6) << errors[0] << " " << errors[1];
+}
+
+TEST(MicromagDmi, BulkHelixEnergyIsTheDiscreteSum) {
+  // m = (0, s sin kx, cos kx): curl m = s k m, E = s D sin(k d) / d V on the discrete grid
+  // (continuum s D k). Periodic in x, y and z (a single layer periodic in z has no
+  // surfaces there).
+  const int n = 40, turns = 3;
+  const double d = 0.8e-9, k = 2 * std::numbers::pi * turns / (n * d);
+  Region r = dmi_material();
+  r.ku1 = 0;
+  std::swap(r.dind, r.dbulk);
+  MicromagProblem p = MicromagProblem::box({n, 2, 1}, {d, 1e-9, 0.5e-9}, r);
+  p.demag = false;
+  p.mesh.periodic = {true, true, true};
+  MicromagSystem<double> sys(p, Device::cpu);
+  const double volume = n * d * 2 * 1e-9 * 0.5e-9;
+  for (const double s : {1.0, -1.0}) {
+    std::array<std::vector<double>, 3> m;
+    for (auto& c : m) c.resize(2 * n);
+    for (int q = 0; q < 2 * n; ++q) {
+      const double x = (q % n) * d;
+      m[1][q] = s * std::sin(k * x);
+      m[2][q] = std::cos(k * x);
+    }
+    sys.set_m(m);
+    const Energies e = sys.energies({0, 0, 0});
+    const double exact = s * r.dbulk * std::sin(k * d) / d * volume;
+    EXPECT_NEAR(e.dmi, exact, 1e-12 * std::abs(exact)) << "chirality " << s;
+  }
+}
+
+TEST(MicromagDmi, BulkFieldIsMinusTheEnergyGradient) {
+  // As for the interfacial term: a periodic box of two regions in 3D, no free surface.
+  Region r = dmi_material();
+  r.ku1 = 0;
+  r.dbulk = 1.5e-3;
+  MicromagProblem p = MicromagProblem::box({7, 6, 4}, {1e-9, 1.1e-9, 0.9e-9}, r);
+  p.demag = false;
+  p.mesh.periodic = {true, true, true};
+  Region r2 = r;
+  r2.dbulk = -0.8e-3;
+  r2.dind = 0.5e-3;
+  r2.aex = 9e-12;
+  p.regions[2] = r2;
+  for (std::size_t q = 0; q < p.region.size(); ++q)
+    if (q % 3 == 1) p.region[q] = 2;
+  MicromagSystem<double> sys(p, Device::cpu);
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> uni(-1, 1);
+  const std::size_t cells = p.region.size();
+  std::array<std::vector<double>, 3> m, u;
+  for (int c = 0; c < 3; ++c) {
+    m[c].resize(cells);
+    u[c].resize(cells);
+    for (std::size_t q = 0; q < cells; ++q) m[c][q] = uni(rng), u[c][q] = uni(rng);
+  }
+  sys.set_m(m);
+  const auto mh = sys.m().to_host();
+  const double V = 1e-9 * 1.1e-9 * 0.9e-9;
+  auto energy_and_slope = [&](double h, double* slope) {
+    std::array<std::vector<double>, 3> v = mh;
+    for (int c = 0; c < 3; ++c)
+      for (std::size_t q = 0; q < cells; ++q) v[c][q] += h * u[c][q];
+    sys.m().from_host(std::array<std::vector<double>, 3>(v));
+    CellVectors<double> bv(Device::cpu, p.mesh.n);
+    sys.effective_field({0, 0, 0}, term_dmi | term_exchange, bv);
+    const auto bh = bv.to_host();
+    double e = 0, g = 0;
+    for (std::size_t q = 0; q < cells; ++q) {
+      const double ms = p.regions[p.region[q]].ms;
+      for (int c = 0; c < 3; ++c) {
+        e -= 0.5 * ms * V * v[c][q] * bh[c][q];
+        g -= ms * V * u[c][q] * bh[c][q];
+      }
+    }
+    if (slope) *slope = g;
+    return e;
+  };
+  double slope = 0;
+  energy_and_slope(0, &slope);
+  const double h = 1e-4;
+  const double fd = (energy_and_slope(h, nullptr) - energy_and_slope(-h, nullptr)) / (2 * h);
+  EXPECT_GT(std::abs(slope), 0.0);
+  EXPECT_NEAR(fd, slope, 1e-9 * std::abs(slope));
+}
+
+TEST(MicromagDmi, BulkEdgeTwistMatchesTheOneDimensionalSolution) {
+  // Bulk DMI twists m toward y at the free ends (a Bloch rotation in the y-z plane), with
+  // the same one-dimensional solution as the interfacial tilt.
+  const Region r = dmi_material();
+  const double l = std::sqrt(r.aex / r.ku1) * 1e9;
+  const double t0 = std::asin(r.dind / (2 * std::sqrt(r.aex * r.ku1)));
+  auto exact = [&](double x_nm) {
+    return std::sin(2 * std::atan(std::tan(t0 / 2) * std::exp(-x_nm / l)));
+  };
+  double errors[2];
+  int s = 0;
+  for (const double d : {1.0, 0.5}) {
+    double e_uniform = 0, e_relaxed = 0;
+    const std::vector<double> my = edge_profile(d, 100, &e_uniform, &e_relaxed, true);
+    const int n = int(my.size());
+    EXPECT_GT(std::abs(my[0]), 0.3) << d;
+    EXPECT_NEAR(my[0], -my[std::size_t(n - 1)], 1e-9) << d;
+    EXPECT_LT(e_relaxed, e_uniform) << d;
+    double worst = 0;
+    for (int i = 0; i < n / 2; ++i)
+      worst = std::max(worst, std::abs(std::abs(my[std::size_t(i)]) - exact((i + 0.5) * d)));
+    errors[s++] = worst;
+  }
+  EXPECT_LT(errors[1], 2.5e-4) << errors[0] << " " << errors[1];
+  EXPECT_GT(std::log2(errors[0] / errors[1]), 1.6) << errors[0] << " " << errors[1];
 }

@@ -25,6 +25,7 @@ MicromagProblem random_problem(std::array<int, 3> n) {
   r.anis_u = {0.3, 0.2, 1};
   r.kc1 = -1e4;
   r.dind = 2e-3;
+  r.dbulk = 1e-3;
   MicromagProblem p = MicromagProblem::box(n, {3e-9, 2.5e-9, 2e-9}, r);
   Region r2 = r;
   r2.ms = 5e5;

@@ -3,6 +3,7 @@
 // (DMI, thermal, spin torque) is a new file in the shape of field_term.hpp and a line in
 // EffectiveField below.
 #pragma once
+#include "gridsolve/apps/micromag/bulk_dmi.hpp"
 #include "gridsolve/apps/micromag/cubic_anisotropy.hpp"
 #include "gridsolve/apps/micromag/demag_field.hpp"
 #include "gridsolve/apps/micromag/exchange_field.hpp"
@@ -46,6 +47,7 @@ template <class T>
 using EffectiveField = TermSum<T,                      //
                                ExchangeField<T>,       //
                                InterfacialDmi<T>,      //
+                               BulkDmi<T>,             //
                                UniaxialAnisotropy<T>,  //
                                CubicAnisotropy<T>,     //
                                ZeemanField<T>,         //

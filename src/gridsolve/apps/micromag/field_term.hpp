@@ -20,7 +20,7 @@ namespace gridsolve::micromag {
 // The material of one region as the loop bodies read it (unit axes, c3 = c1 x c2).
 template <class T>
 struct MaterialParams {
-  T ms, aex, alpha, ku1, kc1, dind;
+  T ms, aex, alpha, ku1, kc1, dind, dbulk;
   T u[3], c1[3], c2[3], c3[3];
 };
 

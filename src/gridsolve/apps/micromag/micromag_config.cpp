@@ -86,8 +86,8 @@ void read_vector(const TomlReader& rd, const toml::table& t, std::string_view ke
   if (auto v = rd.vector(t, key, path, 3)) out = *v;
 }
 
-const TomlReader::Names region_keys = {"Ms",  "A",       "alpha",   "Ku1", "anis_u",
-                                       "Kc1", "anis_c1", "anis_c2", "Dind"};
+const TomlReader::Names region_keys = {"Ms",  "A",       "alpha",   "Ku1",  "anis_u",
+                                       "Kc1", "anis_c1", "anis_c2", "Dind", "Dbulk"};
 
 void read_region(const TomlReader& rd, const toml::table& t, const std::string& path, Region& r) {
   read_number(rd, t, "Ms", path, r.ms);
@@ -99,6 +99,7 @@ void read_region(const TomlReader& rd, const toml::table& t, const std::string& 
   read_vector(rd, t, "anis_c1", path, r.anis_c1);
   read_vector(rd, t, "anis_c2", path, r.anis_c2);
   read_number(rd, t, "Dind", path, r.dind);
+  read_number(rd, t, "Dbulk", path, r.dbulk);
   if (r.ms < 0) rd.fail(&t, fmt::format("'{}.Ms' must not be negative", path));
   if (r.aex < 0) rd.fail(&t, fmt::format("'{}.A' must not be negative", path));
   if (r.alpha < 0) rd.fail(&t, fmt::format("'{}.alpha' must not be negative", path));
@@ -108,9 +109,9 @@ void read_region(const TomlReader& rd, const toml::table& t, const std::string& 
     rd.fail(&t, fmt::format("'{}.Ms' {} A/m is beyond any material (at most 1e8)", path, r.ms));
   if (r.aex > 1e-8)
     rd.fail(&t, fmt::format("'{}.A' {} J/m is beyond any material (at most 1e-8)", path, r.aex));
-  if (std::abs(r.dind) > 1)
-    rd.fail(&t,
-            fmt::format("'{}.Dind' {} J/m^2 is beyond any material (|D| at most 1)", path, r.dind));
+  if (std::abs(r.dind) > 1 || std::abs(r.dbulk) > 1)
+    rd.fail(&t, fmt::format("'{}.Dind' / '{}.Dbulk' beyond any material (|D| at most 1 J/m^2)",
+                            path, path));
   if (std::abs(r.ku1) > 1e9 || std::abs(r.kc1) > 1e9)
     rd.fail(&t, fmt::format("'{}.Ku1' / '{}.Kc1' beyond any material (|K| at most 1e9 J/m^3)",
                             path, path));

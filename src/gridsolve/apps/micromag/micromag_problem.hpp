@@ -34,7 +34,8 @@ struct Region {
   double kc1 = 0;  // cubic anisotropy, J/m^3 (energy Kc1 (a1^2 a2^2 + a2^2 a3^2 + a3^2 a1^2))
   std::array<double, 3> anis_c1{1, 0, 0};
   std::array<double, 3> anis_c2{0, 1, 0};
-  double dind = 0;  // interfacial Dzyaloshinskii-Moriya constant, J/m^2 (mumax3's Dind)
+  double dind = 0;   // interfacial Dzyaloshinskii-Moriya constant, J/m^2 (mumax3's Dind)
+  double dbulk = 0;  // bulk Dzyaloshinskii-Moriya constant, J/m^2 (mumax3's Dbulk)
 };
 
 struct MicromagProblem {

@@ -87,6 +87,7 @@ MicromagSystem<T>::MicromagSystem(const MicromagProblem& p, Device d, demag::Fft
     q.ku1 = T(g.ku1);
     q.kc1 = T(g.kc1);
     q.dind = T(g.dind);
+    q.dbulk = T(g.dbulk);
     auto unit = [&](std::array<double, 3> v, const char* what) {
       const double n = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
       require(n > 0, fmt::format("micromag: region {} {} must not be zero", r, what));
