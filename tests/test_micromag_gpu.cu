@@ -151,6 +151,40 @@ TEST(MicromagGpu, DynamicsAgreeWithCpu) {
       EXPECT_NEAR(out[0][c][q], out[1][c][q], 1e-9);
 }
 
+TEST(MicromagGpu, ThermalRunsAgreeWithCpu) {
+  SKIP_WITHOUT_GPU();
+  // Fixed-step Heun with a temperature: the counter-based thermal field is the same draw on
+  // the CPU and the GPU, so the noisy trajectories agree.
+  MicromagProblem p = random_problem({16, 8, 2});
+  p.regions[0].temp = 300;
+  p.regions[3].temp = 150;
+  p.thermal_seed = 77;
+  const auto m0 = random_m(p.mesh.cells(), 9);
+  auto run = [&](Device d, bool warm) {
+    MicromagProblem q = p;
+    if (!warm) q.regions[0].temp = q.regions[3].temp = 0;
+    MicromagSystem<double> sys(q, d);
+    sys.set_m(m0);
+    StepperOptions o;
+    o.method = Method::heun;
+    o.dt = 1e-14;
+    LlgStepper<double> st(sys, o);
+    const FieldOfTime b = [](double) { return std::array<double, 3>{0, 0, 0.01}; };
+    double t = 0;
+    for (int s = 0; s < 200; ++s) st.step(t, 1, b);
+    return sys.m().to_host();
+  };
+  const auto cpu = run(Device::cpu, true), gpu = run(Device::cuda, true),
+             cold = run(Device::cpu, false);
+  double noise = 0;
+  for (int c = 0; c < 3; ++c)
+    for (std::size_t q = 0; q < cpu[c].size(); ++q) {
+      EXPECT_NEAR(cpu[c][q], gpu[c][q], 1e-9);
+      noise = std::max(noise, std::abs(cpu[c][q] - cold[c][q]));
+    }
+  EXPECT_GT(noise, 1e-3);  // the thermal field moved m
+}
+
 TEST(MicromagGpu, LarmorPrecession) {
   SKIP_WITHOUT_GPU();
   Region r;

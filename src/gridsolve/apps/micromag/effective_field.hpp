@@ -9,6 +9,7 @@
 #include "gridsolve/apps/micromag/exchange_field.hpp"
 #include "gridsolve/apps/micromag/field_term.hpp"
 #include "gridsolve/apps/micromag/interfacial_dmi.hpp"
+#include "gridsolve/apps/micromag/thermal_field.hpp"
 #include "gridsolve/apps/micromag/uniaxial_anisotropy.hpp"
 #include "gridsolve/apps/micromag/zeeman_field.hpp"
 
@@ -51,7 +52,8 @@ using EffectiveField = TermSum<T,                      //
                                UniaxialAnisotropy<T>,  //
                                CubicAnisotropy<T>,     //
                                ZeemanField<T>,         //
-                               DemagField<T>>;
+                               DemagField<T>,          //
+                               ThermalField<T>>;
 
 // Everything a loop body needs to evaluate B_eff at a cell; passed by value.
 template <class T>

@@ -20,7 +20,7 @@ namespace gridsolve::micromag {
 // The material of one region as the loop bodies read it (unit axes, c3 = c1 x c2).
 template <class T>
 struct MaterialParams {
-  T ms, aex, alpha, ku1, kc1, dind, dbulk;
+  T ms, aex, alpha, ku1, kc1, dind, dbulk, temp;
   T u[3], c1[3], c2[3], c3[3];
 };
 
@@ -31,7 +31,8 @@ enum Term : unsigned {
   term_zeeman = 4,
   term_demag = 8,
   term_dmi = 16,
-  term_all = 31
+  term_all = 31,     // the deterministic terms: fields, energies, torques, relax, minimize
+  term_thermal = 32  // the thermal field: LLG slopes only
 };
 
 // One magnetic cell (Ms > 0) as the terms see it. q and rq are its elements in m's and in
@@ -45,8 +46,15 @@ struct CellState {
   const MaterialParams<T>& p;
 };
 
+// The thermal field's draw: the run's seed, the step's number and size (dt 0: none).
+struct ThermalDraw {
+  std::uint64_t seed = 0, step = 0;
+  double dt = 0;
+};
+
 // What the terms are made from: m and the region map with their ghosts filled (exchange
-// reads the neighbours there), the materials, the mesh, the demag output, B_ext.
+// reads the neighbours there), the materials, the mesh, the demag output, B_ext, the
+// thermal draw.
 template <class T>
 struct TermInputs {
   FieldView<const T> m;
@@ -55,6 +63,7 @@ struct TermInputs {
   const Mesh* mesh;
   const demag::PaddedVector<T>* demag;  // null without demag
   std::array<double, 3> bext;
+  ThermalDraw thermal;
 };
 
 // The energy density of a term whose energy is `factor` Ms m . B (linear in m: -1/2;

@@ -122,6 +122,24 @@ void LlgStepper<T>::step_rk4(double t, double h, const FieldOfTime& b, Slope kin
 template <class T>
 double LlgStepper<T>::step(double& t, double limit, const FieldOfTime& b, Slope kind) {
   require(limit > 0, "a step needs a positive time limit");
+  if (kind == Slope::llg && sys_.has_temperature()) {
+    // Stochastic: fixed steps of dt (the last one before `limit` shorter), every step
+    // accepted, one thermal draw per step seen by both of Heun's evaluations.
+    require(o_.method == Method::heun,
+            "a temperature needs method = \"heun\" (fixed steps of solver.dt)");
+    const double h = std::min(o_.dt, limit);
+    sys_.begin_thermal_step(h);
+    if (!input_holds_m_) sys_.load_demag_input(sys_.m());
+    evaluate(sys_.m(), k_[0], t, b, kind);
+    step_heun(t, h, b, kind);
+    sys_.m().swap(next_);
+    have_k1_ = false;
+    input_holds_m_ = true;
+    t += h;
+    last_h_ = h;
+    ++steps_;
+    return h;
+  }
   for (;;) {
     if (!have_k1_) {
       if (!input_holds_m_) sys_.load_demag_input(sys_.m());

@@ -86,8 +86,8 @@ void read_vector(const TomlReader& rd, const toml::table& t, std::string_view ke
   if (auto v = rd.vector(t, key, path, 3)) out = *v;
 }
 
-const TomlReader::Names region_keys = {"Ms",  "A",       "alpha",   "Ku1",  "anis_u",
-                                       "Kc1", "anis_c1", "anis_c2", "Dind", "Dbulk"};
+const TomlReader::Names region_keys = {"Ms",      "A",       "alpha", "Ku1",   "anis_u", "Kc1",
+                                       "anis_c1", "anis_c2", "Dind",  "Dbulk", "Temp"};
 
 void read_region(const TomlReader& rd, const toml::table& t, const std::string& path, Region& r) {
   read_number(rd, t, "Ms", path, r.ms);
@@ -100,6 +100,9 @@ void read_region(const TomlReader& rd, const toml::table& t, const std::string& 
   read_vector(rd, t, "anis_c2", path, r.anis_c2);
   read_number(rd, t, "Dind", path, r.dind);
   read_number(rd, t, "Dbulk", path, r.dbulk);
+  read_number(rd, t, "Temp", path, r.temp);
+  if (r.temp < 0 || r.temp > 1e5)
+    rd.fail(&t, fmt::format("'{}.Temp' must be in [0, 1e5] K, got {}", path, r.temp));
   if (r.ms < 0) rd.fail(&t, fmt::format("'{}.Ms' must not be negative", path));
   if (r.aex < 0) rd.fail(&t, fmt::format("'{}.A' must not be negative", path));
   if (r.alpha < 0) rd.fail(&t, fmt::format("'{}.alpha' must not be negative", path));
@@ -248,7 +251,7 @@ void read_initial(const TomlReader& rd, const toml::table& i, const std::string&
 void read_solver(const TomlReader& rd, const toml::table& s, MicromagConfig& c) {
   rd.only_keys(s, "solver",
                {"method", "tolerance", "dt", "max_dt", "device", "precision", "fft",
-                "relax_max_steps", "minimize_stop", "minimize_max_iterations"});
+                "relax_max_steps", "minimize_stop", "minimize_max_iterations", "thermal_seed"});
   if (auto method = rd.string(s, "method", "solver")) {
     try {
       c.stepper.method = parse_method(*method);
@@ -271,6 +274,9 @@ void read_solver(const TomlReader& rd, const toml::table& s, MicromagConfig& c) 
   if (auto v = rd.choice(s, "precision", "solver", {"float", "double"})) c.precision = *v;
   if (auto v = rd.choice(s, "fft", "solver", {"auto", "skip", "plain", "fused"})) c.fft = *v;
   read_integer(rd, s, "relax_max_steps", "solver", 1, INT64_MAX, c.relax_max_steps);
+  std::int64_t seed = 0;
+  read_integer(rd, s, "thermal_seed", "solver", 0, INT64_MAX, seed);
+  c.problem.thermal_seed = std::uint64_t(seed);
   read_number(rd, s, "minimize_stop", "solver", c.minimize_stop);
   read_integer(rd, s, "minimize_max_iterations", "solver", 1, INT64_MAX,
                c.minimize_max_iterations);
@@ -373,6 +379,12 @@ MicromagConfig parse_micromag_config(std::string_view toml_text, const std::stri
   if (const toml::table* s = rd.table(root, "solver", "")) read_solver(rd, *s, c);
   if (const toml::table* o = rd.table(root, "output", "")) read_output(rd, *o, c);
   read_stages(rd, root, c);
+  bool warm = false;
+  for (const Region& r : c.problem.regions) warm = warm || (r.temp > 0 && r.ms > 0);
+  if (warm && c.stepper.method != Method::heun)
+    rd.fail(rd.table(root, "solver", ""),
+            "a region has a temperature (Temp): the stochastic LLG runs with method = \"heun\" "
+            "in fixed steps of solver.dt (the thermal field is drawn once a step)");
   check_run_length(rd, c);
   apply_shapes(c);
   bool any = false;

@@ -36,6 +36,7 @@ struct Region {
   std::array<double, 3> anis_c2{0, 1, 0};
   double dind = 0;   // interfacial Dzyaloshinskii-Moriya constant, J/m^2 (mumax3's Dind)
   double dbulk = 0;  // bulk Dzyaloshinskii-Moriya constant, J/m^2 (mumax3's Dbulk)
+  double temp = 0;   // temperature, K (mumax3's Temp): the thermal field of LLG runs
 };
 
 struct MicromagProblem {
@@ -43,6 +44,7 @@ struct MicromagProblem {
   std::vector<std::uint8_t> region;  // per cell, x fastest; vacuum where no material
   std::array<Region, max_regions> regions{};
   bool demag = true;
+  std::uint64_t thermal_seed = 0;  // the thermal field's generator key
 
   // A box of cells all of region 0 with the given material.
   static MicromagProblem box(std::array<int, 3> n, std::array<double, 3> cell, const Region& r);

@@ -37,9 +37,10 @@ template <class T>
 static FieldKernel<T> make_kernel(CellVectors<T>& v, const GhostSides& sides,
                                   const Field<std::uint8_t>& region,
                                   const Buffer<MaterialParams<T>>& params, const Mesh& mesh,
-                                  const demag::PaddedVector<T>* hd, std::array<double, 3> b) {
+                                  const demag::PaddedVector<T>* hd, std::array<double, 3> b,
+                                  ThermalDraw thermal = {}) {
   v.fill_ghosts(sides);
-  const TermInputs<T> in{v.view(), region.cview(), params.data(), &mesh, hd, b};
+  const TermInputs<T> in{v.view(), region.cview(), params.data(), &mesh, hd, b, thermal};
   return FieldKernel<T>::make(in);
 }
 
@@ -88,6 +89,8 @@ MicromagSystem<T>::MicromagSystem(const MicromagProblem& p, Device d, demag::Fft
     q.kc1 = T(g.kc1);
     q.dind = T(g.dind);
     q.dbulk = T(g.dbulk);
+    q.temp = T(g.temp);
+    has_temperature_ = has_temperature_ || (g.temp > 0 && g.ms > 0);
     auto unit = [&](std::array<double, 3> v, const char* what) {
       const double n = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
       require(n > 0, fmt::format("micromag: region {} {} must not be zero", r, what));
@@ -227,7 +230,13 @@ template <class T>
 void MicromagSystem<T>::slope(CellVectors<T>& v, CellVectors<T>& k, std::array<double, 3> b,
                               Slope kind) {
   const demag::PaddedVector<T> hd = demag_output();
-  const FieldKernel<T> f = make_kernel(v, sides_, region_, params_, mesh_, has_demag() ? &hd : nullptr, b);
+  // The thermal field enters LLG slopes only (relax and minimize follow the deterministic
+  // field).
+  const bool llg = kind == Slope::llg;
+  const FieldKernel<T> f =
+      make_kernel(v, sides_, region_, params_, mesh_, has_demag() ? &hd : nullptr, b,
+                  llg ? thermal_ : ThermalDraw{});
+  const unsigned terms = llg ? term_all | term_thermal : term_all;
   const Vec3Ptr<T> out = k.ptr();
   const CellIndex ix = k.index();  // every CellVectors of the mesh has the same layout
   const T g = T(gamma_ll);
@@ -241,7 +250,7 @@ void MicromagSystem<T>::slope(CellVectors<T>& v, CellVectors<T>& k, std::array<d
     }
     const CellState<T> cell = f.cell(i, j, kk, r);
     T bf[3] = {0, 0, 0};
-    f.terms.add(cell, term_all, bf);
+    f.terms.add(cell, terms, bf);
     const T* mi = cell.m;
     T mxb[3], mxmxb[3];
     cross(mi, bf, mxb);

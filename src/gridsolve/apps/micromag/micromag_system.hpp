@@ -77,6 +77,12 @@ class MicromagSystem {
   // k = the slope at `v` with external field b (T); the demag input must hold v and
   // demag() must have run. Fills v's ghosts.
   void slope(CellVectors<T>& v, CellVectors<T>& k, std::array<double, 3> b, Slope kind);
+  // Some region has a temperature: LLG slopes then add the thermal field of the draw that
+  // begin_thermal_step started (each step one draw, held through its stages).
+  bool has_temperature() const { return has_temperature_; }
+  void begin_thermal_step(double dt) {
+    thermal_ = ThermalDraw{problem_.thermal_seed, thermal_steps_++, dt};
+  }
   // out = normalize(m0 + h sum) on the magnetic cells, also written to the demag input;
   // returns h max |err| over the cells (0 when err has no terms).
   double combine(const CellVectors<T>& m0, double h, const StageSum<T>& sum, CellVectors<T>& out,
@@ -114,6 +120,9 @@ class MicromagSystem {
   std::shared_ptr<const Decomposition> parts_;              // several ranks: the slabs
   Box cells_;
   std::int64_t magnetic_cells_ = 0;
+  bool has_temperature_ = false;
+  ThermalDraw thermal_;
+  std::uint64_t thermal_steps_ = 0;  // draws so far: the next step's number
 };
 
 }  // namespace gridsolve::micromag
