@@ -133,13 +133,19 @@ struct StepTiming {
   double rate = 0;  // cells x field evaluations / s over the whole mesh
 };
 
+// The terms a benchmark step adds to mumax3's problem: none, interfacial DMI (1 mJ/m^2), or
+// a temperature (300 K, in fixed Heun steps of 1e-13 s).
+enum class Extra { none, dmi, thermal };
+
 // mumax3's benchmark problem: permalloy-like, 4 nm cubes, alpha 0.01 (the field, B = (0,
 // 10 mT, 0), and m = +x are the steps').
-MicromagProblem benchmark_problem(std::array<int, 3> n) {
+MicromagProblem benchmark_problem(std::array<int, 3> n, Extra extra = Extra::none) {
   Region r;
   r.ms = 800e3;
   r.aex = 13e-12;
   r.alpha = 0.01;
+  if (extra == Extra::dmi) r.dind = 1e-3;
+  if (extra == Extra::thermal) r.temp = 300;
   return MicromagProblem::box(n, {4e-9, 4e-9, 4e-9}, r);
 }
 
@@ -147,8 +153,8 @@ MicromagProblem benchmark_problem(std::array<int, 3> n) {
 // together, or on this rank alone if `whole`.
 template <class T>
 StepTiming time_steps(Device d, std::array<int, 3> n, int repeats, Method method,
-                      demag::FftMode mode, bool whole = false) {
-  const MicromagProblem p = benchmark_problem(n);
+                      demag::FftMode mode, bool whole = false, Extra extra = Extra::none) {
+  const MicromagProblem p = benchmark_problem(n, extra);
   MicromagSystem<T> sys(p, d, mode, whole);
   const std::int64_t count = p.mesh.cells();
   const std::array<std::vector<double>, 3> uniform{std::vector<double>(count, 1.0),
@@ -156,6 +162,7 @@ StepTiming time_steps(Device d, std::array<int, 3> n, int repeats, Method method
                                                    std::vector<double>(count, 0.0)};
   StepperOptions o;
   o.method = method;
+  if (extra == Extra::thermal) o.dt = 1e-13;  // stochastic: fixed steps
   const FieldOfTime b = [](double) { return std::array<double, 3>{0, 0.01, 0}; };
   const Communicator& comm = Communicator::world();
   std::vector<double> rates, per_step;
@@ -226,8 +233,10 @@ void step_rows(Device d, std::array<int, 3> n, int repeats, Method method, demag
                   prec, mesh, s.ms, s.rate, "cells x field evaluations / s"});
 }
 
-// Runs mumax3's own benchmark script at this mesh; returns its cells x evaluations / s.
-double run_mumax3(const std::string& peer, std::array<int, 3> n, std::string& note) {
+// Runs mumax3's own benchmark script at this mesh (with the extra term: Dind, or Temp in
+// fixed steps, FixDt); returns its cells x evaluations / s.
+double run_mumax3(const std::string& peer, std::array<int, 3> n, std::string& note,
+                  Extra extra = Extra::none) {
   namespace fs = std::filesystem;
   const fs::path bin = fs::path(peer) / "bin" / "mumax3";
   if (!fs::exists(bin)) {
@@ -236,13 +245,19 @@ double run_mumax3(const std::string& peer, std::array<int, 3> n, std::string& no
   }
   const fs::path work = fs::temp_directory_path() / "gridsolve-mumax3-bench";
   fs::create_directories(work);
-  const std::string script = fmt::format(
-      "msat = 800e3\naex = 13e-12\nalpha = 0.01\nc := 4e-9\nsetcellsize(c, c, c)\nsetsolver(2)\n"
-      "setgridsize({0}, {1}, {2})\nsteps(1)\nb_ext = vector(0, 0.01, 0)\nm = uniform(1, 0, 0)\n"
-      "steps(3)\nm = uniform(1, 0, 0)\nt = 0\nstart := now()\nneval0 := Neval.get()\n"
-      "steps(100)\nwall := since(start).Seconds()\nnevl := Neval.get() - neval0\n"
-      "fprintln(\"benchmark.txt\", {0}*{1}*{2}, {0}*{1}*{2}*nevl/wall, t/nevl)\n",
-      n[0], n[1], n[2]);
+  const std::string terms = extra == Extra::dmi       ? "Dind = 1e-3\n"
+                            : extra == Extra::thermal ? "Temp = 300\nFixDt = 1e-13\n"
+                                                      : "";
+  const std::string script =
+      terms +
+      fmt::format(
+          "msat = 800e3\naex = 13e-12\nalpha = 0.01\nc := 4e-9\nsetcellsize(c, c, "
+          "c)\nsetsolver(2)\n"
+          "setgridsize({0}, {1}, {2})\nsteps(1)\nb_ext = vector(0, 0.01, 0)\nm = uniform(1, 0, 0)\n"
+          "steps(3)\nm = uniform(1, 0, 0)\nt = 0\nstart := now()\nneval0 := Neval.get()\n"
+          "steps(100)\nwall := since(start).Seconds()\nnevl := Neval.get() - neval0\n"
+          "fprintln(\"benchmark.txt\", {0}*{1}*{2}, {0}*{1}*{2}*nevl/wall, t/nevl)\n",
+          n[0], n[1], n[2]);
   std::ofstream((work / "bench.mx3").string()) << script;
   const fs::path out = work / "bench.out";
   fs::remove_all(out);
@@ -258,7 +273,11 @@ double run_mumax3(const std::string& peer, std::array<int, 3> n, std::string& no
     note = fmt::format("mumax3 failed (exit {}); see {}", rc, (work / "mumax3.log").string());
     return 0;
   }
-  note = "mumax3's bench.mx3 at this mesh, same device, same run";
+  note = std::string("mumax3's bench.mx3 at this mesh") +
+         (extra == Extra::dmi       ? " with Dind = 1e-3"
+          : extra == Extra::thermal ? " with Temp = 300, FixDt = 1e-13"
+                                    : "") +
+         ", same device, same run";
   return rate;
 }
 
@@ -385,15 +404,39 @@ int micromag_bench(const MicromagBenchOptions& o) {
   for (FftMode m : modes) step_rows<double>(d, n, o.repeats, Method::heun, m, rows);
   step_rows<double>(d, n, o.repeats, Method::heun, FftMode::fused, rows);
   step_rows<float>(d, n, o.repeats, Method::rk45, modes[0], rows);
+  // The terms a step may add, and what they cost (float, the film's transforms).
+  const FftMode film = d == Device::cpu ? FftMode::skip_zeros
+                       : n[2] == 1      ? FftMode::fused
+                                        : FftMode::plain;
+  const StepTiming base = time_steps<float>(d, n, o.repeats, Method::heun, film);
+  StepTiming with[2];
+  const Extra extras[2] = {Extra::dmi, Extra::thermal};
+  const char* extra_names[2] = {"LLG step, heun + interfacial DMI",
+                                "LLG step, heun + 300 K (fixed 1e-13 s)"};
+  for (int e = 0; e < 2; ++e) {
+    with[e] = time_steps<float>(d, n, o.repeats, Method::heun, film, false, extras[e]);
+    rows.push_back({extra_names[e], "float", o.mesh, with[e].ms, with[e].rate,
+                    fmt::format("the step without it: {:.4f} ms; the term costs {:+.1f}%", base.ms,
+                                100 * (with[e].ms / base.ms - 1))});
+  }
   double ours = 0;
   for (const Row& r : rows)
-    if (r.precision == "float" && r.name.find("heun") != std::string::npos)
+    if (r.precision == "float" && r.name.find("heun (") != std::string::npos)
       ours = std::max(ours, r.rate);
   if (!o.peer.empty()) {
     Row peer{"mumax3 benchmark (Heun, float)", "float", o.mesh, 0, 0, ""};
     peer.rate = run_mumax3(o.peer, n, peer.note);
     if (peer.rate > 0) peer.note += fmt::format("; gridsolve / mumax3 = {:.2f}x", ours / peer.rate);
     rows.push_back(peer);
+    const char* peer_names[2] = {"mumax3 benchmark + Dind (Heun, float)",
+                                 "mumax3 benchmark + Temp (Heun, float)"};
+    for (int e = 0; e < 2; ++e) {
+      Row p{peer_names[e], "float", o.mesh, 0, 0, ""};
+      p.rate = run_mumax3(o.peer, n, p.note, extras[e]);
+      if (p.rate > 0)
+        p.note += fmt::format("; gridsolve / mumax3 = {:.2f}x", with[e].rate / p.rate);
+      rows.push_back(p);
+    }
   }
   fmt::print("{:<44} {:>6} {:>12} {:>10} {:>14}  {}\n", "job", "prec", "mesh", "ms", "cells*eval/s",
              "note");
