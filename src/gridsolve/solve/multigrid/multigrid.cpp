@@ -38,17 +38,51 @@ struct MultigridHierarchy<T>::Level {
 namespace {
 
 // Every loop below that reads neighbours first lets the level's operator refresh the
-// periodic images it reads (nothing when no axis is periodic).
+// periodic images it reads (nothing when no axis is periodic). The bodies of the loops
+// that take most of a cycle are functors: nvcc's extended lambdas reach the host through
+// a function pointer the host compiler cannot inline (coarsening.cpp says more).
+template <class T>
+struct ResidualBody {
+  StencilView<T> a;
+  FieldView<const T> v;
+  FieldView<T> out;
+  GRIDSOLVE_HD void operator()(int i, int j, int k) const {
+    out(i, j, k) = a.is_free(i, j, k) ? a.residual(v, i, j, k) : T(0);
+  }
+};
+
 template <class T>
 void residual_of(const StencilOperator<T>& op, const StencilView<T>& a, Field<T>& u, Field<T>& r,
                  Device d) {
   op.exchange_ghosts(u);
-  const FieldView<const T> v = u.cview();
-  const FieldView<T> out = r.view();
-  for_each(d, a.active, [=] GRIDSOLVE_HD(int i, int j, int k) {
-    out(i, j, k) = a.is_free(i, j, k) ? a.residual(v, i, j, k) : T(0);
-  });
+  for_each(d, a.active, ResidualBody<T>{a, u.cview(), r.view()});
 }
+
+// Constant coefficients, no mask: the Gauss-Seidel update without per-node tests (it runs
+// most of a cycle's time on the finest level).
+template <class T>
+struct UniformGsBody {
+  FieldView<T> v;
+  FieldView<const T> rhs;
+  T inv, cx, cy, cz, c0;
+  bool has_rhs, three;
+  GRIDSOLVE_HD void operator()(int i, int j, int k) const {
+    T s = (has_rhs ? rhs(i, j, k) * inv : c0) + cx * (v(i - 1, j, k) + v(i + 1, j, k)) +
+          cy * (v(i, j - 1, k) + v(i, j + 1, k));
+    if (three) s += cz * (v(i, j, k - 1) + v(i, j, k + 1));
+    v(i, j, k) = s;
+  }
+};
+
+template <class T>
+struct GsBody {
+  StencilView<T> a;
+  FieldView<T> v;
+  GRIDSOLVE_HD void operator()(int i, int j, int k) const {
+    if (!a.is_free(i, j, k)) return;
+    v(i, j, k) = (a.b(i, j, k) + a.neighbours(v, i, j, k)) / a.diag(i, j, k);
+  }
+};
 
 template <class T>
 void gs_half_sweep(const StencilOperator<T>& op, const StencilView<T>& a, Field<T>& u, int colour,
@@ -56,24 +90,14 @@ void gs_half_sweep(const StencilOperator<T>& op, const StencilView<T>& a, Field<
   op.exchange_ghosts(u);
   const FieldView<T> v = u.view();
   if (a.uniform && !a.mask) {
-    // Constant coefficients, no mask: the loop body without per-node tests (it runs most
-    // of a cycle's time on the finest level).
-    const T inv = T(1) / a.cp, cx = a.cw * inv, cy = a.cs * inv, cz = a.cb * inv,
-            c0 = a.b_const * inv;
+    const T inv = T(1) / a.cp;
     const FieldView<const T> rhs = a.rhs;
-    const bool has_rhs = bool(rhs), three = a.dims == 3;
-    for_each_colour(d, a.active, colour, [=] GRIDSOLVE_HD(int i, int j, int k) {
-      T s = (has_rhs ? rhs(i, j, k) * inv : c0) + cx * (v(i - 1, j, k) + v(i + 1, j, k)) +
-            cy * (v(i, j - 1, k) + v(i, j + 1, k));
-      if (three) s += cz * (v(i, j, k - 1) + v(i, j, k + 1));
-      v(i, j, k) = s;
-    });
+    for_each_colour(d, a.active, colour,
+                    UniformGsBody<T>{v, rhs, inv, a.cw * inv, a.cs * inv, a.cb * inv,
+                                     a.b_const * inv, bool(rhs), a.dims == 3});
     return;
   }
-  for_each_colour(d, a.active, colour, [=] GRIDSOLVE_HD(int i, int j, int k) {
-    if (!a.is_free(i, j, k)) return;
-    v(i, j, k) = (a.b(i, j, k) + a.neighbours(v, i, j, k)) / a.diag(i, j, k);
-  });
+  for_each_colour(d, a.active, colour, GsBody<T>{a, v});
 }
 
 template <class T>
