@@ -379,6 +379,7 @@ struct RestrictBody {
   StencilView<T> coarse;
   std::array<int, 3> nf;
   int dims;
+  bool positional;  // every axis's weights come from positions (none learned per node)
 
   GRIDSOLVE_HD void operator()(int I, int J, int K) const {
     if (!coarse.is_free(I, J, K)) {
@@ -399,6 +400,28 @@ struct RestrictBody {
       hi[a] = on && f[a] + 1 < nf[a] && !x.aligned(f[a] + 1) ? f[a] + 1 : f[a];
     }
     double s = 0;
+    if (positional) {
+      // Weights from positions depend on their own axis's index only: the 3 x 3 (x 3)
+      // weights are the products of three per-axis lists, made once per coarse node.
+      double w[3][3];
+      for (int a = 0; a < 3; ++a)
+        for (int q = lo[a]; q <= hi[a]; ++q) {
+          const AxisMap& x = tr.m.a[a];
+          const double wl = q == f[a] ? 1.0 : x.wl[x.fold(q)];
+          w[a][q - lo[a]] = q == f[a] ? 1.0 : q > f[a] ? wl : 1.0 - wl;
+        }
+      for (int k = lo[2]; k <= hi[2]; ++k) {
+        double sj = 0;
+        for (int j = lo[1]; j <= hi[1]; ++j) {
+          double si = 0;
+          for (int i = lo[0]; i <= hi[0]; ++i) si += w[0][i - lo[0]] * double(rv(i, j, k));
+          sj += w[1][j - lo[1]] * si;
+        }
+        s += w[2][k - lo[2]] * sj;
+      }
+      out(I, J, K) = T(s);
+      return;
+    }
     for (int k = lo[2]; k <= hi[2]; ++k) {
       for (int j = lo[1]; j <= hi[1]; ++j) {
         for (int i = lo[0]; i <= hi[0]; ++i) {
@@ -421,9 +444,11 @@ template <class T>
 void restrict_residual(const Field<T>& r, const InterpolationWeights<T>& weights,
                        const StencilView<T>& coarse, Field<T>& coarse_rhs, const Coarsening& c,
                        Device d) {
-  for_each(d, coarse.active,
-           RestrictBody<T>{transfer_of(c, weights), r.cview(), coarse_rhs.view(), coarse, c.fine,
-                           coarse.dims});
+  const Transfer<T> tr = transfer_of(c, weights);
+  const bool positional = !tr.lower[0] && !tr.lower[1] && !tr.lower[2];
+  for_each(
+      d, coarse.active,
+      RestrictBody<T>{tr, r.cview(), coarse_rhs.view(), coarse, c.fine, coarse.dims, positional});
 }
 
 template <class T>
