@@ -185,6 +185,41 @@ TEST(MicromagGpu, ThermalRunsAgreeWithCpu) {
   EXPECT_GT(noise, 1e-3);  // the thermal field moved m
 }
 
+TEST(MicromagGpu, SpinTorqueRunsAgreeWithCpu) {
+  SKIP_WITHOUT_GPU();
+  // RK45 with a Zhang-Li current through two regions of different Pol and xi, beside vacuum
+  // cells: CPU and GPU give the same m, and the current moved it.
+  MicromagProblem p = random_problem({16, 8, 2});
+  p.regions[0].pol = 0.7;
+  p.regions[0].xi = 0.05;
+  p.regions[3].pol = 0.4;
+  p.regions[3].xi = 0.2;
+  p.current = {2e12, -1e12, 0.5e12};
+  const auto m0 = random_m(p.mesh.cells(), 13);
+  auto run = [&](Device d, bool current) {
+    MicromagProblem q = p;
+    if (!current) q.current = {0, 0, 0};
+    MicromagSystem<double> sys(q, d);
+    sys.set_m(m0);
+    StepperOptions o;
+    o.tolerance = 1e-6;
+    LlgStepper<double> st(sys, o);
+    const FieldOfTime b = [](double) { return std::array<double, 3>{0, 0, 0.01}; };
+    double t = 0;
+    while (t < 2e-11) st.step(t, 2e-11 - t, b);
+    return sys.m().to_host();
+  };
+  const auto cpu = run(Device::cpu, true), gpu = run(Device::cuda, true),
+             still = run(Device::cpu, false);
+  double moved = 0;
+  for (int c = 0; c < 3; ++c)
+    for (std::size_t q = 0; q < cpu[c].size(); ++q) {
+      EXPECT_NEAR(cpu[c][q], gpu[c][q], 1e-9);
+      moved = std::max(moved, std::abs(cpu[c][q] - still[c][q]));
+    }
+  EXPECT_GT(moved, 1e-3);
+}
+
 TEST(MicromagGpu, LarmorPrecession) {
   SKIP_WITHOUT_GPU();
   Region r;

@@ -20,7 +20,7 @@ namespace gridsolve::micromag {
 // The material of one region as the loop bodies read it (unit axes, c3 = c1 x c2).
 template <class T>
 struct MaterialParams {
-  T ms, aex, alpha, ku1, kc1, dind, dbulk, temp;
+  T ms, aex, alpha, ku1, kc1, dind, dbulk, temp, pol, xi;
   T u[3], c1[3], c2[3], c3[3];
 };
 
@@ -64,6 +64,7 @@ struct TermInputs {
   const demag::PaddedVector<T>* demag;  // null without demag
   std::array<double, 3> bext;
   ThermalDraw thermal;
+  std::array<double, 3> current{};  // J, A/m^2 (spin-transfer torque)
 };
 
 // The energy density of a term whose energy is `factor` Ms m . B (linear in m: -1/2;

@@ -86,8 +86,9 @@ void read_vector(const TomlReader& rd, const toml::table& t, std::string_view ke
   if (auto v = rd.vector(t, key, path, 3)) out = *v;
 }
 
-const TomlReader::Names region_keys = {"Ms",      "A",       "alpha", "Ku1",   "anis_u", "Kc1",
-                                       "anis_c1", "anis_c2", "Dind",  "Dbulk", "Temp"};
+const TomlReader::Names region_keys = {"Ms",   "A",       "alpha",   "Ku1",  "anis_u",
+                                       "Kc1",  "anis_c1", "anis_c2", "Dind", "Dbulk",
+                                       "Temp", "Pol",     "xi"};
 
 void read_region(const TomlReader& rd, const toml::table& t, const std::string& path, Region& r) {
   read_number(rd, t, "Ms", path, r.ms);
@@ -101,6 +102,12 @@ void read_region(const TomlReader& rd, const toml::table& t, const std::string& 
   read_number(rd, t, "Dind", path, r.dind);
   read_number(rd, t, "Dbulk", path, r.dbulk);
   read_number(rd, t, "Temp", path, r.temp);
+  read_number(rd, t, "Pol", path, r.pol);
+  read_number(rd, t, "xi", path, r.xi);
+  if (std::abs(r.pol) > 1)
+    rd.fail(&t, fmt::format("'{}.Pol' must be in [-1, 1], got {}", path, r.pol));
+  if (std::abs(r.xi) > 10)
+    rd.fail(&t, fmt::format("'{}.xi' {} is beyond any material (|xi| at most 10)", path, r.xi));
   if (r.temp < 0 || r.temp > 1e5)
     rd.fail(&t, fmt::format("'{}.Temp' must be in [0, 1e5] K, got {}", path, r.temp));
   if (r.ms < 0) rd.fail(&t, fmt::format("'{}.Ms' must not be negative", path));
@@ -372,9 +379,15 @@ MicromagConfig parse_micromag_config(std::string_view toml_text, const std::stri
   read_shapes(rd, root, c);
   if (const toml::table* i = rd.table(root, "initial", "")) read_initial(rd, *i, source_name, c);
   if (const toml::table* f = rd.table(root, "field", "")) {
-    rd.only_keys(*f, "field", {"B", "demag"});
+    rd.only_keys(*f, "field", {"B", "demag", "J"});
     if (auto b = formulas3(rd, *f, "B", "field")) c.field = *b;
     c.problem.demag = rd.boolean(*f, "demag", "field").value_or(c.problem.demag);
+    if (auto j = rd.vector(*f, "J", "field", 3)) {
+      for (double v : *j)
+        if (std::abs(v) > 1e15)
+          rd.fail(f->get("J"), "'field.J' beyond any current (|J| at most 1e15 A/m^2)");
+      c.problem.current = *j;
+    }
   }
   if (const toml::table* s = rd.table(root, "solver", "")) read_solver(rd, *s, c);
   if (const toml::table* o = rd.table(root, "output", "")) read_output(rd, *o, c);

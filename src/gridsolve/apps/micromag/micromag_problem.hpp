@@ -37,6 +37,8 @@ struct Region {
   double dind = 0;   // interfacial Dzyaloshinskii-Moriya constant, J/m^2 (mumax3's Dind)
   double dbulk = 0;  // bulk Dzyaloshinskii-Moriya constant, J/m^2 (mumax3's Dbulk)
   double temp = 0;   // temperature, K (mumax3's Temp): the thermal field of LLG runs
+  double pol = 0;    // spin polarization of a current (mumax3's Pol): Zhang-Li torque
+  double xi = 0;     // non-adiabaticity of the Zhang-Li torque (mumax3's xi)
 };
 
 struct MicromagProblem {
@@ -45,6 +47,7 @@ struct MicromagProblem {
   std::array<Region, max_regions> regions{};
   bool demag = true;
   std::uint64_t thermal_seed = 0;  // the thermal field's generator key
+  std::array<double, 3> current{0, 0, 0};  // J, A/m^2, through the whole magnet
 
   // A box of cells all of region 0 with the given material.
   static MicromagProblem box(std::array<int, 3> n, std::array<double, 3> cell, const Region& r);

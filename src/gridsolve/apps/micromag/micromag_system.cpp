@@ -38,9 +38,10 @@ static FieldKernel<T> make_kernel(CellVectors<T>& v, const GhostSides& sides,
                                   const Field<std::uint8_t>& region,
                                   const Buffer<MaterialParams<T>>& params, const Mesh& mesh,
                                   const demag::PaddedVector<T>* hd, std::array<double, 3> b,
-                                  ThermalDraw thermal = {}) {
+                                  ThermalDraw thermal = {},
+                                  std::array<double, 3> current = {0, 0, 0}) {
   v.fill_ghosts(sides);
-  const TermInputs<T> in{v.view(), region.cview(), params.data(), &mesh, hd, b, thermal};
+  const TermInputs<T> in{v.view(), region.cview(), params.data(), &mesh, hd, b, thermal, current};
   return FieldKernel<T>::make(in);
 }
 
@@ -90,6 +91,8 @@ MicromagSystem<T>::MicromagSystem(const MicromagProblem& p, Device d, demag::Fft
     q.dind = T(g.dind);
     q.dbulk = T(g.dbulk);
     q.temp = T(g.temp);
+    q.pol = T(g.pol);
+    q.xi = T(g.xi);
     has_temperature_ = has_temperature_ || (g.temp > 0 && g.ms > 0);
     auto unit = [&](std::array<double, 3> v, const char* what) {
       const double n = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
@@ -233,9 +236,9 @@ void MicromagSystem<T>::slope(CellVectors<T>& v, CellVectors<T>& k, std::array<d
   // The thermal field enters LLG slopes only (relax and minimize follow the deterministic
   // field).
   const bool llg = kind == Slope::llg;
-  const FieldKernel<T> f =
-      make_kernel(v, sides_, region_, params_, mesh_, has_demag() ? &hd : nullptr, b,
-                  llg ? thermal_ : ThermalDraw{});
+  const FieldKernel<T> f = make_kernel(
+      v, sides_, region_, params_, mesh_, has_demag() ? &hd : nullptr, b,
+      llg ? thermal_ : ThermalDraw{}, llg ? problem_.current : std::array<double, 3>{0, 0, 0});
   const unsigned terms = llg ? term_all | term_thermal : term_all;
   const Vec3Ptr<T> out = k.ptr();
   const CellIndex ix = k.index();  // every CellVectors of the mesh has the same layout
@@ -258,7 +261,10 @@ void MicromagSystem<T>::slope(CellVectors<T>& v, CellVectors<T>& k, std::array<d
     if (kind == Slope::llg) {
       // (1 + a^2) dm/dt = -gamma (m x B + a m x (m x B))
       const T pre = -g / (T(1) + p.alpha * p.alpha);
-      for (int c = 0; c < 3; ++c) out.c[c][q] = pre * (mxb[c] + p.alpha * mxmxb[c]);
+      T dmdt[3];
+      for (int c = 0; c < 3; ++c) dmdt[c] = pre * (mxb[c] + p.alpha * mxmxb[c]);
+      f.stt.add(cell, dmdt);
+      for (int c = 0; c < 3; ++c) out.c[c][q] = dmdt[c];
     } else if (kind == Slope::damping) {
       // The damping term alone at its fastest (alpha = 1).
       for (int c = 0; c < 3; ++c) out.c[c][q] = -g / T(2) * mxmxb[c];
