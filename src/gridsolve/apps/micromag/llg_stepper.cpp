@@ -88,7 +88,8 @@ double LlgStepper<T>::step_rk45(double t, double h, const FieldOfTime& b, Slope 
 }
 
 template <class T>
-double LlgStepper<T>::step_heun(double t, double h, const FieldOfTime& b, Slope kind) {
+double LlgStepper<T>::step_heun(double t, double h, const FieldOfTime& b, Slope kind,
+                                 bool estimate) {
   StageSum<T> euler, none;
   euler.add(k_[0], 1);
   sys_.combine(sys_.m(), h, euler, stage_, none);
@@ -96,8 +97,10 @@ double LlgStepper<T>::step_heun(double t, double h, const FieldOfTime& b, Slope 
   StageSum<T> mean, err;
   mean.add(k_[0], 0.5);
   mean.add(k_[1], 0.5);
-  err.add(k_[0], -0.5);
-  err.add(k_[1], 0.5);
+  if (estimate) {
+    err.add(k_[0], -0.5);
+    err.add(k_[1], 0.5);
+  }
   return sys_.combine(sys_.m(), h, mean, next_, err);
 }
 
@@ -122,23 +125,14 @@ void LlgStepper<T>::step_rk4(double t, double h, const FieldOfTime& b, Slope kin
 template <class T>
 double LlgStepper<T>::step(double& t, double limit, const FieldOfTime& b, Slope kind) {
   require(limit > 0, "a step needs a positive time limit");
-  if (kind == Slope::llg && sys_.has_temperature()) {
-    // Stochastic: fixed steps of dt (the last one before `limit` shorter), every step
-    // accepted, one thermal draw per step seen by both of Heun's evaluations.
+  // A temperature makes the step stochastic: fixed steps of dt, every step accepted, one
+  // thermal draw per step that both of Heun's evaluations see (so k1 is evaluated anew).
+  const bool thermal = kind == Slope::llg && sys_.has_temperature();
+  if (thermal) {
     require(o_.method == Method::heun,
             "a temperature needs method = \"heun\" (fixed steps of solver.dt)");
-    const double h = std::min(o_.dt, limit);
-    sys_.begin_thermal_step(h);
-    if (!input_holds_m_) sys_.load_demag_input(sys_.m());
-    evaluate(sys_.m(), k_[0], t, b, kind);
-    step_heun(t, h, b, kind);
-    sys_.m().swap(next_);
+    sys_.begin_thermal_step(std::min(o_.dt, limit));
     have_k1_ = false;
-    input_holds_m_ = true;
-    t += h;
-    last_h_ = h;
-    ++steps_;
-    return h;
   }
   for (;;) {
     if (!have_k1_) {
@@ -146,9 +140,12 @@ double LlgStepper<T>::step(double& t, double limit, const FieldOfTime& b, Slope 
       evaluate(sys_.m(), k_[0], t, b, kind);
       have_k1_ = true;
     }
-    if (o_.method == Method::rk4) {
+    if (o_.method == Method::rk4 || thermal) {  // fixed steps (the last before limit shorter)
       const double h = std::min(o_.dt, limit);
-      step_rk4(t, h, b, kind);
+      if (thermal)
+        step_heun(t, h, b, kind, false);
+      else
+        step_rk4(t, h, b, kind);
       sys_.m().swap(next_);
       have_k1_ = false;
       input_holds_m_ = true;

@@ -51,7 +51,8 @@ class LlgStepper {
   void evaluate(CellVectors<T>& at, CellVectors<T>& k, double t, const FieldOfTime& b,
                 Slope kind);
   double step_rk45(double t, double h, const FieldOfTime& b, Slope kind);
-  double step_heun(double t, double h, const FieldOfTime& b, Slope kind);
+  // Returns the error estimate, or 0 without one (fixed steps need none: no reduction).
+  double step_heun(double t, double h, const FieldOfTime& b, Slope kind, bool estimate = true);
   void step_rk4(double t, double h, const FieldOfTime& b, Slope kind);
 
   MicromagSystem<T>& sys_;
