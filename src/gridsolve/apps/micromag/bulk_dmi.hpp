@@ -15,9 +15,7 @@ namespace gridsolve::micromag {
 template <class T>
 struct BulkDmi {
   static constexpr unsigned bit = term_dmi;
-  const T* m[3];
-  const std::uint8_t* region;
-  std::int64_t step[3], rstep[3];
+  CellNeighbours<T> at;
   const MaterialParams<T>* mat;
   T d[3];
   bool layered;     // z neighbours are stored
@@ -25,10 +23,7 @@ struct BulkDmi {
 
   static BulkDmi make(const TermInputs<T>& in) {
     BulkDmi e{};
-    for (int c = 0; c < 3; ++c) e.m[c] = in.m.data + c * in.m.component;
-    e.region = in.region.data;
-    e.step[0] = 1, e.step[1] = in.m.pitch, e.step[2] = in.m.plane;
-    e.rstep[0] = 1, e.rstep[1] = in.region.pitch, e.rstep[2] = in.region.plane;
+    e.at = CellNeighbours<T>::make(in);
     e.mat = in.mat;
     for (int a = 0; a < 3; ++a) e.d[a] = T(in.mesh->cell[a]);
     e.layered = in.mesh->n[2] > 1;
@@ -36,9 +31,6 @@ struct BulkDmi {
     return e;
   }
 
-  GRIDSOLVE_HD static T harmonic(T a, T b) {
-    return (a + b) != T(0) ? T(2) * a * b / (a + b) : T(0);
-  }
 
   GRIDSOLVE_HD void add(const CellState<T>& c, T b[3]) const {
     // Without D here every term below vanishes (a harmonic mean with 0 is 0).
@@ -53,11 +45,11 @@ struct BulkDmi {
         T dij = dc;
         bool stored = false;
         if (a < 2 || layered) {
-          const int r2 = region[c.rq + (side == 0 ? -rstep[a] : rstep[a])];
+          const int r2 = at.region[c.rq + (side == 0 ? -at.rstep[a] : at.rstep[a])];
           if (mat[r2].ms != T(0)) {
-            const std::int64_t q2 = c.q + (side == 0 ? -step[a] : step[a]);
-            for (int k = 0; k < 3; ++k) nb[k] = m[k][q2];
-            if (r2 != c.region) dij = harmonic(dc, mat[r2].dbulk);
+            const std::int64_t q2 = c.q + (side == 0 ? -at.step[a] : at.step[a]);
+            for (int k = 0; k < 3; ++k) nb[k] = at.m[k][q2];
+            if (r2 != c.region) dij = harmonic_mean(dc, mat[r2].dbulk);
             stored = true;
           }
         }

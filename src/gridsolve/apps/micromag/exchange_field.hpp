@@ -11,19 +11,14 @@ namespace gridsolve::micromag {
 template <class T>
 struct ExchangeField {
   static constexpr unsigned bit = term_exchange;
-  const T* m[3];                   // the components at global (0, 0, 0)
-  const std::uint8_t* region;      // likewise
-  std::int64_t step[3], rstep[3];  // the strides of m and of the region map per axis
+  CellNeighbours<T> at;
   const MaterialParams<T>* mat;
   T inv_d2[3];
   bool layered;  // more than one cell along z (a single layer has no z neighbours stored)
 
   static ExchangeField make(const TermInputs<T>& in) {
     ExchangeField e{};
-    for (int d = 0; d < 3; ++d) e.m[d] = in.m.data + d * in.m.component;
-    e.region = in.region.data;
-    e.step[0] = 1, e.step[1] = in.m.pitch, e.step[2] = in.m.plane;
-    e.rstep[0] = 1, e.rstep[1] = in.region.pitch, e.rstep[2] = in.region.plane;
+    e.at = CellNeighbours<T>::make(in);
     e.mat = in.mat;
     for (int a = 0; a < 3; ++a) e.inv_d2[a] = T(1 / (in.mesh->cell[a] * in.mesh->cell[a]));
     e.layered = in.mesh->n[2] > 1;
@@ -33,27 +28,23 @@ struct ExchangeField {
   // The neighbour at element q2 of m (rq2 of the region map), 1 / d^2 = w away.
   GRIDSOLVE_HD void neighbour(std::int64_t q2, std::int64_t rq2, const CellState<T>& c, T w,
                               T s[3]) const {
-    const int r2 = region[rq2];
+    const int r2 = at.region[rq2];
     if (mat[r2].ms == T(0)) return;
     const T a = c.p.aex;
-    T aij = a;
-    if (r2 != c.region) {
-      const T a2 = mat[r2].aex;
-      aij = (a + a2) != T(0) ? T(2) * a * a2 / (a + a2) : T(0);
-    }
-    for (int d = 0; d < 3; ++d) s[d] += aij * w * (m[d][q2] - c.m[d]);
+    const T aij = r2 != c.region ? harmonic_mean(a, mat[r2].aex) : a;
+    for (int d = 0; d < 3; ++d) s[d] += aij * w * (at.m[d][q2] - c.m[d]);
   }
 
   GRIDSOLVE_HD void add(const CellState<T>& c, T b[3]) const {
     if (c.p.aex == T(0)) return;
     T s[3] = {0, 0, 0};
-    neighbour(c.q - step[0], c.rq - rstep[0], c, inv_d2[0], s);
-    neighbour(c.q + step[0], c.rq + rstep[0], c, inv_d2[0], s);
-    neighbour(c.q - step[1], c.rq - rstep[1], c, inv_d2[1], s);
-    neighbour(c.q + step[1], c.rq + rstep[1], c, inv_d2[1], s);
+    neighbour(c.q - at.step[0], c.rq - at.rstep[0], c, inv_d2[0], s);
+    neighbour(c.q + at.step[0], c.rq + at.rstep[0], c, inv_d2[0], s);
+    neighbour(c.q - at.step[1], c.rq - at.rstep[1], c, inv_d2[1], s);
+    neighbour(c.q + at.step[1], c.rq + at.rstep[1], c, inv_d2[1], s);
     if (layered) {
-      neighbour(c.q - step[2], c.rq - rstep[2], c, inv_d2[2], s);
-      neighbour(c.q + step[2], c.rq + rstep[2], c, inv_d2[2], s);
+      neighbour(c.q - at.step[2], c.rq - at.rstep[2], c, inv_d2[2], s);
+      neighbour(c.q + at.step[2], c.rq + at.rstep[2], c, inv_d2[2], s);
     }
     const T f = T(2) / c.p.ms;
     for (int d = 0; d < 3; ++d) b[d] += f * s[d];

@@ -67,6 +67,31 @@ struct TermInputs {
   std::array<double, 3> current{};  // J, A/m^2 (spin-transfer torque)
 };
 
+// m and the region map at fixed strides from a cell, for the terms that read neighbours
+// (exchange, DMI, the spin-transfer torque): the components and the map at global (0, 0, 0)
+// and their strides per axis; beyond the box's sides they read the ghosts.
+template <class T>
+struct CellNeighbours {
+  const T* m[3];
+  const std::uint8_t* region;
+  std::int64_t step[3], rstep[3];
+
+  static CellNeighbours make(const TermInputs<T>& in) {
+    CellNeighbours n{};
+    for (int c = 0; c < 3; ++c) n.m[c] = in.m.data + c * in.m.component;
+    n.region = in.region.data;
+    n.step[0] = 1, n.step[1] = in.m.pitch, n.step[2] = in.m.plane;
+    n.rstep[0] = 1, n.rstep[1] = in.region.pitch, n.rstep[2] = in.region.plane;
+    return n;
+  }
+};
+
+// A material constant between two regions: the harmonic mean (mumax3's rule; 0 with a 0).
+template <class T>
+GRIDSOLVE_HD T harmonic_mean(T a, T b) {
+  return (a + b) != T(0) ? T(2) * a * b / (a + b) : T(0);
+}
+
 // The energy density of a term whose energy is `factor` Ms m . B (linear in m: -1/2;
 // Zeeman: -1), from its field b at the cell.
 template <class T>

@@ -17,26 +17,18 @@ namespace gridsolve::micromag {
 template <class T>
 struct InterfacialDmi {
   static constexpr unsigned bit = term_dmi;
-  const T* m[3];
-  const std::uint8_t* region;
-  std::int64_t step[2], rstep[2];  // x and y strides of m and of the region map
+  CellNeighbours<T> at;
   const MaterialParams<T>* mat;
   T d[2];  // cell size along x, y
 
   static InterfacialDmi make(const TermInputs<T>& in) {
     InterfacialDmi e{};
-    for (int c = 0; c < 3; ++c) e.m[c] = in.m.data + c * in.m.component;
-    e.region = in.region.data;
-    e.step[0] = 1, e.step[1] = in.m.pitch;
-    e.rstep[0] = 1, e.rstep[1] = in.region.pitch;
+    e.at = CellNeighbours<T>::make(in);
     e.mat = in.mat;
     e.d[0] = T(in.mesh->cell[0]), e.d[1] = T(in.mesh->cell[1]);
     return e;
   }
 
-  GRIDSOLVE_HD static T harmonic(T a, T b) {
-    return (a + b) != T(0) ? T(2) * a * b / (a + b) : T(0);
-  }
 
   GRIDSOLVE_HD void add(const CellState<T>& c, T b[3]) const {
     // Without D here every term below vanishes (a harmonic mean with 0 is 0).
@@ -46,13 +38,13 @@ struct InterfacialDmi {
     for (int a = 0; a < 2; ++a) {
       for (int side = 0; side < 2; ++side) {
         const T sgn = side == 0 ? T(-1) : T(1);  // the outward normal along axis a
-        const std::int64_t q2 = c.q + (side == 0 ? -step[a] : step[a]);
-        const int r2 = region[c.rq + (side == 0 ? -rstep[a] : rstep[a])];
+        const std::int64_t q2 = c.q + (side == 0 ? -at.step[a] : at.step[a]);
+        const int r2 = at.region[c.rq + (side == 0 ? -at.rstep[a] : at.rstep[a])];
         T nb[3];
         T dij = dc;
         if (mat[r2].ms != T(0)) {
-          for (int k = 0; k < 3; ++k) nb[k] = m[k][q2];
-          if (r2 != c.region) dij = harmonic(dc, mat[r2].dind);
+          for (int k = 0; k < 3; ++k) nb[k] = at.m[k][q2];
+          if (r2 != c.region) dij = harmonic_mean(dc, mat[r2].dind);
         } else {
           // (z x n) x m for n = sgn e_a: n = +x gives (m_z, 0, -m_x), n = +y (0, m_z, -m_y);
           // the neighbour is m - d (D / 2A) times that.

@@ -17,9 +17,7 @@ constexpr double elementary_charge = 1.602176634e-19;  // C
 
 template <class T>
 struct ZhangLiTorque {
-  const T* m[3];
-  const std::uint8_t* region;
-  std::int64_t step[3], rstep[3];
+  CellNeighbours<T> at;
   const MaterialParams<T>* mat;
   T j_over_2d[3];  // J_a / (2 d_a): the current's share of each axis's central difference
   int axes;        // the axes whose neighbours are stored (2 for a single layer)
@@ -27,10 +25,7 @@ struct ZhangLiTorque {
 
   static ZhangLiTorque make(const TermInputs<T>& in) {
     ZhangLiTorque z{};
-    for (int c = 0; c < 3; ++c) z.m[c] = in.m.data + c * in.m.component;
-    z.region = in.region.data;
-    z.step[0] = 1, z.step[1] = in.m.pitch, z.step[2] = in.m.plane;
-    z.rstep[0] = 1, z.rstep[1] = in.region.pitch, z.rstep[2] = in.region.plane;
+    z.at = CellNeighbours<T>::make(in);
     z.mat = in.mat;
     z.axes = in.mesh->n[2] > 1 ? 3 : 2;
     z.on = false;
@@ -67,13 +62,13 @@ struct ZhangLiTorque {
 
  private:
   GRIDSOLVE_HD void neighbour(const CellState<T>& c, int a, int side, T out[3]) const {
-    const int r2 = region[c.rq + side * rstep[a]];
+    const int r2 = at.region[c.rq + side * at.rstep[a]];
     if (mat[r2].ms == T(0)) {
       for (int k = 0; k < 3; ++k) out[k] = c.m[k];
       return;
     }
-    const std::int64_t q2 = c.q + side * step[a];
-    for (int k = 0; k < 3; ++k) out[k] = m[k][q2];
+    const std::int64_t q2 = c.q + side * at.step[a];
+    for (int k = 0; k < 3; ++k) out[k] = at.m[k][q2];
   }
 };
 
