@@ -171,6 +171,17 @@ TEST(MicromagCli, BadConfigsExitTwoWithAMessage) {
        "output.fields[0] must be one of B_demag"},
       {"plots = false", "plots = false\nfields = [\"B_eff\", \"B_eff\"]", "names 'B_eff' twice"},
       {"plots = false", "plots = false\nfields = \"B_eff\"", "must be an array of names"},
+      // The DMI, temperature and current keys.
+      {"A = 1.3e-11", "A = 1.3e-11\nDind = 5", "'material.Dind' / 'material.Dbulk' beyond any"},
+      {"A = 1.3e-11", "A = 1.3e-11\nDbulk = -2", "'material.Dind' / 'material.Dbulk' beyond any"},
+      {"A = 1.3e-11", "A = 1.3e-11\nTemp = -3", "'material.Temp' must be in [0, 1e5] K"},
+      {"A = 1.3e-11", "A = 1.3e-11\nTemp = 300", "method = \"heun\""},
+      {"device = \"cpu\"", "device = \"cpu\"\nthermal_seed = -1", "solver.thermal_seed"},
+      {"A = 1.3e-11", "A = 1.3e-11\nPol = 2", "'material.Pol' must be in [-1, 1]"},
+      {"A = 1.3e-11", "A = 1.3e-11\nxi = 100", "'material.xi' 100 is beyond any material"},
+      {"[initial]", "[field]\nJ = [1e20, 0, 0]\n[initial]", "'field.J' beyond any current"},
+      {"[initial]", "[field]\nJ = [1e12, 0]\n[initial]", "field.J"},
+      {"[initial]", "[field]\ndemag = 1\n[initial]", "field.demag must be true or false"},
   };
   for (const Case& c : cases) {
     std::string text = good;
