@@ -34,6 +34,14 @@ double part_difference(const Field<double>& part, const Field<double>& whole) {
   return comm.max(worst) / std::max(comm.max(largest), 1e-300);
 }
 
+// The same PISO steps of fixed size on two solvers.
+void piso_steps(FlowSolver<double>& a, FlowSolver<double>& b, int steps, double dt) {
+  for (int s = 0; s < steps; ++s) {
+    a.piso_step(dt, false);
+    b.piso_step(dt, false);
+  }
+}
+
 void expect_same_state(const FlowSolver<double>& split, const FlowSolver<double>& whole,
                        const char* what) {
   const int ranks = Communicator::world().size();
@@ -94,20 +102,14 @@ TEST(MpiFlow, Cavity3dLikeOneProcess) {
   c.coupling = Coupling::piso;
   c.pressure_tolerance = 1e-8;
   FlowSolver<double> whole(c, Device::cpu, true), split(c, Device::cpu);
-  for (int s = 0; s < 3; ++s) {
-    whole.piso_step(0.02, false);
-    split.piso_step(0.02, false);
-  }
+  piso_steps(whole, split, 3, 0.02);
   expect_same_state(split, whole, "3D cavity, PISO");
 }
 
 TEST(MpiFlow, ChannelWithCylinderLikeOneProcess) {
   FlowCase c = dfg_case("dfg-2d-1", 4);
   FlowSolver<double> whole(c, Device::cpu, true), split(c, Device::cpu);
-  for (int s = 0; s < 4; ++s) {
-    whole.piso_step(0.02, false);
-    split.piso_step(0.02, false);
-  }
+  piso_steps(whole, split, 4, 0.02);
   expect_same_state(split, whole, "DFG 2D-1");
   const Forces fw = whole.forces(), fs = split.forces();
   EXPECT_NEAR(fs.fx, fw.fx, 1e-10 * (1 + std::abs(fw.fx)));
@@ -132,10 +134,7 @@ TEST(MpiFlow, TaylorGreenLikeOneProcess) {
     s->set_pressure(
         [](double x, double y, double) { return 0.25 * (std::cos(2 * x) + std::cos(2 * y)); });
   }
-  for (int k = 0; k < 5; ++k) {
-    whole.piso_step(0.05, false);
-    split.piso_step(0.05, false);
-  }
+  piso_steps(whole, split, 5, 0.05);
   expect_same_state(split, whole, "Taylor-Green");
 }
 
@@ -151,10 +150,7 @@ TEST(MpiFlow, PeriodicChannelLikeOneProcess) {
   c.coupling = Coupling::piso;
   c.pressure_tolerance = 1e-10;
   FlowSolver<double> whole(c, Device::cpu, true), split(c, Device::cpu);
-  for (int k = 0; k < 6; ++k) {
-    whole.piso_step(0.05, false);
-    split.piso_step(0.05, false);
-  }
+  piso_steps(whole, split, 6, 0.05);
   expect_same_state(split, whole, "periodic channel");
   if (Communicator::world().size() == 1) return;
   Obstacle o;
@@ -173,20 +169,14 @@ TEST(MpiFlow, OnTheGpu) {
   c.coupling = Coupling::piso;
   c.pressure_tolerance = 1e-10;
   FlowSolver<double> whole(c, Device::cpu, true), split(c, Device::cuda);
-  for (int s = 0; s < 5; ++s) {
-    whole.piso_step(0.01, false);
-    split.piso_step(0.01, false);
-  }
+  piso_steps(whole, split, 5, 0.01);
   FlowSolver<double>::WholeState a = whole.whole_state(), b = split.whole_state();
   for (int q = 0; q < 2; ++q)
     EXPECT_LE(part_difference(b.u[std::size_t(q)], a.u[std::size_t(q)]), 1e-9) << "uv"[q];
   EXPECT_LE(part_difference(b.p, a.p), 1e-9);
   FlowCase d = dfg_case("dfg-2d-1", 4);
   FlowSolver<double> dw(d, Device::cpu, true), ds(d, Device::cuda);
-  for (int s = 0; s < 3; ++s) {
-    dw.piso_step(0.02, false);
-    ds.piso_step(0.02, false);
-  }
+  piso_steps(dw, ds, 3, 0.02);
   const Forces fw = dw.forces(), fs = ds.forces();
   EXPECT_NEAR(fs.fx, fw.fx, 1e-8 * (1 + std::abs(fw.fx)));
   EXPECT_NEAR(fs.fy, fw.fy, 1e-8 * (1 + std::abs(fw.fy)));
