@@ -81,6 +81,9 @@ bool is_run_file(const std::string& name) {
 double first_zero_crossing_mx(const std::vector<TableRow>& rows) {
   for (std::size_t i = 1; i < rows.size(); ++i) {
     const double a = rows[i - 1].m[0], b = rows[i].m[0];
+    // Rows of a relax or minimize share one time, and a state that starts on <m_x> = 0 (a
+    // vortex) only wobbles about it: neither is a crossing.
+    if (rows[i].t <= rows[i - 1].t || std::abs(a) < 1e-3) continue;
     if ((a > 0 && b <= 0) || (a < 0 && b >= 0))
       return rows[i - 1].t + (rows[i].t - rows[i - 1].t) * a / (a - b);
   }

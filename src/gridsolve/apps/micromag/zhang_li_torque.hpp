@@ -1,8 +1,10 @@
 // Zhang-Li spin-transfer torque of a current density J (A/m^2) flowing through the
 // magnet (Zhang & Li 2004; Thiaville et al. 2005): in Gilbert form
 //   dm/dt = ... - (u . grad) m + xi m x (u . grad) m,
-// u = -Pol g muB J / (2 e Ms) (g = 2), the drift velocity of the spins, along the electrons'
-// flow (against J): a texture m(x - u t) is carried along u. Solved for dm/dt together with
+// u = -Pol muB J / (e Ms (1 + xi^2)), the drift velocity of the spins, along the electrons'
+// flow (against J): a texture m(x - u t) is carried along u. The 1 / (1 + xi^2) is Zhang & Li's
+// b_J, kept because mumax3 and the standard problem 5 proposal (Najafi et al. 2009) define u
+// with it (0.25% at xi = 0.05). Solved for dm/dt together with
 // the Gilbert damping, the torque joins the LLG slope as
 //   [(1 + alpha xi) m x (m x D) + (xi - alpha) m x D] / (1 + alpha^2),  D = (u . grad) m,
 // D by central differences; a missing neighbour (vacuum, a free side) counts as m. It is a
@@ -39,8 +41,10 @@ struct ZhangLiTorque {
   // Adds the torque to dm/dt at the cell.
   GRIDSOLVE_HD void add(const CellState<T>& c, T dmdt[3]) const {
     if (!on || c.p.pol == T(0) || c.p.ms == T(0)) return;
-    // u = -Pol muB J / (e Ms): D = (u . grad) m = -Pol muB / (e Ms) sum_a J_a d_a m.
-    const T scale = T(-double(c.p.pol) * bohr_magneton / (elementary_charge * double(c.p.ms)));
+    // D = (u . grad) m = -Pol muB / (e Ms (1 + xi^2)) sum_a J_a d_a m.
+    const double xi2 = double(c.p.xi) * double(c.p.xi);
+    const T scale =
+        T(-double(c.p.pol) * bohr_magneton / (elementary_charge * double(c.p.ms) * (1 + xi2)));
     T d[3] = {0, 0, 0};
     for (int a = 0; a < axes; ++a) {
       if (j_over_2d[a] == T(0)) continue;
