@@ -187,13 +187,19 @@ TEST(MicromagGpu, ThermalRunsAgreeWithCpu) {
 
 TEST(MicromagGpu, SpinTorqueRunsAgreeWithCpu) {
   SKIP_WITHOUT_GPU();
-  // RK45 with a Zhang-Li current through two regions of different Pol and xi, beside vacuum
-  // cells: CPU and GPU give the same m, and the current moved it.
+  // RK45 with a current through two regions of different Pol and xi (Zhang-Li) and fixed
+  // layers, Lambda and eps' (Slonczewski), beside vacuum cells: CPU and GPU give the same m,
+  // and the current moved it.
   MicromagProblem p = random_problem({16, 8, 2});
   p.regions[0].pol = 0.7;
   p.regions[0].xi = 0.05;
+  p.regions[0].fixed_layer = {0.3, 0.2, 1};
+  p.regions[0].lambda = 2;
+  p.regions[0].epsilon_prime = 0.1;
   p.regions[3].pol = 0.4;
   p.regions[3].xi = 0.2;
+  p.regions[3].fixed_layer = {1, 0, 0};
+  p.regions[3].free_layer_thickness = 1e-9;
   p.current = {2e12, -1e12, 0.5e12};
   const auto m0 = random_m(p.mesh.cells(), 13);
   auto run = [&](Device d, bool current) {

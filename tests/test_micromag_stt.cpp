@@ -1,4 +1,4 @@
-// The Zhang-Li spin-transfer torque moving a domain wall. With no hard axis (no demag, one
+// The spin-transfer torques. Zhang-Li moving a domain wall. With no hard axis (no demag, one
 // dimension) the wall keeps its profile and turns freely about z, and the collective
 // coordinates are exact: it moves at v = (1 + alpha xi) / (1 + alpha^2) u, u = -Pol muB J /
 // (e Ms (1 + xi^2)) the spins' drift velocity (against the current): u itself at xi = alpha
@@ -11,6 +11,7 @@
 #include "gridsolve/apps/micromag/llg_stepper.hpp"
 #include "gridsolve/apps/micromag/micromag_config.hpp"
 #include "gridsolve/apps/micromag/micromag_system.hpp"
+#include "gridsolve/apps/micromag/slonczewski_torque.hpp"
 #include "gridsolve/apps/micromag/zhang_li_torque.hpp"
 #include "gridsolve/core/error.hpp"
 
@@ -97,4 +98,77 @@ TEST(MicromagStt, ConfigReadsPolXiAndJ) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("Pol' must be in [-1, 1]"), std::string::npos) << e.what();
   }
+}
+
+namespace {
+
+// One cell (no demag, no field) under the Slonczewski torque of a fixed layer along z,
+// from m at polar angle th0 in the x-z plane: m after `time`, integrated to 1e-9.
+std::array<double, 3> slonczewski_macrospin(const Region& r, double jz, double th0, double time) {
+  MicromagProblem p = MicromagProblem::box({1, 1, 1}, {2e-9, 2e-9, 2e-9}, r);
+  p.demag = false;
+  p.current = {0, 0, jz};
+  MicromagSystem<double> sys(p, Device::cpu);
+  sys.set_m({std::vector<double>{std::sin(th0)}, {0.0}, {std::cos(th0)}});
+  StepperOptions o;
+  o.tolerance = 1e-9;
+  LlgStepper<double> st(sys, o);
+  const FieldOfTime b = [](double) { return std::array<double, 3>{0, 0, 0}; };
+  double t = 0;
+  while (t < time * (1 - 1e-12)) st.step(t, time - t, b);
+  return sys.average_m();
+}
+
+}  // namespace
+
+TEST(MicromagStt, SlonczewskiMacrospinFollowsTheExactSolution) {
+  // p = z, u = m . p. The m x (p x m) term turns m towards p and p x m turns it about p:
+  //   du/dt = g beta (eps(u) - alpha eps') (1 - u^2),  dphi/dt = g beta (eps' - alpha eps(u)),
+  // g = gamma / (1 + alpha^2), beta = hbar J / (e d Ms), eps = Pol L^2 / ((L^2 + 1) + (L^2 - 1) u).
+  // Lambda = 1 (eps = Pol / 2): u = tanh(k t + atanh u0), phi = w t, both exact.
+  Region r;
+  r.ms = 8e5;
+  r.alpha = 0.1;
+  r.pol = 0.6;
+  r.fixed_layer = {0, 0, 2};  // normalized by the library
+  r.epsilon_prime = 0.05;
+  const double jz = 1e11, th0 = 2.5, time = 1e-9;
+  const double beta = reduced_planck * jz / (elementary_charge * 2e-9 * r.ms);
+  const double g = gamma_ll / (1 + r.alpha * r.alpha);
+  {
+    const auto m = slonczewski_macrospin(r, jz, th0, time);
+    const double k = g * beta * (r.pol / 2 - r.alpha * r.epsilon_prime);
+    const double w = g * beta * (r.epsilon_prime - r.alpha * r.pol / 2);
+    EXPECT_NEAR(m[2], std::tanh(k * time + std::atanh(std::cos(th0))), 1e-7);
+    EXPECT_NEAR(std::atan2(m[1], m[0]), w * time, 1e-7);
+    EXPECT_GT(m[2], std::cos(th0) + 0.5) << "J > 0 turned m towards the fixed layer";
+  }
+  // Lambda = 2, eps' = 0: the implicit solution
+  //   (L^2 + 1) atanh(u) - (L^2 - 1) / 2 ln(1 - u^2) = g beta Pol L^2 t + const.
+  r.lambda = 2;
+  r.epsilon_prime = 0;
+  const auto m = slonczewski_macrospin(r, jz, th0, time);
+  const double l2 = r.lambda * r.lambda;
+  auto lhs = [&](double u) {
+    return (l2 + 1) * std::atanh(u) - (l2 - 1) / 2 * std::log(1 - u * u);
+  };
+  EXPECT_NEAR(lhs(m[2]) - lhs(std::cos(th0)), g * beta * r.pol * l2 * time, 1e-6);
+  // Reversed current: m turns away from p.
+  const auto away = slonczewski_macrospin(r, -jz, 0.5, time);
+  EXPECT_LT(away[2], std::cos(0.5) - 0.1);
+}
+
+TEST(MicromagStt, ConfigReadsTheSlonczewskiKeys) {
+  const MicromagConfig c = parse_micromag_config(
+      "[mesh]\ncells = [4, 4, 2]\nsize = [8e-9, 8e-9, 4e-9]\n"
+      "[material]\nMs = 8e5\nA = 1.3e-11\nalpha = 0.01\nPol = 0.5669\nLambda = 2\n"
+      "epsilon_prime = 0.1\nfixed_layer = [1, 0, 0]\nfree_layer_thickness = 3e-9\n"
+      "[field]\nJ = [0, 0, 1e11]\n[[stage]]\nkind = \"run\"\ntime = 1e-12\n",
+      "inline");
+  const Region& r = c.problem.regions[0];
+  EXPECT_EQ(r.lambda, 2);
+  EXPECT_EQ(r.epsilon_prime, 0.1);
+  EXPECT_EQ(r.fixed_layer[0], 1);
+  EXPECT_EQ(r.free_layer_thickness, 3e-9);
+  EXPECT_EQ(c.problem.current[2], 1e11);
 }

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Standard problem 5 (examples/micromag/sp5.toml: a vortex driven by a Zhang-Li current)
 # beside mumax3 on one GPU: both relax the vortex, run 1 ns with J = 1e12 A/m^2 along x and
-# write <m>(t) every 10 ps. Prints <m> at 1 ns of each (and mumax3's own check values,
-# test/standardproblem5.mx3: (-0.23479773, -0.09453578, 0.02296375) to 1e-4) and the largest
-# difference of the <m>(t) curves; mumax3 runs twice, as it ships and with its demag kernel
-# integrated more finely.
+# write <m>(t) (ours every ps). scripts/peers/compare_tables.py prints <m> at 1 ns of each,
+# against mumax3's own check values too (test/standardproblem5.mx3: (-0.23479773,
+# -0.09453578, 0.02296375) to 1e-4), and the largest difference of the <m>(t) curves; mumax3
+# runs twice, as it ships and with its demag kernel integrated more finely.
 # Usage: scripts/peers/sp5.sh --gridsolve BIN --mumax3 DIR [--out DIR] [--device cpu|cuda]
 set -uo pipefail
 gs=""
@@ -58,47 +58,10 @@ MX
     "$mx/bin/mumax3" -http "" -f -cache /tmp/kc -o "$out/mx$acc.out" mx$acc.mx3) > "$out/mx$acc.log" 2>&1
   echo "mumax3 DemagAccuracy $acc (exit $?): $(grep -aE '^//M' "$out/mx$acc.log")"
 done
-python3 - "$out" <<'PY'
-import sys
-out = sys.argv[1]
-def table(path):
-    rows = []
-    for line in open(path):
-        if line.startswith('#') or not line.strip() or line[0].isalpha():
-            continue
-        f = line.replace(',', ' ').split()
-        rows.append([float(v) for v in f[:4]])
-    return rows
-mx = table(f"{out}/mx6.out/table.txt")
-fine = table(f"{out}/mx36.out/table.txt")
-check = (-0.23479773, -0.09453578, 0.02296375)
-print(f"mumax3's check values  <m>(1 ns) = ({check[0]:.5f}, {check[1]:.5f}, {check[2]:.5f})")
-if mx:
-    print(f"mumax3 on this device  <m>(1 ns) = ({mx[-1][1]:.5f}, {mx[-1][2]:.5f}, {mx[-1][3]:.5f})")
-if fine:
-    print(f"mumax3, accuracy 36    <m>(1 ns) = ({fine[-1][1]:.5f}, {fine[-1][2]:.5f}, {fine[-1][3]:.5f})")
-for p in ("float", "double"):
-    gs = table(f"{out}/gs_{p}/table.csv")
-    if len(gs) < 3:
-        continue
-    end = gs[-1]
-    d_check = max(abs(end[k + 1] - check[k]) for k in range(3))
-    line = f"gridsolve {p:6s}      <m>(1 ns) = ({end[1]:.5f}, {end[2]:.5f}, {end[3]:.5f})  |diff| to the check {d_check:.2e}"
-    if mx:
-        # both tables count time from the current's onset; ours (rows every ps) is read at
-        # mumax3's row times by linear interpolation
-        run = gs[[i for i, r in enumerate(gs) if r[0] == 0][-1]:]
-        worst, j = 0.0, 0
-        for r in mx:
-            t = r[0] - mx[0][0]
-            while j + 2 < len(run) and run[j + 1][0] < t:
-                j += 1
-            a, b = run[j], run[j + 1]
-            w = min(max((t - a[0]) / (b[0] - a[0]), 0.0), 1.0)
-            worst = max(worst, max(abs(a[k] + w * (b[k] - a[k]) - r[k]) for k in (1, 2, 3)))
-        line += f", to mumax3 {max(abs(end[k + 1] - mx[-1][k + 1]) for k in range(3)):.2e}"
-        if fine:
-            line += f" (accuracy 36: {max(abs(end[k + 1] - fine[-1][k + 1]) for k in range(3)):.2e})"
-        line += f"; the <m>(t) curves differ by at most {worst:.2e}"
-    print(line)
-PY
+for p in float double; do
+  for acc in 6 36; do
+    python3 "$here/compare_tables.py" "$out/gs_$p/table.csv" "$out/mx$acc.out/table.txt" \
+      --label "SP5, gridsolve $p vs mumax3 (DemagAccuracy $acc)" \
+      --check -0.23479773 -0.09453578 0.02296375
+  done
+done

@@ -11,6 +11,7 @@
 #include "gridsolve/apps/micromag/interfacial_dmi.hpp"
 #include "gridsolve/apps/micromag/thermal_field.hpp"
 #include "gridsolve/apps/micromag/uniaxial_anisotropy.hpp"
+#include "gridsolve/apps/micromag/slonczewski_torque.hpp"
 #include "gridsolve/apps/micromag/zhang_li_torque.hpp"
 #include "gridsolve/apps/micromag/zeeman_field.hpp"
 
@@ -63,10 +64,17 @@ struct FieldKernel {
   FieldView<const std::uint8_t> region;
   const MaterialParams<T>* mat;
   EffectiveField<T> terms;
-  ZhangLiTorque<T> stt;  // a torque, not a field: LLG slopes add it to dm/dt
+  // The spin-transfer torques: not fields, LLG slopes add them to dm/dt.
+  ZhangLiTorque<T> zhang_li;
+  SlonczewskiTorque<T> slonczewski;
 
   static FieldKernel make(const TermInputs<T>& in) {
-    return {in.m, in.region, in.mat, EffectiveField<T>::make(in), ZhangLiTorque<T>::make(in)};
+    return {in.m,
+            in.region,
+            in.mat,
+            EffectiveField<T>::make(in),
+            ZhangLiTorque<T>::make(in),
+            SlonczewskiTorque<T>::make(in)};
   }
   // The state of cell (i, j, k) of region r.
   GRIDSOLVE_HD CellState<T> cell(int i, int j, int k, int r) const {

@@ -22,6 +22,7 @@ template <class T>
 struct MaterialParams {
   T ms, aex, alpha, ku1, kc1, dind, dbulk, temp, pol, xi;
   T u[3], c1[3], c2[3], c3[3];
+  T fixed[3], lambda, eps_prime, flt;  // Slonczewski: unit p, Lambda, eps', thickness (0: off)
 };
 
 // Which terms a field evaluation includes.

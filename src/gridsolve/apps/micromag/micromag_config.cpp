@@ -86,9 +86,23 @@ void read_vector(const TomlReader& rd, const toml::table& t, std::string_view ke
   if (auto v = rd.vector(t, key, path, 3)) out = *v;
 }
 
-const TomlReader::Names region_keys = {"Ms",   "A",       "alpha",   "Ku1",  "anis_u",
-                                       "Kc1",  "anis_c1", "anis_c2", "Dind", "Dbulk",
-                                       "Temp", "Pol",     "xi"};
+const TomlReader::Names region_keys = {"Ms",
+                                       "A",
+                                       "alpha",
+                                       "Ku1",
+                                       "anis_u",
+                                       "Kc1",
+                                       "anis_c1",
+                                       "anis_c2",
+                                       "Dind",
+                                       "Dbulk",
+                                       "Temp",
+                                       "Pol",
+                                       "xi",
+                                       "Lambda",
+                                       "epsilon_prime",
+                                       "fixed_layer",
+                                       "free_layer_thickness"};
 
 void read_region(const TomlReader& rd, const toml::table& t, const std::string& path, Region& r) {
   read_number(rd, t, "Ms", path, r.ms);
@@ -104,6 +118,19 @@ void read_region(const TomlReader& rd, const toml::table& t, const std::string& 
   read_number(rd, t, "Temp", path, r.temp);
   read_number(rd, t, "Pol", path, r.pol);
   read_number(rd, t, "xi", path, r.xi);
+  read_vector(rd, t, "fixed_layer", path, r.fixed_layer);
+  read_number(rd, t, "Lambda", path, r.lambda);
+  read_number(rd, t, "epsilon_prime", path, r.epsilon_prime);
+  read_number(rd, t, "free_layer_thickness", path, r.free_layer_thickness);
+  if (!(r.lambda > 0 && r.lambda <= 100))
+    rd.fail(&t, fmt::format("'{}.Lambda' must be in (0, 100], got {}", path, r.lambda));
+  if (std::abs(r.epsilon_prime) > 10)
+    rd.fail(&t, fmt::format("'{}.epsilon_prime' {} is beyond any stack (|eps'| at most 10)", path,
+                            r.epsilon_prime));
+  if (!(r.free_layer_thickness >= 0 && r.free_layer_thickness <= 1e-3))
+    rd.fail(&t, fmt::format("'{}.free_layer_thickness' must be in [0, 1e-3] m (0: the mesh's "
+                            "thickness), got {}",
+                            path, r.free_layer_thickness));
   if (std::abs(r.pol) > 1)
     rd.fail(&t, fmt::format("'{}.Pol' must be in [-1, 1], got {}", path, r.pol));
   if (std::abs(r.xi) > 10)

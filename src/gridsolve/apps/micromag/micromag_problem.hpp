@@ -7,8 +7,12 @@
 
 namespace gridsolve::micromag {
 
-constexpr double mu0 = 1.25663706212e-6;  // T m / A
-constexpr double gamma_ll = 1.7595e11;    // gyromagnetic ratio, rad / (T s)
+constexpr double mu0 = 1.25663706212e-6;               // T m / A
+constexpr double gamma_ll = 1.7595e11;                 // gyromagnetic ratio, rad / (T s)
+constexpr double boltzmann = 1.380649e-23;             // J/K
+constexpr double bohr_magneton = 9.2740100783e-24;     // J/T
+constexpr double elementary_charge = 1.602176634e-19;  // C
+constexpr double reduced_planck = 1.054571817e-34;     // J s
 
 struct Mesh {
   std::array<int, 3> n{1, 1, 1};                 // cells per axis
@@ -39,6 +43,12 @@ struct Region {
   double temp = 0;   // temperature, K (mumax3's Temp): the thermal field of LLG runs
   double pol = 0;    // spin polarization of a current (mumax3's Pol): Zhang-Li torque
   double xi = 0;     // non-adiabaticity of the Zhang-Li torque (mumax3's xi)
+  // Slonczewski torque (mumax3's names): the fixed layer's magnetization (0: no torque),
+  // the asymmetry, the secondary term, the free layer's thickness (m; 0: the mesh's).
+  std::array<double, 3> fixed_layer{0, 0, 0};
+  double lambda = 1;
+  double epsilon_prime = 0;
+  double free_layer_thickness = 0;
 };
 
 struct MicromagProblem {

@@ -93,6 +93,16 @@ MicromagSystem<T>::MicromagSystem(const MicromagProblem& p, Device d, demag::Fft
     q.temp = T(g.temp);
     q.pol = T(g.pol);
     q.xi = T(g.xi);
+    q.lambda = T(g.lambda);
+    q.eps_prime = T(g.epsilon_prime);
+    const double pn =
+        std::sqrt(g.fixed_layer[0] * g.fixed_layer[0] + g.fixed_layer[1] * g.fixed_layer[1] +
+                  g.fixed_layer[2] * g.fixed_layer[2]);
+    // No fixed layer: no Slonczewski torque (a zero thickness turns it off in the kernel).
+    q.flt = pn > 0 ? T(g.free_layer_thickness > 0 ? g.free_layer_thickness
+                                                  : p.mesh.n[2] * p.mesh.cell[2])
+                   : T(0);
+    for (int c = 0; c < 3; ++c) q.fixed[c] = pn > 0 ? T(g.fixed_layer[c] / pn) : T(0);
     has_temperature_ = has_temperature_ || (g.temp > 0 && g.ms > 0);
     auto unit = [&](std::array<double, 3> v, const char* what) {
       const double n = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
@@ -263,7 +273,8 @@ void MicromagSystem<T>::slope(CellVectors<T>& v, CellVectors<T>& k, std::array<d
       const T pre = -g / (T(1) + p.alpha * p.alpha);
       T dmdt[3];
       for (int c = 0; c < 3; ++c) dmdt[c] = pre * (mxb[c] + p.alpha * mxmxb[c]);
-      f.stt.add(cell, dmdt);
+      f.zhang_li.add(cell, dmdt);
+      f.slonczewski.add(cell, dmdt);
       for (int c = 0; c < 3; ++c) out.c[c][q] = dmdt[c];
     } else if (kind == Slope::damping) {
       // The damping term alone at its fastest (alpha = 1).

@@ -12,8 +12,6 @@
 
 namespace gridsolve::micromag {
 
-constexpr double boltzmann = 1.380649e-23;  // J/K
-
 template <class T>
 struct ThermalField {
   static constexpr unsigned bit = term_thermal;

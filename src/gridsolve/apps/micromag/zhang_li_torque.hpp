@@ -14,9 +14,6 @@
 
 namespace gridsolve::micromag {
 
-constexpr double bohr_magneton = 9.2740100783e-24;     // J/T
-constexpr double elementary_charge = 1.602176634e-19;  // C
-
 template <class T>
 struct ZhangLiTorque {
   CellNeighbours<T> at;
