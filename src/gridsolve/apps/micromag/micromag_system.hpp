@@ -121,6 +121,7 @@ class MicromagSystem {
   Box cells_;
   std::int64_t magnetic_cells_ = 0;
   bool has_temperature_ = false;
+  bool has_extra_terms_ = false;  // DMI, temperature or a spin torque in some region
   ThermalDraw thermal_;
   std::uint64_t thermal_steps_ = 0;  // draws so far: the next step's number
 };
