@@ -22,6 +22,8 @@ template <class T, class... Terms>
 struct TermSum {
   static TermSum make(const TermInputs<T>&) { return {}; }
   GRIDSOLVE_HD void add(const CellState<T>&, unsigned, T*) const {}
+  template <unsigned Mask>
+  GRIDSOLVE_HD void add(const CellState<T>&, T*) const {}
   GRIDSOLVE_HD double energy_density(const CellState<T>&, unsigned) const { return 0.0; }
 };
 
@@ -37,6 +39,14 @@ struct TermSum<T, First, Rest...> {
   GRIDSOLVE_HD void add(const CellState<T>& c, unsigned terms, T b[3]) const {
     if (terms & First::bit) first.add(c, b);
     rest.add(c, terms, b);
+  }
+  // The same for a set known at compile time: the other terms are not compiled into the
+  // loop body at all. A term left in place behind a runtime flag still costs the body its
+  // registers (the thermal field's normals alone bring a stack frame for their sines).
+  template <unsigned Mask>
+  GRIDSOLVE_HD void add(const CellState<T>& c, T b[3]) const {
+    if constexpr ((Mask & First::bit) != 0) first.add(c, b);
+    rest.template add<Mask>(c, b);
   }
   // The summed energy density of the selected terms.
   GRIDSOLVE_HD double energy_density(const CellState<T>& c, unsigned terms) const {

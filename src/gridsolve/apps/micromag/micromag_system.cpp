@@ -247,9 +247,10 @@ void MicromagSystem<T>::demag() {
 // spin-torque terms (`Extras` false) their code is compiled out of the loop body: in double
 // it otherwise costs registers, occupancy and about 10% of a film's Heun step, unused.
 template <bool Extras, class T>
-void slope_cells(Device device, const Box& cells, const FieldKernel<T>& f, unsigned terms,
-                 const Vec3Ptr<T> out, const CellIndex ix, Slope kind) {
-  constexpr unsigned basic_terms = term_all & ~unsigned(term_dmi);
+void slope_cells(Device device, const Box& cells, const FieldKernel<T>& f, const Vec3Ptr<T> out,
+                 const CellIndex ix, Slope kind) {
+  // The thermal field is zero outside LLG slopes (its draw has no step there).
+  constexpr unsigned terms = Extras ? term_all | term_thermal : term_all & ~unsigned(term_dmi);
   const T g = T(gamma_ll);
   for_each(device, cells, [=] GRIDSOLVE_HD(int i, int j, int kk) {
     const std::int64_t q = ix(i, j, kk);
@@ -261,7 +262,7 @@ void slope_cells(Device device, const Box& cells, const FieldKernel<T>& f, unsig
     }
     const CellState<T> cell = f.cell(i, j, kk, r);
     T bf[3] = {0, 0, 0};
-    f.terms.add(cell, Extras ? terms : basic_terms, bf);  // a constant mask folds away
+    f.terms.template add<terms>(cell, bf);
     const T* mi = cell.m;
     T mxb[3], mxmxb[3];
     cross(mi, bf, mxb);
@@ -295,12 +296,11 @@ void MicromagSystem<T>::slope(CellVectors<T>& v, CellVectors<T>& k, std::array<d
   const FieldKernel<T> f = make_kernel(
       v, sides_, region_, params_, mesh_, has_demag() ? &hd : nullptr, b,
       llg ? thermal_ : ThermalDraw{}, llg ? problem_.current : std::array<double, 3>{0, 0, 0});
-  const unsigned terms = llg ? term_all | term_thermal : term_all;
   // every CellVectors of the mesh has the same layout
   if (has_extra_terms_)
-    slope_cells<true>(device_, cells_, f, terms, k.ptr(), k.index(), kind);
+    slope_cells<true>(device_, cells_, f, k.ptr(), k.index(), kind);
   else
-    slope_cells<false>(device_, cells_, f, terms, k.ptr(), k.index(), kind);
+    slope_cells<false>(device_, cells_, f, k.ptr(), k.index(), kind);
 }
 
 template <class T>
@@ -457,7 +457,7 @@ double MicromagSystem<T>::max_torque(std::array<double, 3> b) {
         if (f.mat[r].ms == T(0)) return 0.0;
         const CellState<T> cell = f.cell(i, j, k, r);
         T bf[3] = {0, 0, 0};
-        f.terms.add(cell, term_all, bf);
+        f.terms.template add<term_all>(cell, bf);
         T t[3];
         cross(cell.m, bf, t);
         return sqrt(double(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]));
