@@ -258,7 +258,8 @@ void read_initial(const TomlReader& rd, const toml::table& i, const std::string&
                   MicromagConfig& c) {
   rd.only_keys(i, "initial",
                {"state", "direction", "seed", "circulation", "polarity", "core_radius", "file"});
-  if (auto v = rd.choice(i, "state", "initial", {"uniform", "random", "vortex", "file"}))
+  if (auto v =
+          rd.choice(i, "state", "initial", {"uniform", "random", "vortex", "skyrmion", "file"}))
     c.initial.kind = *v;
   if (auto v = rd.string(i, "file", "initial")) c.initial.file = *v;
   if ((c.initial.kind == "file") != !c.initial.file.empty())
@@ -504,6 +505,18 @@ std::array<std::vector<double>, 3> initial_magnetization(const MicromagConfig& c
           do {
             for (double& x : d) x = normal(rng);
           } while (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < 1e-12);
+        } else if (c.initial.kind == "skyrmion") {
+          // Neel skyrmion about the z axis through the mesh centre: the core along
+          // `polarity` z, the background against it, the wall at the core radius (one cell
+          // wide) turning radially (outwards for circulation 1).
+          const double x = (i + 0.5 - 0.5 * m.n[0]) * m.cell[0];
+          const double y = (j + 0.5 - 0.5 * m.n[1]) * m.cell[1];
+          const double r = std::hypot(x, y);
+          const double theta = 2 * std::atan(std::exp((core - r) / std::max(m.cell[0], m.cell[1])));
+          const double phi = std::atan2(y, x);
+          d[0] = c.initial.circulation * std::sin(theta) * std::cos(phi);
+          d[1] = c.initial.circulation * std::sin(theta) * std::sin(phi);
+          d[2] = -c.initial.polarity * std::cos(theta);
         } else {
           // Vortex about the z axis through the mesh centre: in-plane circulation, an
           // out-of-plane core of the given radius.

@@ -28,8 +28,8 @@ struct InitialState {
   std::array<double, 3> direction{1, 0, 0};
   int seed = 1;
   int circulation = 1;     // vortex: +1 counter-clockwise seen from +z
-  int polarity = 1;        // vortex: core along +z or -z
-  double core_radius = 0;  // vortex core radius, m (0: two cells)
+  int polarity = 1;        // vortex, skyrmion: core along +z or -z
+  double core_radius = 0;  // vortex core, skyrmion radius, m (0: two cells)
 };
 
 struct StageSpec {
