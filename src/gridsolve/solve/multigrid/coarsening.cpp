@@ -229,43 +229,22 @@ StencilOperator<T> coarsen_operator(const StencilView<T>& fine, const Coarsening
   return op;
 }
 
+// The coarse operator at one coarse node (Galerkin-like by conductances: series along a
+// coarse edge, parallel over the transverse fine lines; the fine sinks lumped). A functor
+// for the reason given at RestrictBody below.
 template <class T>
-void coarsen_operator_into(const StencilView<T>& fine, const Coarsening& c,
-                           const InterpolationWeights<T>& weights, const Grid& fine_grid, Device d,
-                           StencilOperator<T>& op) {
-  op.grid = fine_grid;
-  for (int a = 0; a < 3; ++a) {
-    op.grid.n[a] = c.coarse[a];
-    if (c.coarsened[a]) op.grid.spacing[a] *= 2;
-  }
-  op.device = d;
-  op.uniform = false;
-  op.active = op.grid.nodes();
-  op.periodic = fine.periodic;  // the coarse grid keeps one period on each periodic axis
-  for (int a = 0; a < 3; ++a)
-    if (c.wraps[a]) op.active.hi[a] -= 1;
-  const Grid& g = op.grid;
-  // Every value below is written for each active node, so kept fields need no clearing.
-  auto field = [&](auto& f) {
-    using F = std::decay_t<decltype(f)>;
-    if (f.empty() || f.device() != d || f.interior().hi != g.nodes().hi) f = F(g, d);
-  };
-  field(op.ap), field(op.aw), field(op.ae), field(op.as), field(op.an);
-  if (g.dims == 3) field(op.ab), field(op.at);
-  field(op.rhs);
-  field(op.mask);
+struct CoarsenBody {
+  Maps m;
+  Transfer<T> tr;
+  FineAccess<T> fa;
+  StencilView<T> fine;
+  std::array<int, 3> nc, nfine;
+  FieldView<T> nb[6];
+  FieldView<T> ap;
+  FieldView<std::uint8_t> mask;
+  int dims;
 
-  const Maps m(c);
-  const Transfer<T> tr = transfer_of(c, weights);
-  const FineAccess<T> fa{fine, c.fine};
-  const int dims = g.dims;
-  const FieldView<T> nb[6] = {op.aw.view(), op.ae.view(), op.as.view(),
-                              op.an.view(), op.ab.view(), op.at.view()};
-  const FieldView<T> ap = op.ap.view();
-  const FieldView<std::uint8_t> mask = op.mask.view();
-  const std::array<int, 3> nc = c.coarse;
-
-  for_each(d, op.active, [=] GRIDSOLVE_HD(int I, int J, int K) {
+  GRIDSOLVE_HD void operator()(int I, int J, int K) const {
     const int C[3] = {I, J, K};
     const int F[3] = {m.a[0].fine_of(I), m.a[1].fine_of(J), m.a[2].fine_of(K)};
     const std::uint8_t kind = fine.active.contains(F[0], F[1], F[2])
@@ -283,7 +262,7 @@ void coarsen_operator_into(const StencilView<T>& fine, const Coarsening& c,
       // coupling) and, per coarsened transverse axis, lines weighted 1/2, 1, 1/2 (twice).
       bool regular = true;
       for (int a = 0; a < dims; ++a)
-        regular = regular && (!m.a[a].on || (m.a[a].wraps && (c.fine[a] - 1) % 2 == 0) ||
+        regular = regular && (!m.a[a].on || (m.a[a].wraps && (nfine[a] - 1) % 2 == 0) ||
                               (F[a] - 2 > fine.active.lo[a] && F[a] + 2 < fine.active.hi[a]));
       if (regular) {
         const double coef[3] = {double(fine.cw), double(fine.cs), double(fine.cb)};
@@ -357,7 +336,55 @@ void coarsen_operator_into(const StencilView<T>& fine, const Coarsening& c,
     diag += lumped;
     ap(I, J, K) = T(diag);
     mask(I, J, K) = diag > 0 ? std::uint8_t(0) : std::uint8_t(2);  // isolated: drop it
-  });
+  }
+};
+
+template <class T>
+void coarsen_operator_into(const StencilView<T>& fine, const Coarsening& c,
+                           const InterpolationWeights<T>& weights, const Grid& fine_grid, Device d,
+                           StencilOperator<T>& op) {
+  op.grid = fine_grid;
+  for (int a = 0; a < 3; ++a) {
+    op.grid.n[a] = c.coarse[a];
+    if (c.coarsened[a]) op.grid.spacing[a] *= 2;
+  }
+  op.device = d;
+  op.uniform = false;
+  op.active = op.grid.nodes();
+  op.periodic = fine.periodic;  // the coarse grid keeps one period on each periodic axis
+  for (int a = 0; a < 3; ++a)
+    if (c.wraps[a]) op.active.hi[a] -= 1;
+  const Grid& g = op.grid;
+  // Every value below is written for each active node, so kept fields need no clearing.
+  auto field = [&](auto& f) {
+    using F = std::decay_t<decltype(f)>;
+    if (f.empty() || f.device() != d || f.interior().hi != g.nodes().hi) f = F(g, d);
+  };
+  field(op.ap), field(op.aw), field(op.ae), field(op.as), field(op.an);
+  if (g.dims == 3) field(op.ab), field(op.at);
+  field(op.rhs);
+  field(op.mask);
+
+  const Maps m(c);
+  const Transfer<T> tr = transfer_of(c, weights);
+  const FineAccess<T> fa{fine, c.fine};
+  const int dims = g.dims;
+  const FieldView<T> nb[6] = {op.aw.view(), op.ae.view(), op.as.view(),
+                              op.an.view(), op.ab.view(), op.at.view()};
+  const FieldView<T> ap = op.ap.view();
+  const FieldView<std::uint8_t> mask = op.mask.view();
+
+  for_each(d, op.active,
+           CoarsenBody<T>{m,
+                          tr,
+                          fa,
+                          fine,
+                          c.coarse,
+                          c.fine,
+                          {nb[0], nb[1], nb[2], nb[3], nb[4], nb[5]},
+                          ap,
+                          mask,
+                          dims});
 
   // Unknown count and structure flags, for reports.
   const FieldView<const std::uint8_t> mv = op.mask.cview();
