@@ -119,12 +119,57 @@ class Solver:
         return self._core.setup_seconds
 
 
-def tridiag(a, b, c, d, method="automatic", device="cpu"):
+def _on_gpu(x):
+    """Whether x is an array in a CUDA GPU's memory (CuPy, PyTorch: DLPack device 2)."""
+    device = getattr(x, "__dlpack_device__", None)
+    return device is not None and device()[0] == 2
+
+
+def _gpu_copy(x, dtype=None):
+    """A C-contiguous copy of a GPU array, in its own library (CuPy or PyTorch), on its GPU."""
+    module = type(x).__module__.split(".")[0]
+    if module == "cupy":
+        import cupy
+        return cupy.array(x, dtype=dtype or x.dtype, order="C", copy=True)
+    if module == "torch":
+        import torch
+        return x.to(dtype=dtype or x.dtype, copy=True).contiguous()
+    raise TypeError(f"GPU arrays from CuPy or PyTorch are taken, got {type(x).__name__}")
+
+
+def _gpu_contiguous(x, like):
+    """x as a C-contiguous GPU array of like's type (a view where it already is one)."""
+    module = type(like).__module__.split(".")[0]
+    if not _on_gpu(x):
+        raise ValueError("a, b, c and d must all be host arrays or all GPU arrays")
+    if module == "cupy":
+        import cupy
+        return cupy.ascontiguousarray(x, dtype=like.dtype)
+    return x.to(dtype=like.dtype).contiguous()
+
+
+def _device_for(x, device):
+    """The device a call runs on: the one asked for; by default the GPU of GPU arrays."""
+    if device is not None:
+        return device
+    return "cuda" if _on_gpu(x) else "cpu"
+
+
+def tridiag(a, b, c, d, method="automatic", device=None):
     """Solves a_i x_{i-1} + b_i x_i + c_i x_{i+1} = d_i for one system (arrays of shape (n,))
     or a batch (shape (count, n), one system per row); a[..., 0] and c[..., -1] are not
     read. float64 or float32 (all four alike). Returns x; the inputs are left alone.
     method: automatic | thomas | cr | pcr | cr-pcr | partitioned (the
-    command's names); no pivoting (diagonally dominant or positive definite systems)."""
+    command's names); no pivoting (diagonally dominant or positive definite systems).
+    device: cpu | cuda | auto; None runs host arrays on the CPU and GPU arrays (CuPy,
+    PyTorch) on their GPU, where x comes back as an array of the same library, solved in
+    the GPU's memory without passing through the host."""
+    device = _device_for(d, device)
+    if _on_gpu(d):
+        x = _gpu_copy(d)
+        a, b, c = (_gpu_contiguous(v, x) for v in (a, b, c))
+        _core.tridiag(a, b, c, x, method, device)
+        return x
     d = np.array(d, order="C", copy=True)
     if d.dtype not in (np.float32, np.float64):
         d = d.astype(np.float64)
@@ -133,12 +178,15 @@ def tridiag(a, b, c, d, method="automatic", device="cpu"):
     return d
 
 
-def sort(keys, network="butterfly", order="ascending", device="cpu"):
+def sort(keys, network="butterfly", order="ascending", device=None):
     """The sorting networks: a sorted copy of keys (shape (n,), or (count, length) to sort
     every row); float32, float64, int32 or uint32 keys (others are refused). network:
-    butterfly | bitonic; order: ascending | descending (NaN sorts last ascending)."""
-    out = np.array(keys, order="C", copy=True)
-    if out.dtype not in (np.float32, np.float64, np.int32, np.uint32):
+    butterfly | bitonic; order: ascending | descending (NaN sorts last ascending).
+    device as for tridiag: GPU keys (CuPy, PyTorch) are sorted on their GPU, the copy made
+    there."""
+    device = _device_for(keys, device)
+    out = _gpu_copy(keys) if _on_gpu(keys) else np.array(keys, order="C", copy=True)
+    if str(out.dtype).replace("torch.", "") not in ("float32", "float64", "int32", "uint32"):
         raise TypeError(f"keys must be float32, float64, int32 or uint32, got {out.dtype}")
     _core.sort(out, network, order, device)
     return out

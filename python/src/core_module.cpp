@@ -168,11 +168,27 @@ std::tuple<Array, nb::object, std::string> array_poisson(Sources f, std::vector<
   return solve_spec(spec, solver, device, precision, tolerance);
 }
 
-// tridiag(a, b, c, d): solves in place in d; every array (count, n) or (n,), C-contiguous.
+// Where an array handed over lives: the host, or a CUDA GPU (CuPy, PyTorch: DLPack device
+// arrays are used in place); the GPU must be the current one.
+template <class A>
+Device location(const A& a, const char* what) {
+  if (a.device_type() == nb::device::cpu::value) return Device::cpu;
+  require(a.device_type() == nb::device::cuda::value,
+          fmt::format("{} must be a host array or a CUDA device array", what));
+  require(cuda_available(),
+          fmt::format("{} is a CUDA device array, but {}", what, cuda_unavailable_reason()));
+  require(a.device_id() == current_gpu(),
+          fmt::format("{} lives on GPU {}, the library runs on GPU {}", what, a.device_id(),
+                      current_gpu()));
+  return Device::cuda;
+}
+
+// tridiag(a, b, c, d): solves in place in d; every array (count, n) or (n,), C-contiguous,
+// all on the host or all on one GPU.
 template <class T>
 void bind_tridiag(nb::module_& m) {
-  using In = nb::ndarray<const T, nb::c_contig, nb::device::cpu>;
-  using Out = nb::ndarray<T, nb::c_contig, nb::device::cpu>;
+  using In = nb::ndarray<const T, nb::c_contig>;
+  using Out = nb::ndarray<T, nb::c_contig>;
   m.def(
       "tridiag",
       [](In a, In b, In c, Out d, const std::string& method, const std::string& device) {
@@ -181,19 +197,22 @@ void bind_tridiag(nb::module_& m) {
                     std::to_string(d.ndim()) + " dimensions");
         for (const std::size_t size : {a.size(), b.size(), c.size()})
           require(size == d.size(), "a, b, c and d must have the same shape");
+        const Device where = location(d, "d");
+        for (const Device w : {location(a, "a"), location(b, "b"), location(c, "c")})
+          require(w == where, "a, b, c and d must all be host arrays or all device arrays");
         const int n = int(d.shape(d.ndim() - 1));
         const int count = d.ndim() == 2 ? int(d.shape(0)) : 1;
         nb::gil_scoped_release unlocked;
-        tridiag_on_host<T>(a.data(), b.data(), c.data(), d.data(), n, count, method, device);
+        tridiag_arrays<T>(a.data(), b.data(), c.data(), d.data(), n, count, where, method, device);
       },
       nb::arg("a"), nb::arg("b"), nb::arg("c"), nb::arg("d"), nb::arg("method"),
       nb::arg("device"));
 }
 
-// sort(keys): in place; (n,) one array, (count, length) each row.
+// sort(keys): in place; (n,) one array, (count, length) each row; host or device keys.
 template <class K>
 void bind_sort(nb::module_& m) {
-  using Keys = nb::ndarray<K, nb::c_contig, nb::device::cpu>;
+  using Keys = nb::ndarray<K, nb::c_contig>;
   m.def(
       "sort",
       [](Keys keys, const std::string& network, const std::string& order,
@@ -203,9 +222,10 @@ void bind_sort(nb::module_& m) {
                     std::to_string(keys.ndim()) + " dimensions");
         const std::size_t length = keys.shape(keys.ndim() - 1);
         const std::size_t count = keys.ndim() == 2 ? keys.shape(0) : 1;
+        const Device where = location(keys, "keys");
         if (length == 0 || count == 0) return;
         nb::gil_scoped_release unlocked;
-        sort_on_host<K>(keys.data(), count, length, network, order, device);
+        sort_arrays<K>(keys.data(), count, length, where, network, order, device);
       },
       nb::arg("keys"), nb::arg("network"), nb::arg("order"), nb::arg("device"));
 }
