@@ -89,5 +89,5 @@ def test_device_arrays_errors():
     ga, gb, gc, gd = (cp.asarray(v) for v in (a, b, c, d))
     with pytest.raises(ValueError, match="device must be 'cuda' or 'auto'"):
         gridsolve.tridiag(ga, gb, gc, gd, device="cpu")
-    with pytest.raises(ValueError, match="all host arrays or all GPU arrays"):
+    with pytest.raises(ValueError, match="must all be host arrays or all GPU arrays"):
         gridsolve.tridiag(a, gb, gc, gd)
