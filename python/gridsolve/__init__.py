@@ -13,8 +13,8 @@ import numpy as np
 
 from . import _core
 
-__all__ = ["Solution", "NotConverged", "Solver", "poisson", "solve", "tridiag", "sort", "solvers",
-           "cuda_available"]
+__all__ = ["Solution", "NotConverged", "Problem", "Solver", "poisson", "solve", "tridiag", "sort",
+           "solvers", "cuda_available"]
 
 
 class NotConverged(RuntimeError):
@@ -63,6 +63,85 @@ def poisson(n=129, dims=2, sides="dirichlet", mask="none", k="constant", rhs="ma
                                        tol), check)
 
 
+def _toml_value(v):
+    """A number, string, boolean or list as TOML writes it."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return json.dumps(v)  # a TOML basic string: the same escapes
+    if isinstance(v, (list, tuple, np.ndarray)):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    return repr(float(v)) if isinstance(v, (float, np.floating)) else str(int(v))
+
+
+class Problem:
+    """-div(k grad u) = f on a box, as a problem file states it (docs/config.md; the command
+    `gridsolve solve FILE` reads the same text through the same reader, with the same
+    checks and messages). From a file, from TOML text, or from keywords that write one:
+
+        >>> p = gridsolve.Problem(nodes=(65, 65), f="2*pi^2*sin(pi*x)*sin(pi*y)",
+        ...                       exact="sin(pi*x)*sin(pi*y)", solver={"name": "mgcg"})
+        >>> s = gridsolve.solve(p); s.max_error
+
+    nodes: per axis (x first), boundary nodes included; lo, hi: the box's corners (unit
+    sides by default); f, k: numbers or formulas in x, y, z; boundary: {face: value} for
+    Dirichlet data, or {face: (type, value)}, (type, value, alpha) for robin, type
+    "periodic" alone on both faces of an axis; faces x_low, x_high, y_low, y_high, z_low,
+    z_high, a face not named is Dirichlet 0; masks: dicts with the [[mask]] keys (kind, lo,
+    hi, value); exact: the exact solution (number or formula); solver: a dict of [solver]
+    keys; name: the problem's name in reports. `p.toml` is the text."""
+
+    def __init__(self, nodes=None, lo=None, hi=None, f=0.0, k=1.0, boundary=None, masks=None,
+                 exact=None, solver=None, name=None, toml=None, source="problem"):
+        self.source = source
+        if toml is not None:
+            self.toml = toml
+            return
+        if nodes is None:
+            raise ValueError("a Problem needs nodes (per axis, x first) or toml text")
+        lines = []
+        if name is not None:
+            lines.append(f"name = {_toml_value(name)}")
+        lines += ["[grid]", f"nodes = {_toml_value(list(nodes))}"]
+        if lo is not None:
+            lines.append(f"lo = {_toml_value(list(lo))}")
+        if hi is not None:
+            lines.append(f"hi = {_toml_value(list(hi))}")
+        lines += ["[equation]", f"f = {_toml_value(f)}", f"k = {_toml_value(k)}"]
+        for face, data in (boundary or {}).items():
+            lines.append(f"[boundary.{face}]")
+            if not isinstance(data, (tuple, list)):
+                data = ("dirichlet", data)
+            lines.append(f"type = {_toml_value(data[0])}")
+            if len(data) > 1:
+                lines.append(f"value = {_toml_value(data[1])}")
+            if len(data) > 2:
+                lines.append(f"alpha = {_toml_value(data[2])}")
+        for mask in masks or []:
+            lines.append("[[mask]]")
+            lines += [f"{key} = {_toml_value(v)}" for key, v in mask.items()]
+        if solver:
+            lines.append("[solver]")
+            lines += [f"{key} = {_toml_value(v)}" for key, v in solver.items()]
+        if exact is not None:
+            lines += ["[exact]", f"u = {_toml_value(exact)}"]
+        self.toml = "\n".join(lines) + "\n"
+
+    @classmethod
+    def from_toml(cls, text, source="problem"):
+        """A problem from TOML text (docs/config.md)."""
+        return cls(toml=text, source=source)
+
+    @classmethod
+    def from_file(cls, path):
+        """A problem file (docs/config.md), read as `gridsolve solve` reads it."""
+        with open(path, encoding="utf-8") as f:
+            return cls(toml=f.read(), source=str(path))
+
+    def __repr__(self):
+        return f"Problem({self.source!r})"
+
+
 def _coefficient(k):
     """k as the core takes it: a constant, or a C-contiguous float64 array of node values."""
     if np.ndim(k) == 0:
@@ -70,17 +149,25 @@ def _coefficient(k):
     return 1.0, np.ascontiguousarray(k, dtype=np.float64)
 
 
-def solve(f, lengths=None, sides="dirichlet", k=1.0, solver="mgcg", device="cpu",
-          precision="double", tol=None, check=False):
+def solve(f, lengths=None, sides="dirichlet", k=1.0, solver=None, device=None,
+          precision=None, tol=None, check=False):
     """-div(k grad u) = f on the box [0, lengths] (default: unit sides), f given at the nodes
     as a float64 array of shape (ny, nx) or (nz, ny, nx); every side of the kind `sides`
     with zero data. k: a constant, or an array of node values of f's shape (the faces take
     the harmonic mean of their two nodes). A C-contiguous float64 array is passed without
-    a conversion (the library copies it into its problem); others are converted first."""
+    a conversion (the library copies it into its problem); others are converted first.
+    solver, device, precision default to mgcg, cpu, double.
+
+    f may be a Problem instead (formulas, boundary data, masks, an exact solution): solved
+    as `gridsolve solve` solves its file, solver, device, precision and tol overriding its
+    [solver] table where given (lengths, sides and k are the Problem's then)."""
+    if isinstance(f, Problem):
+        return _finish(_core.config_poisson(f.toml, f.source, solver, device, precision, tol),
+                       check)
     f = np.ascontiguousarray(f, dtype=np.float64)
     kc, kn = _coefficient(k)
-    return _finish(_core.array_poisson(f, list(lengths or []), sides, kc, kn, solver, device,
-                                       precision, tol), check)
+    return _finish(_core.array_poisson(f, list(lengths or []), sides, kc, kn, solver or "mgcg",
+                                       device or "cpu", precision or "double", tol), check)
 
 
 class Solver:

@@ -27,6 +27,7 @@
 #include "magnet_design.hpp"
 #include "poisson_solver.hpp"
 #include "gridsolve/exec/device.hpp"
+#include "gridsolve/io/config.hpp"
 #include "gridsolve/io/summary_json.hpp"
 #include "gridsolve/problem/assemble.hpp"
 #include "gridsolve/problem/model_problems.hpp"
@@ -75,15 +76,7 @@ Array owned_array(std::vector<double>&& values, const std::array<int, 3>& n, int
 // assembly and solve without the interpreter's lock. Returns the solution, the exact
 // solution where the problem has one (else None) and the report as summary.json's JSON.
 std::tuple<Array, nb::object, std::string> solve_spec(const ProblemSpec& spec,
-                                                      const std::string& solver,
-                                                      const std::string& device,
-                                                      const std::string& precision,
-                                                      std::optional<double> tolerance) {
-  SolveSettings settings;
-  settings.solver = solver;
-  settings.device = device;
-  settings.precision = parse_precision(precision);
-  settings.tolerance = tolerance;
+                                                      const SolveSettings& settings) {
   ResolvedSolve r = resolve(settings);
   r.options.progress_after = interrupt_check_after;
   r.options.on_progress = check_interrupt;
@@ -109,6 +102,35 @@ std::tuple<Array, nb::object, std::string> solve_spec(const ProblemSpec& spec,
     j["unknowns"] = d->op.unknowns;
     return std::make_tuple(to_numpy(d->u, spec.grid), exact, json_text(j));
   });
+}
+
+std::tuple<Array, nb::object, std::string> solve_spec(const ProblemSpec& spec,
+                                                      const std::string& solver,
+                                                      const std::string& device,
+                                                      const std::string& precision,
+                                                      std::optional<double> tolerance) {
+  SolveSettings settings;
+  settings.solver = solver;
+  settings.device = device;
+  settings.precision = parse_precision(precision);
+  settings.tolerance = tolerance;
+  return solve_spec(spec, settings);
+}
+
+// A problem file's text (docs/config.md; `gridsolve solve` reads the same through the same
+// reader), its [solver] table overridden where an argument is given.
+std::tuple<Array, nb::object, std::string> config_poisson(const std::string& text,
+                                                          const std::string& source,
+                                                          std::optional<std::string> solver,
+                                                          std::optional<std::string> device,
+                                                          std::optional<std::string> precision,
+                                                          std::optional<double> tolerance) {
+  RunConfig c = parse_config(text, source);
+  if (solver) c.solve.solver = *solver;
+  if (device) c.solve.device = *device;
+  if (precision) c.solve.precision = parse_precision(*precision);
+  if (tolerance) c.solve.tolerance = tolerance;
+  return solve_spec(c.spec, c.solve);
 }
 
 std::tuple<Array, nb::object, std::string> model_poisson(
@@ -254,6 +276,9 @@ NB_MODULE(_core, m) {
   m.def("model_poisson", &model_poisson, nb::arg("n"), nb::arg("dims"), nb::arg("sides"),
         nb::arg("mask"), nb::arg("k"), nb::arg("rhs"), nb::arg("solver"), nb::arg("device"),
         nb::arg("precision"), nb::arg("tolerance").none());
+  m.def("config_poisson", &config_poisson, nb::arg("text"), nb::arg("source"),
+        nb::arg("solver").none(), nb::arg("device").none(), nb::arg("precision").none(),
+        nb::arg("tolerance").none());
   m.def("array_poisson", &array_poisson, nb::arg("f"), nb::arg("lengths"), nb::arg("sides"),
         nb::arg("k"), nb::arg("k_nodes").none(), nb::arg("solver"), nb::arg("device"),
         nb::arg("precision"), nb::arg("tolerance").none());

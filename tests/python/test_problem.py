@@ -1,0 +1,97 @@
+"""gridsolve.Problem: problems with formulas, boundary data, masks and an exact solution,
+written as a problem file and solved as `gridsolve solve` solves it."""
+import json
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+import gridsolve
+
+SOURCE_DIR = os.path.join(os.path.dirname(__file__), "..", "..")
+
+
+def cli_solve(tmp_path, path, *args):
+    out = tmp_path / "out"
+    subprocess.run([os.environ["GRIDSOLVE_CLI"], "solve", str(path), "--device", "cpu",
+                    "--out", str(out), *args], check=True, capture_output=True)
+    return json.loads((out / "summary.json").read_text())
+
+
+def sine(n, **kw):
+    return gridsolve.Problem(nodes=(n, n), f="2*pi^2*sin(pi*x)*sin(pi*y)",
+                             exact="sin(pi*x)*sin(pi*y)", **kw)
+
+
+def test_formulas_converge_at_second_order():
+    errors = [gridsolve.solve(sine(n), solver="mgcg", device="cpu").max_error
+              for n in (33, 65, 129)]
+    orders = [np.log2(a / b) for a, b in zip(errors, errors[1:])]
+    assert all(abs(p - 2) < 0.05 for p in orders), (errors, orders)
+
+
+def test_boundary_data_as_formulas_exact_for_quadratics():
+    # u = x^2 + 2 y^2 - x y: -div(grad u) = -6, second-order differences are exact for it.
+    u = "x^2 + 2*y^2 - x*y"
+    faces = {face: u for face in ("x_low", "x_high", "y_low", "y_high")}
+    s = gridsolve.solve(gridsolve.Problem(nodes=(41, 33), hi=(2.0, 1.5), f=-6, boundary=faces,
+                                          exact=u), solver="mgcg", device="cpu", tol=1e-12)
+    assert s.max_error < 1e-9
+    assert s.u.shape == (33, 41)
+    x = np.linspace(0, 2, 41)
+    assert s.u[0] == pytest.approx(x ** 2, abs=1e-12)  # the y_low side holds its data
+
+
+def test_neumann_and_robin_faces():
+    # u = cos(x) e^y on [0, 1]^2: harmonic; du/dn on x_high = -sin(1) e^y, and on y_high
+    # du/dn + 2 u = 3 cos(x) e.
+    p = lambda n: gridsolve.Problem(
+        nodes=(n, n), f=0,
+        boundary={"x_low": "cos(x)*exp(y)", "y_low": "cos(x)*exp(y)",
+                  "x_high": ("neumann", "-sin(1)*exp(y)"),
+                  "y_high": ("robin", "3*cos(x)*exp(1)", 2.0)},
+        exact="cos(x)*exp(y)")
+    e = [gridsolve.solve(p(n), solver="pcg", device="cpu", tol=1e-12).max_error
+         for n in (33, 65)]
+    assert np.log2(e[0] / e[1]) > 1.8, e
+
+
+def test_a_fixed_mask_holds_its_value():
+    p = gridsolve.Problem(nodes=(33, 33), masks=[{"kind": "fixed", "lo": [0.25, 0.25],
+                                                  "hi": [0.5, 0.5], "value": 7.5}])
+    s = gridsolve.solve(p, solver="mgcg", device="cpu")
+    assert s.u[12, 12] == 7.5 and s.u[8, 16] == 7.5  # nodes (0.375, 0.375), (0.5, 0.25)
+    assert 0 < s.u[20, 20] < 7.5
+
+
+def test_equal_to_the_command_on_the_same_text(tmp_path):
+    p = sine(65, solver={"name": "mgcg", "tolerance": 1e-10})
+    path = tmp_path / "sine.toml"
+    path.write_text(p.toml)
+    summary = cli_solve(tmp_path, path)
+    s = gridsolve.solve(p, device="cpu")
+    assert s.report["iterations"] == summary["iterations"]
+    assert s.max_error == pytest.approx(summary["max_error"], rel=1e-12)
+
+
+def test_a_shipped_file_equals_the_command(tmp_path):
+    path = os.path.join(SOURCE_DIR, "examples", "heated_l_plate.toml")
+    summary = cli_solve(tmp_path, path, "--solver", "mgcg")
+    s = gridsolve.solve(gridsolve.Problem.from_file(path), solver="mgcg", device="cpu")
+    assert s.report["iterations"] == summary["iterations"]
+    assert s.report["relative_residual"] == pytest.approx(summary["relative_residual"],
+                                                          rel=1e-12)
+    assert s.u.shape == (161, 161)
+
+
+def test_problem_errors_carry_the_readers_messages():
+    with pytest.raises(ValueError, match="malformed formula"):
+        gridsolve.solve(gridsolve.Problem(nodes=(9, 9), f="sin(pi*x"))
+    with pytest.raises(ValueError, match="did you mean 'x_low'"):
+        gridsolve.solve(gridsolve.Problem(nodes=(9, 9), boundary={"x_lo": 1.0}))
+    with pytest.raises(ValueError, match="needs nodes"):
+        gridsolve.Problem(f=1.0)
+    with pytest.raises(ValueError, match="omega applies to sor only"):
+        gridsolve.solve(gridsolve.Problem(nodes=(9, 9), solver={"name": "sor", "omega": 1.5}),
+                        solver="cg")
