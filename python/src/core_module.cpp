@@ -6,6 +6,7 @@
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
@@ -389,17 +390,28 @@ NB_MODULE(_core, m) {
         const std::array<int, 3> n = c.problem.mesh.n;
         std::vector<double> m;
         for (int k = 0; k < 3; ++k) m.insert(m.end(), record.m[k].begin(), record.m[k].end());
-        auto* held = new std::vector<double>(std::move(m));
-        nb::capsule owner(held,
-                          [](void* p) noexcept { delete static_cast<std::vector<double>*>(p); });
-        const Array m_array(held->data(),
-                            {3, std::size_t(n[2]), std::size_t(n[1]), std::size_t(n[0])}, owner);
+        // m as (3, nz, ny, nx), owned by the array.
+        auto vectors = [&n](std::vector<double>&& values) {
+          auto* held = new std::vector<double>(std::move(values));
+          nb::capsule owner(held,
+                            [](void* p) noexcept { delete static_cast<std::vector<double>*>(p); });
+          return Array(held->data(), {3, std::size_t(n[2]), std::size_t(n[1]), std::size_t(n[0])},
+                       owner);
+        };
+        std::vector<std::pair<std::string, Array>> snapshots;
+        for (auto& [name, s] : record.snapshots) {
+          std::vector<double> v;
+          for (int k = 0; k < 3; ++k) v.insert(v.end(), s[k].begin(), s[k].end());
+          snapshots.emplace_back(name, vectors(std::move(v)));
+        }
         return std::make_tuple(code, record.summary,
-                               owned_array(std::move(table), {columns, rows, 1}, 2), m_array);
+                               owned_array(std::move(table), {columns, rows, 1}, 2),
+                               vectors(std::move(m)), snapshots);
       },
       nb::arg("toml_text"), nb::arg("source"), nb::arg("device"), nb::arg("precision"),
       "A `gridsolve micromag` configuration run without writing files: (exit code, summary "
-      "JSON, table (rows, 12 columns of table.csv), m (3, nz, ny, nx)).");
+      "JSON, table (rows, 12 columns of table.csv), m (3, nz, ny, nx), snapshots [(name, m)] "
+      "in the order the run takes them).");
   m.def(
       "flow_run",
       [](const std::string& kind, const std::string& toml_text, const std::string& source,

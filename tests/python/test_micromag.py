@@ -9,14 +9,16 @@ import pytest
 from gridsolve import micromag
 
 FILM = (Path(__file__).parent.parent / "data" / "micromag_film.toml").read_text()
+# The same with snapshots every 10 ps besides the stage's end.
+FILM_SNAPSHOTS = FILM.replace("plots = false", "plots = false\nsnapshot_interval = 1e-11")
 
 
 def test_a_run_is_the_commands_and_writes_nothing(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    r = micromag.run(FILM)
+    r = micromag.run(FILM_SNAPSHOTS)
     assert list(tmp_path.iterdir()) == []  # no result file
     config = tmp_path / "film.toml"
-    config.write_text(FILM)
+    config.write_text(FILM_SNAPSHOTS)
     subprocess.run([os.environ["GRIDSOLVE_CLI"], "micromag", str(config), "--out",
                     str(tmp_path / "out")], check=True, capture_output=True)
     rows = np.loadtxt(tmp_path / "out" / "table.csv", delimiter=",", skiprows=1,
@@ -33,6 +35,12 @@ def test_a_run_is_the_commands_and_writes_nothing(tmp_path, monkeypatch):
     norm = np.sqrt((r.m ** 2).sum(axis=0))
     np.testing.assert_allclose(norm, 1.0, rtol=1e-12)
     assert r.table["mx"][-1] == pytest.approx(r.m[0].mean(), rel=1e-12)
+    # The snapshots are the states the command wrote as files, in order; the last is m.
+    written = sorted(p.stem for p in (tmp_path / "out").glob("m*.ovf"))
+    assert sorted(r.snapshots) == written and len(written) >= 4, written
+    last = list(r.snapshots.values())[-1]
+    assert last.shape == r.m.shape
+    np.testing.assert_array_equal(last, r.m)
 
 
 def test_a_path_and_overrides(tmp_path):

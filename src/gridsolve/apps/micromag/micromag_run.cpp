@@ -305,9 +305,15 @@ class Runner {
   }
 
   void snapshot(const std::string& name, bool picture) {
-    if (!files_) return;
+    if (!files_ && !record_) return;
     // On ranks the slabs are gathered onto rank 0 (every rank takes part), which writes.
     const auto host = sys_.m().to_host();
+    if (record_ && root_) {
+      std::array<std::vector<double>, 3> md;
+      for (int c = 0; c < 3; ++c) md[c].assign(host[c].begin(), host[c].end());
+      record_->snapshots.emplace_back(name, std::move(md));
+    }
+    if (!files_) return;
     const Field<T> whole = c_.hdf5 ? sys_.m().field() : Field<T>();
     // The fields beside m are computed on every rank (the demag field needs them all).
     std::vector<std::array<std::vector<T>, 3>> fields;

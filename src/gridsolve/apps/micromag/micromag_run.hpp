@@ -12,11 +12,14 @@
 namespace gridsolve::micromag {
 
 // What a run leaves in memory when asked (the Python module's micromag.run): the table's
-// rows, the summary's JSON and the final magnetization over the whole mesh (x fastest).
+// rows, the summary's JSON, the final magnetization over the whole mesh (x fastest), and
+// the snapshots the run would write as files (m at each stage's end, m_stage1_relax, ...;
+// every output.snapshot_interval of run stages, m000000, ...), in the order taken.
 struct MicromagRecord {
   std::vector<TableRow> rows;
   std::string summary;
   std::array<std::vector<double>, 3> m;
+  std::vector<std::pair<std::string, std::array<std::vector<double>, 3>>> snapshots;
 };
 
 struct RunOverrides {
