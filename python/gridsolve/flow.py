@@ -26,16 +26,24 @@ WORDS = ("coupling", "convection", "time", "pressure_solver", "momentum_solver")
 
 class Run:
     """A run's results: summary (summary.json's keys), history (a dict of arrays,
-    history.csv's columns), forces (t, c_d, c_l over time where the case has bodies), and
-    the final cell-centred fields u, v (w) and p, shaped (ny, nx) or (nz, ny, nx)."""
+    history.csv's columns), forces (t, c_d, c_l over time where the case has bodies), the
+    final cell-centred fields u, v (w) and p, shaped (ny, nx) or (nz, ny, nx), and frames:
+    a list of dicts (t, u, v, (w), p) at the times the command's frame series would hold
+    (frames=N of a transient run: every t_end / N)."""
 
-    def __init__(self, summary, history, forces, velocity, p):
+    def __init__(self, summary, history, forces, velocity, p, frames=()):
         self.summary = summary
         self.history = {name: history[:, i].copy() for i, name in enumerate(HISTORY)}
         self.forces = {name: forces[:, i].copy() for i, name in enumerate(("t", "c_d", "c_l"))}
         self.u, self.v = velocity[0], velocity[1]
         self.w = velocity[2] if len(velocity) > 2 else None
         self.p = p
+        self.frames = []
+        for t, fv, fp in frames:
+            frame = {"t": t, "u": fv[0], "v": fv[1], "p": fp}
+            if len(fv) > 2:
+                frame["w"] = fv[2]
+            self.frames.append(frame)
 
     def __repr__(self):
         s = self.summary
@@ -43,35 +51,38 @@ class Run:
 
 
 def _run(kind, text="", source="", re=100.0, n=64, which="dfg-2d-1", cpd=8, device=None,
-         method=None):
+         method=None, frames=0):
     numbers, words = {}, {}
     for key, value in (method or {}).items():
         if key in WORDS:
             words[key] = str(value)
         else:
             numbers[key] = float(value)
-    summary, history, forces, velocity, p = _core.flow_run(
-        kind, text, source, float(re), int(n), which, int(cpd), numbers, words, device or "")
-    return Run(json.loads(summary), history, forces, velocity, p)
+    summary, history, forces, velocity, p, kept = _core.flow_run(
+        kind, text, source, float(re), int(n), which, int(cpd), numbers, words, device or "",
+        int(frames))
+    return Run(json.loads(summary), history, forces, velocity, p, kept)
 
 
-def run(config, device=None, **method):
-    """Runs a flow case file (a TOML path, or the text itself) and returns a Run."""
+def run(config, device=None, frames=0, **method):
+    """Runs a flow case file (a TOML path, or the text itself) and returns a Run; frames:
+    keep the fields this many times over a transient run (Run.frames)."""
     if "\n" not in config and os.path.exists(config):
         with open(config, encoding="utf-8") as f:
             text, source = f.read(), config
     else:
         text, source = config, "<config>"
-    return _run("file", text, source, device=device, method=method)
+    return _run("file", text, source, device=device, method=method, frames=frames)
 
 
-def cavity(re=100.0, n=64, device="cpu", **method):
+def cavity(re=100.0, n=64, device="cpu", frames=0, **method):
     """The lid-driven cavity (`gridsolve cavity`): unit square, n cells per side, Reynolds
-    number re; steady SIMPLEC unless coupling="piso" (then t_end, cfl or dt)."""
-    return _run("cavity", re=re, n=n, device=device, method=method)
+    number re; steady SIMPLEC unless coupling="piso" (then t_end, cfl or dt; frames as for
+    run)."""
+    return _run("cavity", re=re, n=n, device=device, method=method, frames=frames)
 
 
-def channel(case="dfg-2d-1", cpd=8, device="cpu", **method):
+def channel(case="dfg-2d-1", cpd=8, device="cpu", frames=0, **method):
     """A DFG benchmark (`gridsolve channel`): dfg-2d-1, dfg-2d-2 or dfg-2d-3, cpd cells per
-    cylinder diameter."""
-    return _run("channel", which=case, cpd=cpd, device=device, method=method)
+    cylinder diameter (frames as for run)."""
+    return _run("channel", which=case, cpd=cpd, device=device, method=method, frames=frames)

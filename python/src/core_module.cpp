@@ -417,8 +417,10 @@ NB_MODULE(_core, m) {
       [](const std::string& kind, const std::string& toml_text, const std::string& source,
          double re, int n, const std::string& which, int cells_per_diameter,
          const std::map<std::string, double>& numbers,
-         const std::map<std::string, std::string>& words, const std::string& device) {
+         const std::map<std::string, std::string>& words, const std::string& device, int frames) {
+        require(frames >= 0 && frames <= 100000, "frames must be in [0, 100000]");
         FlowRequest r;
+        r.frames = frames;
         r.kind = kind;
         r.toml = toml_text;
         r.source = source;
@@ -439,14 +441,23 @@ NB_MODULE(_core, m) {
         nb::list u;
         for (int q = 0; q < out.dims; ++q)
           u.append(owned_array(std::move(out.u[std::size_t(q)]), out.cells, out.dims));
-        return std::make_tuple(out.summary, owned_array(std::move(out.history), {7, history_rows, 1}, 2),
+        nb::list frames_out;
+        for (std::size_t f = 0; f < out.frame_times.size() && f < out.frame_p.size(); ++f) {
+          nb::list fu;
+          for (int q = 0; q < out.dims; ++q)
+            fu.append(owned_array(std::move(out.frame_u[f][std::size_t(q)]), out.cells, out.dims));
+          frames_out.append(nb::make_tuple(
+              out.frame_times[f], fu, owned_array(std::move(out.frame_p[f]), out.cells, out.dims)));
+        }
+        return std::make_tuple(out.summary,
+                               owned_array(std::move(out.history), {7, history_rows, 1}, 2),
                                owned_array(std::move(out.forces), {3, force_rows, 1}, 2), u,
-                               owned_array(std::move(out.p), out.cells, out.dims));
+                               owned_array(std::move(out.p), out.cells, out.dims), frames_out);
       },
       nb::arg("kind"), nb::arg("toml_text"), nb::arg("source"), nb::arg("re"), nb::arg("n"),
       nb::arg("which"), nb::arg("cells_per_diameter"), nb::arg("numbers"), nb::arg("words"),
-      nb::arg("device"),
+      nb::arg("device"), nb::arg("frames"),
       "A flow case run without writing files: (summary JSON, history (rows, 7 columns of "
       "history.csv), forces (rows: t, c_d, c_l), [u, v(, w)] and p at the cell centres, "
-      "shaped (ny, nx) or (nz, ny, nx)).");
+      "shaped (ny, nx) or (nz, ny, nx), frames [(t, [u, v(, w)], p)] of a transient run).");
 }

@@ -67,14 +67,22 @@ FlowOutcome run_flow_case(const FlowRequest& r) {
   out.cells = c.cells;
   FlowRunOptions o;
   o.plots = false;
-  o.frames = 0;
+  o.frames = r.frames;
   o.each_step = r.each_step;
   o.final_state = [&](const FlowSnapshot& s) {
     for (int q = 0; q < c.dims; ++q) out.u[std::size_t(q)] = s.cell_velocity(q);
     out.p = s.cell_pressure();
   };
+  if (r.frames > 0)
+    o.on_frame = [&](const FlowSnapshot& s) {
+      std::array<std::vector<double>, 3> u;
+      for (int q = 0; q < c.dims; ++q) u[std::size_t(q)] = s.cell_velocity(q);
+      out.frame_u.push_back(std::move(u));
+      out.frame_p.push_back(s.cell_pressure());
+    };
   const FlowResult res = run_flow(c, select_device(device.empty() ? "auto" : device), o);
   out.summary = res.summary.dump(2);
+  out.frame_times = res.frame_times;
   for (const HistoryRow& h : res.history)
     out.history.insert(out.history.end(), {double(h.step), h.time, h.dt, h.continuity, h.change,
                                            h.divergence, double(h.pressure_iterations)});

@@ -21,6 +21,7 @@ struct FlowRequest {
   std::map<std::string, double> numbers;
   std::map<std::string, std::string> words;
   std::string device;                // empty: the case file's, else auto
+  int frames = 0;                    // transient runs: the fields kept this many times
   std::function<void()> each_step;  // may throw to stop the run
 };
 
@@ -34,6 +35,10 @@ struct FlowOutcome {
   // The final cell-centred velocity components and pressure, x fastest.
   std::array<std::vector<double>, 3> u;
   std::vector<double> p;
+  // The frames asked for: their times and the same fields at each.
+  std::vector<double> frame_times;
+  std::vector<std::array<std::vector<double>, 3>> frame_u;
+  std::vector<std::vector<double>> frame_p;
 };
 
 FlowOutcome run_flow_case(const FlowRequest& r);

@@ -42,6 +42,22 @@ def test_the_channel_in_time_and_its_forces(tmp_path):
     assert np.all(np.diff(r.history["time"]) > 0)
 
 
+def test_frames_of_a_transient_run():
+    # The frames the command's series would hold (every t_end / 4), kept in memory; keeping
+    # them changes nothing in the run.
+    r = flow.cavity(re=100, n=16, coupling="piso", t_end=0.4, frames=4)
+    plain = flow.cavity(re=100, n=16, coupling="piso", t_end=0.4)
+    assert [round(f["t"] / 0.1) for f in r.frames] == [1, 2, 3, 4]
+    dt = r.history["dt"].max()
+    for k, f in enumerate(r.frames):
+        assert 0.1 * (k + 1) - 1e-12 <= f["t"] < 0.1 * (k + 1) + dt
+        assert f["u"].shape == (16, 16) and f["p"].shape == (16, 16) and "w" not in f
+    np.testing.assert_array_equal(r.frames[-1]["u"], r.u)  # the last frame is at t_end
+    assert np.abs(r.frames[0]["u"] - r.u).max() > 1e-3     # the flow still develops
+    np.testing.assert_array_equal(r.u, plain.u)
+    assert plain.frames == []
+
+
 def test_a_case_file_and_its_settings(tmp_path):
     case = tmp_path / "box.toml"
     case.write_text('[flow]\ncells = [16, 12]\nhi = [1.5, 1]\nnu = 0.05\n'

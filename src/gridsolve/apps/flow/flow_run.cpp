@@ -312,10 +312,12 @@ FlowResult run_flow(const FlowCase& c, Device d, const FlowRunOptions& o) {
         res.history.push_back(HistoryRow{step, solver.time(), h, r.continuity, r.change / h,
                                          r.divergence, r.pressure_iterations});
       }
-      if (writes && frames > 0 && solver.time() >= next_frame * (1 - 1e-9) && frame < frames) {
+      if ((writes || o.on_frame) && frames > 0 && solver.time() >= next_frame * (1 - 1e-9) &&
+          frame < frames) {
         res.frame_times.push_back(solver.time());
         const FlowSnapshot snap(solver);
         if (output) output->write_frame(snap, frame, res.frame_times);
+        if (o.on_frame) o.on_frame(snap);
         ++frame;
         next_frame += c.t_end / frames;
       }

@@ -37,6 +37,9 @@ struct FlowRunOptions {
   // and with the final state's snapshot (for callers that keep it in memory).
   std::function<void()> each_step;
   std::function<void(const FlowSnapshot&)> final_state;
+  // Called with each frame's state (`frames` of them over a transient run, at the times
+  // FlowResult::frame_times lists), with or without files: for callers that keep them.
+  std::function<void(const FlowSnapshot&)> on_frame;
 };
 
 // Where checkpoints of a run with these options go; throws Error when they are asked
