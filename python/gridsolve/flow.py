@@ -50,8 +50,17 @@ class Run:
         return f"Run({s.get('case')}, {s.get('reason', '')})"
 
 
+def _every(checkpoint, checkpoint_every, stop_after=0):
+    """The steps between checkpoints: a checkpoint file without a count is written at the
+    end only."""
+    if (checkpoint_every or stop_after) and not checkpoint:
+        raise ValueError("checkpoint_every and stop_after need checkpoint, the file to write")
+    return int(checkpoint_every) if checkpoint_every else (2**31 - 1 if checkpoint else 0)
+
+
 def _run(kind, text="", source="", re=100.0, n=64, which="dfg-2d-1", cpd=8, device=None,
-         method=None, frames=0):
+         method=None, frames=0, checkpoint=None, checkpoint_every=0, restart=None,
+         stop_after=0):
     numbers, words = {}, {}
     for key, value in (method or {}).items():
         if key in WORDS:
@@ -60,29 +69,43 @@ def _run(kind, text="", source="", re=100.0, n=64, which="dfg-2d-1", cpd=8, devi
             numbers[key] = float(value)
     summary, history, forces, velocity, p, kept = _core.flow_run(
         kind, text, source, float(re), int(n), which, int(cpd), numbers, words, device or "",
-        int(frames))
+        int(frames), _every(checkpoint, checkpoint_every, stop_after), str(checkpoint or ""),
+        str(restart or ""), int(stop_after))
     return Run(json.loads(summary), history, forces, velocity, p, kept)
 
 
-def run(config, device=None, frames=0, **method):
+def run(config, device=None, frames=0, checkpoint=None, checkpoint_every=0, restart=None,
+        stop_after=0, **method):
     """Runs a flow case file (a TOML path, or the text itself) and returns a Run; frames:
-    keep the fields this many times over a transient run (Run.frames)."""
+    keep the fields this many times over a transient run (Run.frames). checkpoint: a file
+    the whole state goes to, every checkpoint_every steps and at the end (at the end only
+    without a count); restart: a checkpoint to continue from: the run goes on as if it had
+    never stopped; stop_after: stop after this many steps of this call, with a checkpoint
+    (the command's --checkpoint, --checkpoint-every, --restart and --stop-after)."""
     if "\n" not in config and os.path.exists(config):
         with open(config, encoding="utf-8") as f:
             text, source = f.read(), config
     else:
         text, source = config, "<config>"
-    return _run("file", text, source, device=device, method=method, frames=frames)
+    return _run("file", text, source, device=device, method=method, frames=frames,
+                checkpoint=checkpoint, checkpoint_every=checkpoint_every, restart=restart,
+                stop_after=stop_after)
 
 
-def cavity(re=100.0, n=64, device="cpu", frames=0, **method):
+def cavity(re=100.0, n=64, device="cpu", frames=0, checkpoint=None, checkpoint_every=0,
+           restart=None, stop_after=0, **method):
     """The lid-driven cavity (`gridsolve cavity`): unit square, n cells per side, Reynolds
-    number re; steady SIMPLEC unless coupling="piso" (then t_end, cfl or dt; frames as for
-    run)."""
-    return _run("cavity", re=re, n=n, device=device, method=method, frames=frames)
+    number re; steady SIMPLEC unless coupling="piso" (then t_end, cfl or dt; frames and
+    checkpoints as for run)."""
+    return _run("cavity", re=re, n=n, device=device, method=method, frames=frames,
+                checkpoint=checkpoint, checkpoint_every=checkpoint_every, restart=restart,
+                stop_after=stop_after)
 
 
-def channel(case="dfg-2d-1", cpd=8, device="cpu", frames=0, **method):
+def channel(case="dfg-2d-1", cpd=8, device="cpu", frames=0, checkpoint=None,
+            checkpoint_every=0, restart=None, stop_after=0, **method):
     """A DFG benchmark (`gridsolve channel`): dfg-2d-1, dfg-2d-2 or dfg-2d-3, cpd cells per
-    cylinder diameter (frames as for run)."""
-    return _run("channel", which=case, cpd=cpd, device=device, method=method, frames=frames)
+    cylinder diameter (frames and checkpoints as for run)."""
+    return _run("channel", which=case, cpd=cpd, device=device, method=method, frames=frames,
+                checkpoint=checkpoint, checkpoint_every=checkpoint_every, restart=restart,
+                stop_after=stop_after)

@@ -417,10 +417,18 @@ NB_MODULE(_core, m) {
       [](const std::string& kind, const std::string& toml_text, const std::string& source,
          double re, int n, const std::string& which, int cells_per_diameter,
          const std::map<std::string, double>& numbers,
-         const std::map<std::string, std::string>& words, const std::string& device, int frames) {
+         const std::map<std::string, std::string>& words, const std::string& device, int frames,
+         int checkpoint_every, const std::string& checkpoint, const std::string& restart,
+         long long stop_after) {
         require(frames >= 0 && frames <= 100000, "frames must be in [0, 100000]");
+        require(checkpoint_every >= 0 && stop_after >= 0,
+                "checkpoint_every and stop_after must not be negative");
         FlowRequest r;
         r.frames = frames;
+        r.checkpoint_every = checkpoint_every;
+        r.checkpoint_file = checkpoint;
+        r.restart = restart;
+        r.stop_after = stop_after;
         r.kind = kind;
         r.toml = toml_text;
         r.source = source;
@@ -456,7 +464,8 @@ NB_MODULE(_core, m) {
       },
       nb::arg("kind"), nb::arg("toml_text"), nb::arg("source"), nb::arg("re"), nb::arg("n"),
       nb::arg("which"), nb::arg("cells_per_diameter"), nb::arg("numbers"), nb::arg("words"),
-      nb::arg("device"), nb::arg("frames"),
+      nb::arg("device"), nb::arg("frames"), nb::arg("checkpoint_every"), nb::arg("checkpoint"),
+      nb::arg("restart"), nb::arg("stop_after"),
       "A flow case run without writing files: (summary JSON, history (rows, 7 columns of "
       "history.csv), forces (rows: t, c_d, c_l), [u, v(, w)] and p at the cell centres, "
       "shaped (ny, nx) or (nz, ny, nx), frames [(t, [u, v(, w)], p)] of a transient run).");

@@ -68,6 +68,10 @@ FlowOutcome run_flow_case(const FlowRequest& r) {
   FlowRunOptions o;
   o.plots = false;
   o.frames = r.frames;
+  o.checkpoint_every = r.checkpoint_every;
+  o.checkpoint_file = r.checkpoint_file;
+  o.restart = r.restart;
+  o.stop_after = r.stop_after;
   o.each_step = r.each_step;
   o.final_state = [&](const FlowSnapshot& s) {
     for (int q = 0; q < c.dims; ++q) out.u[std::size_t(q)] = s.cell_velocity(q);

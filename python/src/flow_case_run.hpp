@@ -22,6 +22,11 @@ struct FlowRequest {
   std::map<std::string, std::string> words;
   std::string device;                // empty: the case file's, else auto
   int frames = 0;                    // transient runs: the fields kept this many times
+  // Checkpoints (the command's --checkpoint-every, --checkpoint, --restart): every this many
+  // steps and at the end to `checkpoint_file`; `restart` continues from one.
+  int checkpoint_every = 0;
+  std::string checkpoint_file, restart;
+  long long stop_after = 0;         // stop after this many steps, with a checkpoint (0: to the end)
   std::function<void()> each_step;  // may throw to stop the run
 };
 

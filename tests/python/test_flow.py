@@ -58,6 +58,24 @@ def test_frames_of_a_transient_run():
     assert plain.frames == []
 
 
+def test_checkpoint_and_restart(tmp_path):
+    # A run stopped after 10 steps with a checkpoint; the restart to t_end equals the run
+    # that never stopped, bit for bit, and so does its history.
+    ck = tmp_path / "cavity.gsflow"
+    whole = flow.cavity(re=100, n=16, coupling="piso", t_end=1.0)
+    first = flow.cavity(re=100, n=16, coupling="piso", t_end=1.0, checkpoint=str(ck),
+                        stop_after=10)
+    assert ck.exists() and 0 < first.summary["time"] < 0.5
+    rest = flow.cavity(re=100, n=16, coupling="piso", t_end=1.0, restart=str(ck))
+    np.testing.assert_array_equal(rest.u, whole.u)
+    np.testing.assert_array_equal(rest.p, whole.p)
+    np.testing.assert_array_equal(rest.history["time"], whole.history["time"])
+    with pytest.raises(ValueError, match="need checkpoint, the file"):
+        flow.cavity(n=8, checkpoint_every=5)
+    with pytest.raises(ValueError, match="checkpoint"):
+        flow.cavity(re=100, n=16, coupling="piso", t_end=1.0, restart=str(tmp_path / "none"))
+
+
 def test_a_case_file_and_its_settings(tmp_path):
     case = tmp_path / "box.toml"
     case.write_text('[flow]\ncells = [16, 12]\nhi = [1.5, 1]\nnu = 0.05\n'
