@@ -442,12 +442,14 @@ int micromag_bench(const MicromagBenchOptions& o) {
              "note");
   nlohmann::json js = nlohmann::json::array();
   for (const Row& r : rows) {
-    fmt::print("{:<44} {:>6} {:>12} {:>10.4f} {:>14.4g}  {}\n", r.name, r.precision, r.mesh, r.ms,
+    // A peer's rows have a rate and no time of ours ("-", null in bench.json).
+    const std::string ms = r.ms > 0 ? fmt::format("{:.4f}", r.ms) : std::string("-");
+    fmt::print("{:<44} {:>6} {:>12} {:>10} {:>14.4g}  {}\n", r.name, r.precision, r.mesh, ms,
                r.rate, r.note);
     js.push_back({{"job", r.name},
                   {"precision", r.precision},
                   {"mesh", r.mesh},
-                  {"ms", r.ms},
+                  {"ms", r.ms > 0 ? nlohmann::json(r.ms) : nlohmann::json(nullptr)},
                   {"cells_evaluations_per_s", r.rate},
                   {"note", r.note}});
   }
