@@ -149,14 +149,38 @@ def _coefficient(k):
     return 1.0, np.ascontiguousarray(k, dtype=np.float64)
 
 
+def _faces(boundary):
+    """boundary={face: data} as the core takes it: (face, type, value, formula, node values,
+    alpha); data a value, a formula, the face's node values, or a tuple (type, data[,
+    alpha])."""
+    faces = []
+    for face, data in (boundary or {}).items():
+        if not isinstance(data, tuple):
+            data = ("dirichlet", data)
+        kind, value = data[0], (data[1] if len(data) > 1 else 0.0)
+        alpha = float(data[2]) if len(data) > 2 else 0.0
+        if isinstance(value, str):
+            faces.append((face, kind, 0.0, value, None, alpha))
+        elif np.ndim(value) == 0:
+            faces.append((face, kind, float(value), "", None, alpha))
+        else:
+            faces.append((face, kind, 0.0, "", np.ascontiguousarray(value, dtype=np.float64),
+                           alpha))
+    return faces
+
+
 def solve(f, lengths=None, sides="dirichlet", k=1.0, solver=None, device=None,
-          precision=None, tol=None, check=False):
+          precision=None, tol=None, check=False, boundary=None):
     """-div(k grad u) = f on the box [0, lengths] (default: unit sides), f given at the nodes
     as a float64 array of shape (ny, nx) or (nz, ny, nx); every side of the kind `sides`
     with zero data. k: a constant, or an array of node values of f's shape (the faces take
     the harmonic mean of their two nodes). A C-contiguous float64 array is passed without
     a conversion (the library copies it into its problem); others are converted first.
-    solver, device, precision default to mgcg, cpu, double.
+    solver, device, precision default to mgcg, cpu, double. boundary: data for some faces
+    (x_low, x_high, y_low, y_high, z_low, z_high), each a value, a formula in x, y, z or an
+    array of the face's node values (f's shape without the face's axis: (ny,) for x_low in
+    2D, (nz, nx) for y_low in 3D), or a tuple (type, data) / ("robin", data, alpha); the
+    other faces are `sides` with zero data.
 
     f may be a Problem instead (formulas, boundary data, masks, an exact solution): solved
     as `gridsolve solve` solves its file, solver, device, precision and tol overriding its
@@ -166,8 +190,9 @@ def solve(f, lengths=None, sides="dirichlet", k=1.0, solver=None, device=None,
                        check)
     f = np.ascontiguousarray(f, dtype=np.float64)
     kc, kn = _coefficient(k)
-    return _finish(_core.array_poisson(f, list(lengths or []), sides, kc, kn, solver or "mgcg",
-                                       device or "cpu", precision or "double", tol), check)
+    return _finish(_core.array_poisson(f, list(lengths or []), sides, kc, kn, _faces(boundary),
+                                       solver or "mgcg", device or "cpu", precision or "double",
+                                       tol), check)
 
 
 class Solver:

@@ -13,6 +13,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -160,13 +162,53 @@ std::array<int, 3> nodes_of(const Sources& a, const char* what) {
   return nodes;
 }
 
-std::tuple<Array, nb::object, std::string> array_poisson(Sources f, std::vector<double> lengths,
-                                                         const std::string& sides, double k,
-                                                         std::optional<Sources> k_nodes,
-                                                         const std::string& solver,
-                                                         const std::string& device,
-                                                         const std::string& precision,
-                                                         std::optional<double> tolerance) {
+// One face's condition from Python: (face, type, value, formula, node values, alpha): the
+// data is the node values when given, else the formula when not empty, else the value.
+using FaceData =
+    std::tuple<std::string, std::string, double, std::string, std::optional<Sources>, double>;
+
+// A face's node values as the condition's data: g(x, y, z) reads the value of the face node
+// nearest (x, y, z). The array holds the face's nodes, shaped as f's shape without the
+// face's axis ((ny,) or (nx,) in 2D; (nz, ny), (nz, nx) or (ny, nx) in 3D).
+Expression face_values(const Grid& g, int face, const Sources& a) {
+  const int axis = face / 2;
+  std::vector<int> across;  // the face's axes, x first
+  for (int b = 0; b < g.dims; ++b)
+    if (b != axis) across.push_back(b);
+  require(int(a.ndim()) == int(across.size()),
+          fmt::format("boundary data of {} must be a {}D array of the face's node values, got "
+                      "{} dimensions",
+                      face_name(face), across.size(), a.ndim()));
+  for (std::size_t t = 0; t < across.size(); ++t)
+    require(int(a.shape(across.size() - 1 - t)) == g.n[std::size_t(across[t])],
+            fmt::format("boundary data of {} must have the face's node counts (f's shape "
+                        "without axis {}), got {} along axis {}",
+                        face_name(face), "xyz"[axis], a.shape(across.size() - 1 - t),
+                        "xyz"[across[t]]));
+  std::vector<double> values(a.data(), a.data() + a.size());
+  for (double v : values)
+    require(std::isfinite(v), fmt::format("boundary data of {} must be finite", face_name(face)));
+  const Grid grid = g;
+  return Expression::from(
+      [values = std::move(values), across, grid](double x, double y, double z) {
+        const double at[3] = {x, y, z};
+        std::size_t q = 0, stride = 1;
+        for (const int b : across) {
+          const long i =
+              std::lround((at[b] - grid.origin[std::size_t(b)]) / grid.spacing[std::size_t(b)]);
+          const long n = grid.n[std::size_t(b)];
+          q += std::size_t(std::clamp(i, 0L, n - 1)) * stride;
+          stride *= std::size_t(n);
+        }
+        return values[q];
+      },
+      fmt::format("node values of {}", face_name(face)));
+}
+
+std::tuple<Array, nb::object, std::string> array_poisson(
+    Sources f, std::vector<double> lengths, const std::string& sides, double k,
+    std::optional<Sources> k_nodes, const std::vector<FaceData>& faces, const std::string& solver,
+    const std::string& device, const std::string& precision, std::optional<double> tolerance) {
   const int dims = int(f.ndim());
   require(dims == 2 || dims == 3,
           "f must be a 2D (ny, nx) or 3D (nz, ny, nx) array of node values, got " +
@@ -187,6 +229,24 @@ std::tuple<Array, nb::object, std::string> array_poisson(Sources f, std::vector<
   spec.f_nodes.assign(f.data(), f.data() + f.size());
   const BoundaryKind kind = parse_boundary_kind(sides);
   for (BoundaryCondition& b : spec.boundaries) b.kind = kind;
+  for (const auto& [name, type, value, formula, values, alpha] : faces) {
+    int face = -1;
+    for (int q = 0; q < 2 * dims; ++q)
+      if (face_name(q) == name) face = q;
+    require(face >= 0, fmt::format("boundary face '{}' is not one of a {}D box's: x_low, x_high, "
+                                   "y_low, y_high{}",
+                                   name, dims, dims == 3 ? ", z_low, z_high" : ""));
+    BoundaryCondition& b = spec.boundaries[std::size_t(face)];
+    b.kind = parse_boundary_kind(type);
+    require(b.kind != BoundaryKind::periodic || (value == 0 && formula.empty() && !values),
+            fmt::format("boundary face {} is periodic: it takes no data", name));
+    b.g = values            ? face_values(spec.grid, face, *values)
+          : formula.empty() ? Expression::value(value)
+                            : Expression::parse(formula);
+    require(b.kind == BoundaryKind::robin ? alpha > 0 && std::isfinite(alpha) : alpha == 0,
+            fmt::format("boundary face {}: alpha is robin's, and there a positive number", name));
+    b.alpha = alpha;
+  }
   spec.name = "poisson from an array";
   return solve_spec(spec, solver, device, precision, tolerance);
 }
@@ -281,8 +341,8 @@ NB_MODULE(_core, m) {
         nb::arg("solver").none(), nb::arg("device").none(), nb::arg("precision").none(),
         nb::arg("tolerance").none());
   m.def("array_poisson", &array_poisson, nb::arg("f"), nb::arg("lengths"), nb::arg("sides"),
-        nb::arg("k"), nb::arg("k_nodes").none(), nb::arg("solver"), nb::arg("device"),
-        nb::arg("precision"), nb::arg("tolerance").none());
+        nb::arg("k"), nb::arg("k_nodes").none(), nb::arg("faces"), nb::arg("solver"),
+        nb::arg("device"), nb::arg("precision"), nb::arg("tolerance").none());
   nb::class_<PoissonSolver>(m, "PoissonSolver",
                             "One operator on a box, its solver set up once, many sources.")
       .def(

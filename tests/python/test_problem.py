@@ -95,3 +95,53 @@ def test_problem_errors_carry_the_readers_messages():
     with pytest.raises(ValueError, match="omega applies to sor only"):
         gridsolve.solve(gridsolve.Problem(nodes=(9, 9), solver={"name": "sor", "omega": 1.5}),
                         solver="cg")
+
+
+def test_array_sources_with_boundary_data_as_arrays_formulas_and_values():
+    # u = x^2 + 2 y^2 - x y on [0, 2] x [0, 1.5]: every face's data given a different way;
+    # second-order differences are exact for it.
+    x, y = np.linspace(0, 2, 41), np.linspace(0, 1.5, 33)
+    exact = lambda X, Y: X ** 2 + 2 * Y ** 2 - X * Y
+    X, Y = np.meshgrid(x, y)
+    boundary = {"x_low": exact(0 * y, y), "x_high": exact(2 + 0 * y, y),
+                "y_low": ("dirichlet", exact(x, 0 * x)), "y_high": "x^2 + 4.5 - 1.5*x"}
+    s = gridsolve.solve(np.full((33, 41), -6.0), lengths=[2, 1.5], boundary=boundary, tol=1e-12)
+    assert np.abs(s.u - exact(X, Y)).max() < 1e-10
+    # The same problem as a Problem with formulas: the same solution.
+    p = gridsolve.Problem(nodes=(41, 33), hi=(2, 1.5), f=-6,
+                          boundary={f: "x^2 + 2*y^2 - x*y" for f in boundary})
+    np.testing.assert_allclose(s.u, gridsolve.solve(p, solver="mgcg", device="cpu",
+                                                    tol=1e-12).u, atol=1e-11)
+
+
+def test_neumann_and_robin_data_as_arrays_in_3d():
+    # u = x + 2 y + 3 z (harmonic) on the unit cube: Neumann du/dn = -1 on x_low and Robin
+    # du/dn + u = 3 + x + 2 y + 3 = ... on z_high as node arrays, Dirichlet data elsewhere.
+    n = 17
+    t = np.linspace(0, 1, n)
+    Z, Y, X = np.meshgrid(t, t, t, indexing="ij")
+    u = X + 2 * Y + 3 * Z
+    zy = np.meshgrid(t, t, indexing="ij")  # (nz, ny) for x faces
+    yx = np.meshgrid(t, t, indexing="ij")  # (ny, nx) for z faces
+    boundary = {
+        "x_low": ("neumann", -np.ones((n, n))),
+        "x_high": 1 + 2 * zy[1] + 3 * zy[0],
+        "z_high": ("robin", 3 + (yx[1] + 2 * yx[0] + 3), 1.0),
+        "y_low": "x + 3*z", "y_high": "x + 2 + 3*z", "z_low": "x + 2*y",
+    }
+    s = gridsolve.solve(np.zeros((n, n, n)), boundary=boundary, solver="pcg", tol=1e-12)
+    assert np.abs(s.u - u).max() < 1e-9
+
+
+def test_boundary_data_errors():
+    f = np.zeros((9, 9))
+    with pytest.raises(ValueError, match="must have the face's node counts"):
+        gridsolve.solve(f, boundary={"x_low": np.zeros(8)})
+    with pytest.raises(ValueError, match="must be a 1D array of the face's node values"):
+        gridsolve.solve(f, boundary={"x_low": np.zeros((9, 9))})
+    with pytest.raises(ValueError, match="is not one of a 2D box's"):
+        gridsolve.solve(f, boundary={"z_low": 1.0})
+    with pytest.raises(ValueError, match="alpha is robin's"):
+        gridsolve.solve(f, boundary={"x_low": ("robin", 1.0)})
+    with pytest.raises(ValueError, match="malformed formula"):
+        gridsolve.solve(f, boundary={"x_low": "sin(x"})
