@@ -20,6 +20,16 @@ using namespace gridsolve::micromag;
 
 namespace {
 
+// LLG (RK45 to `tolerance`) with no applied field for `time`: the currents act alone.
+void run_llg(MicromagSystem<double>& sys, double time, double tolerance) {
+  StepperOptions o;
+  o.tolerance = tolerance;
+  LlgStepper<double> st(sys, o);
+  const FieldOfTime b = [](double) { return std::array<double, 3>{0, 0, 0}; };
+  double t = 0;
+  while (t < time * (1 - 1e-12)) st.step(t, time - t, b);
+}
+
 // A Neel wall m = (sech s, 0, -tanh s), s = (x - x0) / Delta, in a 200 nm strip (periodic
 // in y, no demag, uniaxial along z), J along x for `time`: the wall's position before and
 // after, from <m_z> = -(L - 2 x_w) / L.
@@ -49,12 +59,7 @@ std::array<double, 2> wall_positions(double d_nm, double xi, double time) {
   sys.set_m(m);
   auto position = [&] { return L * (1 + sys.average_m()[2]) / 2; };
   const double before = position();
-  StepperOptions o;
-  o.tolerance = 1e-7;
-  LlgStepper<double> st(sys, o);
-  const FieldOfTime b = [](double) { return std::array<double, 3>{0, 0, 0}; };
-  double t = 0;
-  while (t < time * (1 - 1e-12)) st.step(t, time - t, b);
+  run_llg(sys, time, 1e-7);
   return {before, position()};
 }
 
@@ -110,12 +115,7 @@ std::array<double, 3> slonczewski_macrospin(const Region& r, double jz, double t
   p.current = {0, 0, jz};
   MicromagSystem<double> sys(p, Device::cpu);
   sys.set_m({std::vector<double>{std::sin(th0)}, {0.0}, {std::cos(th0)}});
-  StepperOptions o;
-  o.tolerance = 1e-9;
-  LlgStepper<double> st(sys, o);
-  const FieldOfTime b = [](double) { return std::array<double, 3>{0, 0, 0}; };
-  double t = 0;
-  while (t < time * (1 - 1e-12)) st.step(t, time - t, b);
+  run_llg(sys, time, 1e-9);
   return sys.average_m();
 }
 
