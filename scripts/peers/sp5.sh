@@ -7,26 +7,9 @@
 # runs twice, as it ships and with its demag kernel integrated more finely.
 # Usage: scripts/peers/sp5.sh --gridsolve BIN --mumax3 DIR [--out DIR] [--device cpu|cuda]
 set -uo pipefail
-gs=""
-mx=""
+name=sp5
 out=sp5-peer
-device=cuda
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --gridsolve) gs=$2; shift 2 ;;
-    --mumax3) mx=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
-    --device) device=$2; shift 2 ;;
-    *) echo "sp5: unknown argument '$1' (valid: --gridsolve, --mumax3, --out, --device)" >&2; exit 2 ;;
-  esac
-done
-[ -x "$gs" ] || { echo "sp5: --gridsolve must name the gridsolve binary" >&2; exit 2; }
-[ -x "$mx/bin/mumax3" ] || { echo "sp5: no mumax3 at $mx/bin/mumax3" >&2; exit 2; }
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-mkdir -p "$out" /tmp/kc
-out=$(cd "$out" && pwd)
-mx=$(cd "$mx" && pwd)
-export CUDA_CACHE_PATH=${CUDA_CACHE_PATH:-/tmp/mumax3-nvjit}
+source "$(dirname "${BASH_SOURCE[0]}")/peer_args.sh"
 for p in float double; do
   sed -e "s/precision = \"float\"/precision = \"$p\"/" -e "s/^table_interval = .*/table_interval = 1e-12/" \
     "$here/../../examples/micromag/sp5.toml" \

@@ -5,26 +5,9 @@
 # <m>(t); scripts/peers/compare_tables.py compares the curves and the <m_x> zero crossing.
 # Usage: scripts/peers/spin_valve.sh --gridsolve BIN --mumax3 DIR [--out DIR] [--device D]
 set -uo pipefail
-gs=""
-mx=""
+name=spin_valve
 out=spin-valve-peer
-device=cuda
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --gridsolve) gs=$2; shift 2 ;;
-    --mumax3) mx=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
-    --device) device=$2; shift 2 ;;
-    *) echo "spin_valve: unknown argument '$1' (valid: --gridsolve, --mumax3, --out, --device)" >&2; exit 2 ;;
-  esac
-done
-[ -x "$gs" ] || { echo "spin_valve: --gridsolve must name the gridsolve binary" >&2; exit 2; }
-[ -x "$mx/bin/mumax3" ] || { echo "spin_valve: no mumax3 at $mx/bin/mumax3" >&2; exit 2; }
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-mkdir -p "$out" /tmp/kc
-out=$(cd "$out" && pwd)
-mx=$(cd "$mx" && pwd)
-export CUDA_CACHE_PATH=${CUDA_CACHE_PATH:-/tmp/mumax3-nvjit}
+source "$(dirname "${BASH_SOURCE[0]}")/peer_args.sh"
 "$gs" micromag "$here/../../examples/micromag/spin_valve.toml" --out "$out/gs" --device "$device" \
   > "$out/gs.log" 2>&1
 echo "gridsolve (exit $?): $(grep -E '^stage 1' "$out/gs.log")"
