@@ -98,3 +98,7 @@ def test_bad_settings_are_value_errors():
         flow.channel("dfg-9d", cpd=4)
     with pytest.raises(ValueError):
         flow.run("[flow]\ncells = [0, 4]\n")
+    with pytest.raises(ValueError, match="frames must be in"):
+        flow.cavity(n=16, coupling="piso", t_end=0.1, frames=-1)
+    with pytest.raises(ValueError, match="must not be negative"):
+        flow.cavity(n=16, coupling="piso", t_end=0.1, checkpoint="x.gsflow", stop_after=-2)
