@@ -45,13 +45,14 @@ FlowOutcome run_flow_case(const FlowRequest& r) {
                               key, valid));
     }
   }
+  bool time_named = false;
   for (const auto& [key, value] : r.words) {
     if (key == "coupling")
       c.coupling = parse_coupling(value);
     else if (key == "convection")
       c.convection = parse_convection(value);
     else if (key == "time")
-      c.time_scheme = parse_time_scheme(value);
+      c.time_scheme = parse_time_scheme(value), time_named = true;
     else if (key == "pressure_solver")
       c.pressure_solver = value;
     else if (key == "momentum_solver")
@@ -61,6 +62,7 @@ FlowOutcome run_flow_case(const FlowRequest& r) {
                               "convection, time, pressure_solver, momentum_solver",
                               key));
   }
+  if (!time_named && r.words.count("coupling")) c.default_time_scheme();
   c.validate();
   FlowOutcome out;
   out.dims = c.dims;

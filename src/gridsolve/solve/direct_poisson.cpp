@@ -205,7 +205,6 @@ void DirectPoisson<T>::setup(const LinearOperator<T>& any) {
 
 template <class T>
 SolveReport DirectPoisson<T>::run(const Field<T>* b, Field<T>& u, const SolveOptions& options) {
-  (void)options;
   const auto t0 = std::chrono::steady_clock::now();
   const StencilOperator<T>& op = this->stencil();
   const bool bcr = kind_ == Kind::buneman;
@@ -215,7 +214,8 @@ SolveReport DirectPoisson<T>::run(const Field<T>* b, Field<T>& u, const SolveOpt
 
   SolveReport report;
   report.solver = name();
-  const double scale = residual_scale(op, b, u, report);
+  const bool verify = options.verify;
+  const double scale = verify ? residual_scale(op, b, u, report) : 1.0;
 
   const StencilView<T> a = op.view(b);
   const FieldView<T> v = u.view();
@@ -241,10 +241,17 @@ SolveReport DirectPoisson<T>::run(const Field<T>* b, Field<T>& u, const SolveOpt
         transpose ? std::int64_t(i) * m1 + j : i + std::int64_t(m0) * (j + std::int64_t(m1) * k);
     v(i + f0, j + f1, k + f2) = w[o];
   });
+  report.iterations = 1;
+  if (!verify) {  // the caller checks the result its own way: no wait, no residual
+    report.relative_residual = -1;
+    report.converged = true;
+    report.stop = StopReason::direct;
+    report.reason = "direct solve (residual not measured)";
+    return report;
+  }
   synchronize(op.device);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   report.relative_residual = op.residual_norm(b, u) / scale;
-  report.iterations = 1;
   report.converged = std::isfinite(report.relative_residual);
   report.reason = report.converged ? fmt::format("direct solve, relative residual {:.2e}",
                                                  report.relative_residual)

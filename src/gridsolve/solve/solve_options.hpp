@@ -54,6 +54,11 @@ struct SolveOptions {
   double weight = 1;            // Jacobi damping (1: plain Jacobi)
   bool tuned = true;            // use hand-tuned device kernels where they apply
   double progress_after = 2.0;  // seconds before progress reports start
+  // Direct solvers: measure the residual after the solve (two passes over the data and two
+  // waits for the device). A caller that checks its result another way, every few solves
+  // (a time loop measuring divergence), may turn it off; the report's relative_residual is
+  // then -1 (not measured) and the solve returns without waiting for the device.
+  bool verify = true;
   std::function<void(const ProgressInfo&)> on_progress;
 
   void validate() const;

@@ -50,12 +50,18 @@ Coupling parse_coupling(const std::string& t) {
   if (t == "simple") return Coupling::simple;
   if (t == "simplec") return Coupling::simplec;
   if (t == "piso") return Coupling::piso;
-  throw Error(fmt::format("coupling '{}' is not known; valid: simple, simplec, piso", t));
+  if (t == "projection" || t == "fractional-step") return Coupling::projection;
+  throw Error(
+      fmt::format("coupling '{}' is not known; valid: simple, simplec, piso, projection", t));
 }
 TimeScheme parse_time_scheme(const std::string& t) {
   if (t == "euler") return TimeScheme::euler;
   if (t == "bdf2") return TimeScheme::bdf2;
-  throw Error(fmt::format("time scheme '{}' is not known; valid: euler, bdf2", t));
+  if (t == "rk3") return TimeScheme::rk3;
+  throw Error(
+      fmt::format("time scheme '{}' is not known; valid: euler, bdf2 (piso), rk3 "
+                  "(projection)",
+                  t));
 }
 std::string to_string(Convection c) {
   switch (c) {
@@ -73,10 +79,27 @@ std::string to_string(Convection c) {
   return "unknown";
 }
 std::string to_string(Coupling c) {
-  return c == Coupling::simple ? "simple" : c == Coupling::simplec ? "simplec" : "piso";
+  switch (c) {
+    case Coupling::simple:
+      return "simple";
+    case Coupling::simplec:
+      return "simplec";
+    case Coupling::piso:
+      return "piso";
+    case Coupling::projection:
+      return "projection";
+  }
+  return "unknown";
 }
 std::string to_string(TimeScheme t) {
-  return t == TimeScheme::euler ? "euler" : "bdf2";
+  return t == TimeScheme::euler ? "euler" : t == TimeScheme::bdf2 ? "bdf2" : "rk3";
+}
+
+bool FlowCase::pressure_is_periodic_laplacian() const {
+  if (coupling != Coupling::projection || !obstacles.empty()) return false;
+  for (int a = 0; a < dims; ++a)
+    if (!periodic(a) || spacing[std::size_t(a)].kind != AxisSpacing::Kind::uniform) return false;
+  return true;
 }
 
 namespace {
@@ -322,7 +345,18 @@ void FlowCase::validate() const {
     require(dt >= 0, fmt::format("dt is {}; it must be positive (or 0 for CFL control)", dt));
     require(correctors >= 1 && correctors <= 4,
             fmt::format("{} pressure correctors; valid: 1 to 4 (PISO uses 2)", correctors));
+    const bool rk = time_scheme == TimeScheme::rk3, projection = coupling == Coupling::projection;
+    require(rk == projection,
+            projection ? fmt::format("the projection coupling steps with rk3, not {}",
+                                     to_string(time_scheme))
+                       : "the rk3 time scheme goes with the projection coupling (piso steps with "
+                         "euler or bdf2)");
   }
+  if (pressure_solver == "fft" || pressure_solver == "transform")
+    require(pressure_is_periodic_laplacian(),
+            "pressure_solver fft takes the projection coupling on a uniform grid with every side "
+            "periodic and no obstacle (there the pressure equation is the plain Laplacian); use "
+            "mg");
   momentum_solver_row(momentum_solver);
   require(momentum_sweeps >= 1 && momentum_sweeps <= 1000,
           fmt::format("momentum_sweeps is {}; valid: 1 to 1000", momentum_sweeps));

@@ -58,8 +58,12 @@ std::string to_string(ObstacleTreatment t);
 // face value: van Leer's limited one (bounded), QUICK's, or linear interpolation.
 // The momentum assembly takes the values as its scheme codes: keep the order.
 enum class Convection { upwind, hybrid, tvd, quick, central };
-enum class Coupling { simple, simplec, piso };
-enum class TimeScheme { euler, bdf2 };
+// piso: implicit momentum, pressure correctors (any step, steady problems too).
+// projection: the fractional-step scheme, explicit momentum in Runge-Kutta stages, one
+// pressure projection a stage (small steps, fast ones).
+enum class Coupling { simple, simplec, piso, projection };
+// euler and bdf2 go with piso; rk3 (low-storage, third order) with projection.
+enum class TimeScheme { euler, bdf2, rk3 };
 // The momentum predictor's solver: red-black SOR sweeps, or BiCGStab.
 // The momentum predictor's solver: a row of the solver registry that takes nonsymmetric,
 // variable-coefficient rows. A red-black row (sor, rb-gs) runs the predictor's own sweeps
@@ -132,7 +136,18 @@ struct FlowCase {
   bool has_probes = false;
   std::array<double, 3> probe_a{0, 0, 0}, probe_b{0, 0, 0};
 
-  bool steady() const { return coupling != Coupling::piso; }
+  bool steady() const { return coupling == Coupling::simple || coupling == Coupling::simplec; }
+  // The time scheme the coupling steps with when none was named: rk3 for projection, the
+  // scheme as it is (bdf2 unless named) for piso.
+  void default_time_scheme() {
+    if (coupling == Coupling::projection)
+      time_scheme = TimeScheme::rk3;
+    else if (time_scheme == TimeScheme::rk3)
+      time_scheme = TimeScheme::bdf2;
+  }
+  // Whether the pressure equation is the plain Laplacian on a uniform grid with every
+  // side periodic and no obstacle: the transform solver (fft) takes it.
+  bool pressure_is_periodic_laplacian() const;
   bool periodic(int axis) const { return sides[std::size_t(2 * axis)].type == SideType::periodic; }
   // Whether some side is an outflow (which carries away what the inflows bring).
   bool has_outflow() const {
@@ -140,8 +155,12 @@ struct FlowCase {
       if (sides[std::size_t(s)].type == SideType::outflow) return true;
     return false;
   }
-  // The largest CFL number the transient scheme is allowed to run at.
+  // The largest CFL number the transient schemes are allowed to run at.
   static constexpr double max_cfl = 1.0;
+  // The projection scheme's explicit diffusion: dt * nu * sum_a 4 / h_a^2 must stay inside
+  // the third-order Runge-Kutta's stability interval on the negative axis (2.51), with a
+  // margin.
+  static constexpr double max_diffusion_number = 2.0;
   // Throws Error naming what is wrong and what would be valid.
   void validate() const;
   // The residual fall the SOR predictor sweeps to. Unless set, a transient (PISO) step

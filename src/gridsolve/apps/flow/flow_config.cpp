@@ -218,7 +218,10 @@ void read_method_table(const TomlReader& rd, const toml::table& m, FlowCase& c) 
   rd.only_keys(m, "method", keys);
   if (m.get("coupling")) c.coupling = parsed(rd, m, "coupling", "method", parse_coupling);
   if (m.get("convection")) c.convection = parsed(rd, m, "convection", "method", parse_convection);
-  if (m.get("time")) c.time_scheme = parsed(rd, m, "time", "method", parse_time_scheme);
+  if (m.get("time"))
+    c.time_scheme = parsed(rd, m, "time", "method", parse_time_scheme);
+  else
+    c.default_time_scheme();
   if (m.get("obstacle_treatment"))
     c.obstacle_treatment =
         parsed(rd, m, "obstacle_treatment", "method", parse_obstacle_treatment);

@@ -80,7 +80,18 @@ double FlowSolver<T>::cfl_time_step(double cfl) const {
         return s;
       },
       MaxOp{}, 0.0));
-  return rate > 0 ? cfl / rate : 0.0;
+  double step = rate > 0 ? cfl / rate : 0.0;
+  if (case_.coupling == Coupling::projection && case_.nu > 0) {
+    // Explicit diffusion: dt nu sum_a 4 / h_a^2 within the stage's stability interval.
+    double k = 0;
+    for (int a = 0; a < case_.dims; ++a) {
+      const double h = grid_.min_width(a);
+      k += 4 / (h * h);
+    }
+    const double limit = FlowCase::max_diffusion_number / (case_.nu * k);
+    step = step > 0 ? std::min(step, limit) : limit;
+  }
+  return step;
 }
 
 // The force of the fluid on the bodies, read off the discrete momentum equations: every

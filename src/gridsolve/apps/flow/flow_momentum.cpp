@@ -16,9 +16,10 @@ namespace gridsolve::flow {
 
 using namespace detail;
 
+// The steady rows' inputs of component comp (the velocity that convects, the wall values,
+// the bodies, the sides): what the implicit assembly and the explicit rate share.
 template <class T>
-void FlowSolver<T>::assemble_momentum(int comp, const TimeWeights& w, double relax,
-                                      bool extrapolated) {
+MomentumAssembly<T> FlowSolver<T>::momentum_rows(int comp, bool extrapolated) const {
   MomentumAssembly<T> m;
   m.g = grid_.geometry();
   m.c = comp;
@@ -26,23 +27,14 @@ void FlowSolver<T>::assemble_momentum(int comp, const TimeWeights& w, double rel
   for (int s = 0; s < 6; ++s) m.side_type[s] = side_code(case_.sides[std::size_t(s)].type);
   for (int q = 0; q < 3; ++q) m.periodic[q] = periodic_[std::size_t(q)];
   m.nu = T(case_.nu);
-  m.tcoef = T(w.now);
-  m.c_n = T(w.previous);
-  m.c_nm1 = T(w.before);
-  m.transient = w.now > 0;
-  m.relax = T(relax);
   m.factor = T(inflow_factor_);
-  m.simplec = case_.coupling == Coupling::simplec;
   const auto& convecting = extrapolated ? u_conv_ : u_;
   for (int q = 0; q < case_.dims; ++q)
     m.u[q] = convecting[std::size_t(q)].cview(), m.open[q] = open_[std::size_t(q)].cview();
   const std::size_t c = std::size_t(comp);
-  m.un = u_n_[c].cview();
-  m.unm1 = u_nm1_[c].cview();
   m.wall = wall_[c].cview();
   m.body = body_[c].cview();
-  StencilOperator<T>& op = mom_[c];
-  m.fmask = op.mask.cview();
+  m.fmask = mom_[c].mask.cview();
   const auto ext = face_extent(grid_.cells(), comp);
   m.ext = Box{{-1, -1, -1}, {ext[0], ext[1], ext[2]}};
   // On ranks the limited schemes' far face across a periodic side is in the second ghost
@@ -50,6 +42,23 @@ void FlowSolver<T>::assemble_momentum(int comp, const TimeWeights& w, double rel
   if (cell_parts_)
     for (int q = 0; q < case_.dims; ++q)
       if (periodic_[std::size_t(q)]) m.periodic[q] = false, m.ext.lo[q] = -2, m.ext.hi[q] += 1;
+  return m;
+}
+
+template <class T>
+void FlowSolver<T>::assemble_momentum(int comp, const TimeWeights& w, double relax,
+                                      bool extrapolated) {
+  MomentumAssembly<T> m = momentum_rows(comp, extrapolated);
+  m.tcoef = T(w.now);
+  m.c_n = T(w.previous);
+  m.c_nm1 = T(w.before);
+  m.transient = w.now > 0;
+  m.relax = T(relax);
+  m.simplec = case_.coupling == Coupling::simplec;
+  const std::size_t c = std::size_t(comp);
+  m.un = u_n_[c].cview();
+  m.unm1 = u_nm1_[c].cview();
+  StencilOperator<T>& op = mom_[c];
   m.ap = op.ap.view();
   m.a[0] = op.aw.view(), m.a[1] = op.ae.view(), m.a[2] = op.as.view(), m.a[3] = op.an.view();
   if (case_.dims == 3) m.a[4] = op.ab.view(), m.a[5] = op.at.view();
@@ -164,6 +173,7 @@ double FlowSolver<T>::predictor_omega(int comp) const {
   return std::clamp(optimal_omega(largest), 1.0, 1.3);
 }
 
+template MomentumAssembly<double> FlowSolver<double>::momentum_rows(int, bool) const;
 template void FlowSolver<double>::assemble_momentum(int, const TimeWeights&, double, bool);
 template void FlowSolver<double>::extrapolate_convecting_velocity(double);
 template void FlowSolver<double>::solve_momentum(int, int);

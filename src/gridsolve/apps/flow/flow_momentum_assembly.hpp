@@ -33,15 +33,17 @@ struct MomentumAssembly {
   Box ext;  // indices of component c that exist, ghosts included
   FieldView<T> ap, a[6], b0, d;
 
-  GRIDSOLVE_HD void operator()(int i, int j, int k) const {
+  // The steady row of a free face: neighbour coefficients (w, e, s, n, b, t), the
+  // diagonal, the source, the staggered cell's volume and their sum |a_nb| (no time term,
+  // no relaxation). What the implicit assembly stores and the explicit rate applies.
+  struct Row {
+    double coef[6] = {0, 0, 0, 0, 0, 0};
+    double ap = 0, b = 0, vol = 0, sum_a = 0;
+  };
+  GRIDSOLVE_HD Row row(int i, int j, int k) const {
     const int I[3] = {i, j, k};
-    if (fmask(i, j, k)) {
-      ap(i, j, k) = 1;
-      for (int f = 0; f < 2 * g.dims; ++f) a[f](i, j, k) = 0;
-      b0(i, j, k) = 0;
-      d(i, j, k) = 0;
-      return;
-    }
+    Row out;
+    double* coef = out.coef;
     const double hc = g.xc(c, I[c]) - g.xc(c, I[c] - 1);
     double w[3];
     for (int q = 0; q < 3; ++q) w[q] = q == c ? hc : g.width(q, I[q]);
@@ -50,7 +52,6 @@ struct MomentumAssembly {
     // Links to faces a body fixes carry no convective flux (the wall's velocity is zero)
     // and a diffusive one to the wall at its distance along the link (`body`).
     double sum_a = 0, extra = double(nu) * double(body(i, j, k)), b = 0, netF = 0;
-    double coef[6] = {0, 0, 0, 0, 0, 0};
     for (int q = 0; q < g.dims; ++q)
       for (int side = 0; side < 2; ++side) {
         const int s = side ? 1 : -1;
@@ -137,7 +138,26 @@ struct MomentumAssembly {
           b -= F * toward;
         }
       }
-    double aP = sum_a + netF + extra;
+    out.ap = sum_a + netF + extra;
+    out.b = b;
+    out.vol = vol;
+    out.sum_a = sum_a;
+    return out;
+  }
+
+  GRIDSOLVE_HD void operator()(int i, int j, int k) const {
+    if (fmask(i, j, k)) {
+      ap(i, j, k) = 1;
+      for (int f = 0; f < 2 * g.dims; ++f) a[f](i, j, k) = 0;
+      b0(i, j, k) = 0;
+      d(i, j, k) = 0;
+      return;
+    }
+    const Row r = row(i, j, k);
+    const double uP = u[c](i, j, k), vol = r.vol, sum_a = r.sum_a;
+    const int I[3] = {i, j, k};
+    const double hc = g.xc(c, I[c]) - g.xc(c, I[c] - 1);
+    double aP = r.ap, b = r.b;
     if (transient) {
       aP += double(tcoef) * vol;
       b += vol * (double(c_n) * double(un(i, j, k)) - double(c_nm1) * double(unm1(i, j, k)));
@@ -145,12 +165,47 @@ struct MomentumAssembly {
     const double aPr = aP / double(relax);
     b += (aPr - aP) * uP;
     ap(i, j, k) = T(aPr);
-    for (int f = 0; f < 2 * g.dims; ++f) a[f](i, j, k) = T(coef[f]);
+    for (int f = 0; f < 2 * g.dims; ++f) a[f](i, j, k) = T(r.coef[f]);
     b0(i, j, k) = T(b);
     const double area_c = vol / hc;
     double denom = simplec ? aPr - sum_a : aPr;
     if (denom < 1e-3 * aPr) denom = 1e-3 * aPr;
     d(i, j, k) = T(area_c / denom);
+  }
+};
+
+// One Runge-Kutta stage of the explicit momentum equation at one face of component c:
+// the rate R = (b + sum a_nb u_nb - a_P u_P) / volume of the steady row (convection and
+// diffusion as the implicit assembly discretizes them, walls and bodies included, no
+// pressure), then u* = u + gamma_dt R + rho_dt R_previous, and R kept for the next stage.
+// Boundary faces, periodic images and faces a body holds keep their value.
+template <class T>
+struct MomentumRate {
+  MomentumAssembly<T> m;  // steady, unrelaxed
+  Box active;             // component c's unknown faces
+  double gamma_dt = 0, rho_dt = 0;
+  FieldView<T> star, rate;
+
+  GRIDSOLVE_HD void operator()(int i, int j, int k) const {
+    const FieldView<const T>& u = m.u[m.c];
+    const double uP = u(i, j, k);
+    if (!active.contains(i, j, k) || m.fmask(i, j, k)) {
+      star(i, j, k) = T(uP);
+      return;
+    }
+    const typename MomentumAssembly<T>::Row r = m.row(i, j, k);
+    double s = r.b - r.ap * uP;
+    for (int q = 0; q < m.g.dims; ++q)
+      for (int side = 0; side < 2; ++side) {
+        const double a = r.coef[2 * q + side];
+        if (a == 0) continue;
+        int J[3] = {i, j, k};
+        J[q] += side ? 1 : -1;
+        s += a * double(at(u, J));
+      }
+    const double rt = s / r.vol;
+    star(i, j, k) = T(uP + gamma_dt * rt + (rho_dt != 0 ? rho_dt * double(rate(i, j, k)) : 0.0));
+    rate(i, j, k) = T(rt);
   }
 };
 

@@ -109,10 +109,11 @@ void FlowSolver<T>::compute_hbya() {
   }
 }
 
-// The pressure operator and its right-hand side (the net outflow of HbyA per cell, its
-// mean removed); returns the sum of the source's squares.
+// The pressure operator (when `coefficients`) and its right-hand side (the net outflow of
+// HbyA per cell, its mean removed when `measure`); returns the sum of the source's squares
+// (0 unless `measure`).
 template <class T>
-double FlowSolver<T>::assemble_pressure() {
+double FlowSolver<T>::assemble_pressure(bool coefficients, bool measure) {
   const int dims = case_.dims;
   const auto& n = grid_.cells();
   const MacGeometry g = grid_.geometry();
@@ -141,8 +142,10 @@ double FlowSolver<T>::assemble_pressure() {
   for_each(device_, pop_.active, [=] GRIDSOLVE_HD(int i, int j, int k) {
     const int I[3] = {i, j, k};
     if (pm(i, j, k)) {
-      ap(i, j, k) = 1;
-      for (int f = 0; f < 2 * g.dims; ++f) nb[f](i, j, k) = 0;
+      if (coefficients) {
+        ap(i, j, k) = 1;
+        for (int f = 0; f < 2 * g.dims; ++f) nb[f](i, j, k) = 0;
+      }
       rhs(i, j, k) = 0;
       return;
     }
@@ -157,15 +160,18 @@ double FlowSolver<T>::assemble_pressure() {
         const int* R = read_image ? F : W;  // where its values are read
         const bool free_face = act[q].contains(W[0], W[1], W[2]) && !at(fm[q], R);
         const double open_area = area * double(at(op[q], R));
-        const double coef = free_face ? open_area * double(at(dd[q], R)) : 0.0;
-        nb[2 * q + side](i, j, k) = T(coef);
-        sum += coef;
+        if (coefficients) {
+          const double coef = free_face ? open_area * double(at(dd[q], R)) : 0.0;
+          nb[2 * q + side](i, j, k) = T(coef);
+          sum += coef;
+        }
         b -= (side ? 1.0 : -1.0) * open_area * double(at(h[q], R));
       }
     }
-    ap(i, j, k) = T(sum);
+    if (coefficients) ap(i, j, k) = T(sum);
     rhs(i, j, k) = T(b);
   });
+  if (!measure) return 0;
   // Continuity of HbyA is solvable only with zero net source: remove the round-off.
   const FieldView<const T> rc = pop_.rhs.cview();
   SumPair sc = reduce<SumPair>(
@@ -190,7 +196,8 @@ double FlowSolver<T>::assemble_pressure() {
 
 // The velocity corrected with the new pressure at every free face.
 template <class T>
-void FlowSolver<T>::correct_velocity() {
+void FlowSolver<T>::correct_velocity(double scale) {
+  const T sc = T(scale);
   for (int comp = 0; comp < case_.dims; ++comp) {
     const std::size_t c = std::size_t(comp);
     const StencilView<T> a = mom_[c].view();
@@ -201,7 +208,7 @@ void FlowSolver<T>::correct_velocity() {
       if (!a.is_free(i, j, k)) return;
       int L[3] = {i, j, k};
       L[cc] -= 1;
-      u(i, j, k) = h(i, j, k) + d(i, j, k) * (at(p, L) - p(i, j, k));
+      u(i, j, k) = h(i, j, k) + sc * d(i, j, k) * (at(p, L) - p(i, j, k));
     });
   }
 }
@@ -212,21 +219,8 @@ SolveReport FlowSolver<T>::solve_pressure(const SolveOptions& options) {
   // (or preconditioner) of an earlier setup still makes a convergent cycle: it is
   // refreshed with update() every `lifetime` solves, and at once when a solve misses.
   constexpr int lifetime = 25;
-  // A checkpoint must rebuild the same hierarchy: keep what it was built from.
-  auto remember = [&] {
-    if (!keep_setup_) return;
-    const std::vector<Field<T>*> arrays = pressure_arrays();
-    setup_coefficients_.resize(arrays.size());
-    for (std::size_t a = 0; a < arrays.size(); ++a) {
-      if (setup_coefficients_[a].empty())
-        setup_coefficients_[a] = arrays[a]->copy_to(device_);
-      else
-        setup_coefficients_[a].copy_from(*arrays[a]);
-    }
-  };
   if (!pressure_ready_ || pressure_age_ >= lifetime) {
     setup_pressure(!pressure_ready_);
-    remember();
     pressure_ready_ = true;
     pressure_age_ = 0;
   }
@@ -235,7 +229,6 @@ SolveReport FlowSolver<T>::solve_pressure(const SolveOptions& options) {
   SolveReport r = solve();
   if (!r.converged && pressure_age_ > 1) {
     setup_pressure(false);
-    remember();
     pressure_age_ = 1;
     const SolveReport again = solve();
     const int before = r.iterations;
@@ -253,6 +246,16 @@ void FlowSolver<T>::setup_pressure(bool fresh) {
     pressure_solver_->setup(pop_);
   else
     pressure_solver_->update(pop_);
+  // A checkpoint must rebuild the same hierarchy: keep what it was built from.
+  if (!keep_setup_) return;
+  const std::vector<Field<T>*> arrays = pressure_arrays();
+  setup_coefficients_.resize(arrays.size());
+  for (std::size_t a = 0; a < arrays.size(); ++a) {
+    if (setup_coefficients_[a].empty())
+      setup_coefficients_[a] = arrays[a]->copy_to(device_);
+    else
+      setup_coefficients_[a].copy_from(*arrays[a]);
+  }
 }
 
 template <class T>
@@ -264,8 +267,8 @@ std::vector<Field<T>*> FlowSolver<T>::pressure_arrays() {
 
 template void FlowSolver<double>::project(int, bool, StepReport&, bool);
 template void FlowSolver<double>::compute_hbya();
-template double FlowSolver<double>::assemble_pressure();
-template void FlowSolver<double>::correct_velocity();
+template double FlowSolver<double>::assemble_pressure(bool, bool);
+template void FlowSolver<double>::correct_velocity(double);
 template SolveReport FlowSolver<double>::solve_pressure(const SolveOptions&);
 template void FlowSolver<double>::setup_pressure(bool);
 template std::vector<Field<double>*> FlowSolver<double>::pressure_arrays();

@@ -185,6 +185,17 @@ FlowResult run_flow(const FlowCase& c, Device d, const FlowRunOptions& o) {
     for (int q = 0; q < c.dims; ++q) solver.set_velocity(q, c.initial_velocity[std::size_t(q)]);
     solver.set_pressure(c.initial_pressure);
   }
+  if (c.coupling == Coupling::projection) {
+    // The explicit stages are stable only below the CFL and diffusion limits: the first
+    // step already keeps them (from the initial field), and a fixed step must.
+    const double limit = solver.cfl_time_step(c.dt > 0 ? FlowCase::max_cfl : c.cfl);
+    if (c.dt > 0 && limit > 0 && c.dt > limit)
+      throw Error(fmt::format(
+          "dt {} is above {:.4g}, the largest step the projection scheme's explicit stages "
+          "take here (CFL {} and diffusion number {}): lower dt, or give cfl instead",
+          c.dt, limit, FlowCase::max_cfl, FlowCase::max_diffusion_number));
+    if (c.dt <= 0 && limit > 0) dt = std::min(dt, limit);
+  }
   if (!o.restart.empty()) {
     solver.restore_state(restart);
     restore_run(restart, res, step, dt, frame, next_frame);
@@ -294,7 +305,7 @@ FlowResult run_flow(const FlowCase& c, Device d, const FlowRunOptions& o) {
       // it, and a restarted run measures the same steps).
       const bool last = h >= (c.t_end - solver.time()) * (1 - 1e-12);
       const bool measure = step % c.check_every == 0 || last;
-      const StepReport r = solver.piso_step(h, measure);
+      const StepReport r = solver.time_step(h, measure);
       if (o.each_step) o.each_step();
       res.iterations = step;
       if (!c.obstacles.empty()) {

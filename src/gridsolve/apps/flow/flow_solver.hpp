@@ -23,6 +23,11 @@
 
 namespace gridsolve::flow {
 
+namespace detail {
+template <class T>
+struct MomentumAssembly;
+}
+
 // What one iteration or step measured (filled only when asked, so the device is not
 // waited on every step).
 struct StepReport {
@@ -69,11 +74,18 @@ class FlowSolver {
   void set_velocity(int c, const std::function<double(double, double, double)>& f);
   void set_pressure(const std::function<double(double, double, double)>& g);
 
+  // One time step of size dt by the case's transient coupling (piso_step or
+  // runge_kutta_step).
+  StepReport time_step(double dt, bool measure);
   // One PISO step of size dt (implicit Euler or BDF2, `correctors` pressure solves).
   StepReport piso_step(double dt, bool measure);
+  // One step of the projection scheme: three Runge-Kutta stages, each explicit momentum
+  // and one pressure projection (flow_runge_kutta.cpp).
+  StepReport runge_kutta_step(double dt, bool measure);
   // One SIMPLE / SIMPLEC outer iteration.
   StepReport simple_iteration(bool measure);
-  // The time step that keeps the CFL number at `cfl` (one reduction).
+  // The time step that keeps the CFL number at `cfl` (one reduction); for the projection
+  // scheme no longer than its explicit diffusion allows (max_diffusion_number).
   double cfl_time_step(double cfl) const;
 
   Forces forces() const;
@@ -131,7 +143,9 @@ class FlowSolver {
   void exchange_pressure_ghosts();
 
   // flow_momentum.cpp. extrapolated: linearize about u_conv_ (set by
-  // extrapolate_convecting_velocity) rather than the current velocity.
+  // extrapolate_convecting_velocity) rather than the current velocity. momentum_rows: the
+  // steady rows' inputs, which the implicit assembly and the explicit rate share.
+  detail::MomentumAssembly<T> momentum_rows(int comp, bool extrapolated) const;
   void assemble_momentum(int c, const TimeWeights& w, double relax, bool extrapolated = false);
   void extrapolate_convecting_velocity(double omega);
   // The predictor: the pressure force joins b0, then the case's momentum solver.
@@ -144,15 +158,26 @@ class FlowSolver {
   // the velocity correction (PISO 2, SIMPLE 1).
   void project(int correctors, bool relax_pressure, StepReport& r, bool measure);
   void compute_hbya();
-  // Assembles the pressure operator and its source; returns the sum of the squared source.
-  double assemble_pressure();
-  void correct_velocity();
+  // Assembles the pressure operator (unless `coefficients` is false: the source only) and
+  // its source; returns the sum of the squared source when `measure` (else 0, and the
+  // source's mean is left to a solver that drops it).
+  double assemble_pressure(bool coefficients = true, bool measure = true);
+  // u = HbyA + scale d (p_lo - p_hi) at every free face.
+  void correct_velocity(double scale = 1);
   // The pressure solve through the registry's solver (mg by default), set up once.
   SolveReport solve_pressure(const SolveOptions& options);
   // Builds (fresh) or refreshes the pressure solver's hierarchy from pop_ as it is now.
   void setup_pressure(bool fresh);
   // The pressure operator's arrays (coefficients and source), in a fixed order.
   std::vector<Field<T>*> pressure_arrays();
+
+  // flow_runge_kutta.cpp: a stage's explicit momentum of component c (u* into hbya_, the
+  // rate kept in rate_), and its projection (u = u* - grad psi, psi = alpha dt p).
+  void explicit_momentum(int c, double gamma_dt, double rho_dt);
+  void project_stage(double alpha_dt, StepReport& r, bool measure);
+  // The projection scheme's fixed pressure operator (d = 1 / distance between centres)
+  // and, where the transform solver takes it, its constant-coefficient description.
+  void build_projection_operator();
 
   // flow_state.cpp: the fields, operators, masks and wall values of the case.
   void build_momentum_operator(int comp, std::array<Field<std::uint8_t>, 3>& fixed,
@@ -188,6 +213,8 @@ class FlowSolver {
   std::array<StaggeredField<T>, 3> u_conv_;
   // Per face: area / distance to a body's wall, summed over the links to fixed faces.
   std::array<StaggeredField<T>, 3> body_;
+  // The projection scheme: each component's momentum rate of the previous stage.
+  std::array<StaggeredField<T>, 3> rate_;
   // Per face: the fraction open to the fluid (continuity counts only that part).
   std::array<StaggeredField<T>, 3> open_;
   std::array<StencilOperator<T>, 3> mom_;
@@ -205,6 +232,7 @@ class FlowSolver {
   std::array<GhostSides, 3> velocity_ghosts_;
   GhostSides pressure_ghosts_;
   bool pressure_ready_ = false;
+  bool direct_pressure_ = false;  // the projection's pressure by the transform solver
   bool keep_setup_ = false;
   std::vector<Field<T>> setup_coefficients_;  // pop_'s arrays at the last setup / update
   int pressure_age_ = 0;

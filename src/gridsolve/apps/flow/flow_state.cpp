@@ -105,6 +105,7 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d, bool whole) : case_(c), d
   build_ghost_rules();
   apply_boundaries(c.inflow_period > 0 ? 0.0 : 1.0);
   inflow_factor_ = c.inflow_period > 0 ? 0.0 : 1.0;
+  if (c.coupling == Coupling::projection) build_projection_operator();
 }
 
 // Velocity component comp: its fields, its momentum operator (active faces, faces a body

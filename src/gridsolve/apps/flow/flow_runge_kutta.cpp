@@ -1,0 +1,169 @@
+// The projection (fractional-step) scheme, as CaNS and jax-cfd step: Wray's low-storage
+// third-order Runge-Kutta, convection and diffusion explicit (the implicit assembly's own
+// discretization, applied rather than stored), one pressure projection a stage. Per stage:
+//   u* = u + dt (gamma R(u) + rho R_previous),  div(grad psi) = div u*,  u = u* - grad psi,
+// with p = psi / (alpha dt), alpha = gamma + rho. The pressure operator never changes, so it
+// is assembled once; on a uniform periodic grid the transform solver solves it directly.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+
+#include "gridsolve/apps/flow/flow_loop_helpers.hpp"
+#include "gridsolve/apps/flow/flow_momentum_assembly.hpp"
+#include "gridsolve/apps/flow/flow_solver.hpp"
+#include "gridsolve/core/error.hpp"
+#include "gridsolve/exec/parallel_for.hpp"
+
+namespace gridsolve::flow {
+
+using namespace detail;
+
+namespace {
+
+// Wray's coefficients (Spalart, Moser and Rogers 1991): stage s adds gamma_s R(u_s) +
+// rho_s R(u_{s-1}); the stages end at t + (8/15, 2/3, 1) dt.
+constexpr double k_gamma[3] = {8.0 / 15.0, 5.0 / 12.0, 3.0 / 4.0};
+constexpr double k_rho[3] = {0.0, -17.0 / 60.0, -5.0 / 12.0};
+
+// Every value of a field's storage (ghosts included) times s.
+template <class T>
+void scale_storage(Device d, Field<T>& f, double s) {
+  T* v = f.storage();
+  const T a = T(s);
+  const int count = int(f.storage_size());
+  for_each(d, Box{{0, 0, 0}, {count - 1, 0, 0}}, [=] GRIDSOLVE_HD(int i, int, int) { v[i] *= a; });
+}
+
+}  // namespace
+
+template <class T>
+StepReport FlowSolver<T>::time_step(double dt, bool measure) {
+  return case_.coupling == Coupling::projection ? runge_kutta_step(dt, measure)
+                                                : piso_step(dt, measure);
+}
+
+template <class T>
+void FlowSolver<T>::build_projection_operator() {
+  const int dims = case_.dims;
+  const MacGeometry g = grid_.geometry();
+  for (int comp = 0; comp < dims; ++comp) {
+    const std::size_t c = std::size_t(comp);
+    rate_[c] = make_staggered<T>(grid_.cells(), dims, comp, device_);
+    // u = u* + d (psi_lo - psi_hi): d is one over the distance between the centres.
+    const FieldView<T> d = d_[c].view();
+    for_each(device_, d_[c].interior(), [=] GRIDSOLVE_HD(int i, int j, int k) {
+      const int I[3] = {i, j, k};
+      d(i, j, k) = T(1.0 / (g.xc(comp, I[comp]) - g.xc(comp, I[comp] - 1)));
+    });
+    share_ghosts(d_[c]);
+  }
+  assemble_pressure(true, false);
+  if (case_.pressure_solver == "fft" || case_.pressure_solver == "transform") {
+    // Checked by FlowCase::validate: uniform, periodic, no obstacle. The coefficients are
+    // then area / distance = k prod_{b != a} h_b / h_a with k = 1, as the transform
+    // solver's operator.
+    const MacGeometry hg = grid_.host_geometry();
+    pop_.k_constant = 1;
+    for (int a = 0; a < dims; ++a) {
+      pop_.grid.spacing[std::size_t(a)] = hg.width(a, 0);
+      pop_.sides[std::size_t(2 * a)] = pop_.sides[std::size_t(2 * a + 1)] = BoundaryKind::periodic;
+    }
+    direct_pressure_ = true;
+  }
+}
+
+// u* of component comp at every face of its storage's interior: the explicit momentum
+// (MomentumRate) where the face is an unknown, its present value elsewhere.
+template <class T>
+void FlowSolver<T>::explicit_momentum(int comp, double gamma_dt, double rho_dt) {
+  const std::size_t c = std::size_t(comp);
+  MomentumRate<T> k;
+  k.m = momentum_rows(comp, false);
+  k.active = mom_[c].active;
+  k.gamma_dt = gamma_dt;
+  k.rho_dt = rho_dt;
+  k.star = hbya_[c].view();
+  k.rate = rate_[c].view();
+  for_each(device_, hbya_[c].interior(), k);
+  share_ghosts(hbya_[c]);  // the pressure source reads u* on the faces beside its cells
+}
+
+// The projection of one stage: the source div u*, psi from the pressure operator, the
+// velocity corrected, p = psi / (alpha dt) kept (the next stage's first guess for an
+// iterative solver, the step's pressure after the last stage).
+template <class T>
+void FlowSolver<T>::project_stage(double alpha_dt, StepReport& r, bool measure) {
+  // A direct solve drops the source's mean itself; an iterative one needs it removed.
+  const bool full = measure || !direct_pressure_;
+  const double rhs_sq = assemble_pressure(false, full);
+  if (measure) r.continuity = std::sqrt(rhs_sq / double(pop_.unknowns));
+  SolveOptions so;
+  so.tolerance = case_.pressure_tolerance;
+  so.max_iterations = 500;
+  so.progress_after = 1e30;
+  so.verify = measure;
+  if (!direct_pressure_) scale_storage(device_, p_, alpha_dt);  // p to psi: the first guess
+  const auto t0 = std::chrono::steady_clock::now();
+  if (profiling_) synchronize(device_);
+  if (!pressure_ready_) {
+    setup_pressure(true);
+    pressure_ready_ = true;
+  }
+  const SolveReport sr = pressure_solver_->solve(p_, so);
+  if (pop_.periodic || cell_parts_) exchange_pressure_ghosts();
+  if (profiling_) {
+    synchronize(device_);
+    pressure_seconds_ +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  ++pressure_solves_;
+  pressure_iterations_ += sr.iterations;
+  r.pressure_iterations += sr.iterations;
+  if (sr.relative_residual >= 0) {  // measured
+    r.pressure_residual = sr.relative_residual;
+    r.pressure_converged = r.pressure_converged && sr.converged;
+    if (!std::isfinite(sr.relative_residual))
+      throw Error("the pressure solve produced a non-finite value: the flow diverged",
+                  Error::Kind::runtime);
+  }
+  scale_storage(device_, p_, 1.0 / alpha_dt);  // psi to p
+  correct_velocity(alpha_dt);
+}
+
+template <class T>
+StepReport FlowSolver<T>::runge_kutta_step(double dt, bool measure) {
+  require(dt > 0 && std::isfinite(dt), fmt::format("time step {} is not positive", dt));
+  const int dims = case_.dims;
+  StepReport r;
+  r.measured = measure;
+  if (measure)
+    for (int c = 0; c < dims; ++c) u_n_[std::size_t(c)].copy_from(u_[std::size_t(c)]);
+  double reached = 0;  // the stage's end, in steps
+  for (int s = 0; s < 3; ++s) {
+    const double alpha = k_gamma[s] + k_rho[s];
+    reached += alpha;
+    // The boundary values of the stage's end, which its projection balances the mass of
+    // (a ramped inflow then enters the rate a stage early: first order in time there).
+    ramp_inflow(time_ + reached * dt);
+    apply_boundaries(inflow_factor_);
+    for (int c = 0; c < dims; ++c) explicit_momentum(c, k_gamma[s] * dt, k_rho[s] * dt);
+    project_stage(alpha * dt, r, measure && s == 2);
+  }
+  // Ghosts only: re-extrapolating the outflow now would undo the last cells' continuity.
+  apply_boundaries(inflow_factor_, false);
+  if (measure) r.divergence = max_divergence();
+  time_ += dt;
+  dt_previous_ = dt;
+  ++steps_;
+  if (measure) r.change = std::max(r.change, velocity_change());
+  return r;
+}
+
+template StepReport FlowSolver<double>::time_step(double, bool);
+template StepReport FlowSolver<double>::runge_kutta_step(double, bool);
+template void FlowSolver<double>::build_projection_operator();
+template void FlowSolver<double>::explicit_momentum(int, double, double);
+template void FlowSolver<double>::project_stage(double, StepReport&, bool);
+
+}  // namespace gridsolve::flow
