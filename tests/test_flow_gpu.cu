@@ -129,9 +129,48 @@ TEST(FlowGpu, PeriodicTaylorGreenMatchesCpu) {
   EXPECT_LT(gpu.max_divergence(), 1e-6);
 }
 
+// The case stepped by the projection scheme, its pressure by `pressure_solver`.
+FlowCase by_projection(FlowCase c, const std::string& pressure_solver) {
+  c.coupling = Coupling::projection;
+  c.time_scheme = TimeScheme::rk3;
+  c.pressure_solver = pressure_solver;
+  c.validate();
+  return c;
+}
+
+TEST(FlowGpu, ProjectionMatchesCpu) {
+  SKIP_WITHOUT_GPU();
+  // The periodic vortex (pressure by cuFFT against FFTW), the cavity and the cylinder
+  // (multigrid on both), 20 steps each.
+  FlowCase tg = periodic_taylor_green(48), cyl = dfg_case("dfg-2d-2", 8);
+  tg.convection = Convection::central;
+  for (const FlowCase& c : {by_projection(tg, "fft"), by_projection(cavity_case(400, 40), "mg"),
+                            by_projection(cyl, "mg")}) {
+    FlowSolver<double> cpu(c, Device::cpu), gpu(c, Device::cuda);
+    if (c.has_initial)
+      for (FlowSolver<double>* s : {&cpu, &gpu}) {
+        s->set_velocity(0, c.initial_velocity[0]);
+        s->set_velocity(1, c.initial_velocity[1]);
+      }
+    const double dt = std::min(cpu.cfl_time_step(0.5), 2e-3);
+    for (int k = 0; k < 20; ++k) {
+      cpu.runge_kutta_step(dt, false);
+      gpu.runge_kutta_step(dt, k == 19);
+    }
+    const double d = field_difference(cpu, gpu);
+    std::printf(
+        "projection, %s (%s pressure), 20 steps: CPU and GPU differ by %.2e, GPU max div "
+        "%.1e\n",
+        c.name.c_str(), c.pressure_solver.c_str(), d, gpu.max_divergence());
+    EXPECT_LT(d, 1e-8) << c.name;
+    EXPECT_LT(gpu.max_divergence(), c.pressure_solver == "fft" ? 1e-11 : 1e-4) << c.name;
+  }
+}
+
 // Every flow path on grids small enough for compute-sanitizer: SIMPLEC with each
 // convection scheme and with BiCGStab momentum, PISO around the immersed cylinder (and
-// past the staircase one), PISO on a periodic box; each against the CPU, so that the
+// past the staircase one), PISO on a periodic box, the projection scheme on the periodic box
+// (cuFFT) and past the cylinder (multigrid); each against the CPU, so that the
 // sanitizers see the paths the larger tests compare. `iterations` SIMPLEC iterations and
 // PISO steps, pressure solved to `pressure_tolerance`, PISO's divergence after it below
 // `divergence_limit`.
@@ -154,7 +193,9 @@ void every_path_on_a_tiny_grid(int iterations, double pressure_tolerance,
   }
   FlowCase staircase = dfg_case("dfg-2d-2", 4);
   staircase.obstacle_treatment = ObstacleTreatment::staircase;
-  for (FlowCase c : {dfg_case("dfg-2d-2", 4), staircase, periodic_taylor_green(12)}) {
+  for (FlowCase c : {dfg_case("dfg-2d-2", 4), staircase, periodic_taylor_green(12),
+                     by_projection(periodic_taylor_green(12), "fft"),
+                     by_projection(dfg_case("dfg-2d-2", 4), "mg")}) {
     c.pressure_tolerance = pressure_tolerance;
     FlowSolver<double> cpu(c, Device::cpu), gpu(c, Device::cuda);
     if (c.has_initial)
@@ -163,8 +204,8 @@ void every_path_on_a_tiny_grid(int iterations, double pressure_tolerance,
         s->set_velocity(1, c.initial_velocity[1]);
       }
     for (int k = 0; k < iterations; ++k) {
-      cpu.piso_step(2e-3, false);
-      gpu.piso_step(2e-3, k == iterations - 1);
+      cpu.time_step(2e-3, false);
+      gpu.time_step(2e-3, k == iterations - 1);
     }
     EXPECT_LT(field_difference(cpu, gpu), 1e-8) << c.name;
     EXPECT_LT(gpu.max_divergence(), divergence_limit) << c.name;

@@ -30,6 +30,25 @@ struct SteadyCavityTiming {
   double ghia_max = 0, ghia_mean = 0;
 };
 
+struct TaylorGreenTiming {
+  int n = 0;
+  std::string scheme;      // "projection + rk3 (fft)", "piso + bdf2 (mg)"
+  long long steps = 0;     // to t = 2
+  double seconds = 0;      // wall time of every step to t = 2 (the first one's setup included)
+  double ms_per_step = 0;  // the steps after the first, in one stretch without waits
+  double ns_per_cell = 0;
+  double error = 0;  // max |u - exact|, |v - exact| over the faces at t = 2
+  // |A - exp(-2 nu t)|: A the amplitude of the vortex's shape that fits u and v best (least
+  // squares over the faces), what the vortex's decay rate makes of the run
+  double amplitude_error = 0;
+};
+
+// The Taylor-Green vortex on the periodic box [0, 2 pi]^2, nu 0.01, fp64, to t = 2 at CFL
+// 0.5 (and the diffusion limit of the explicit stages), by the projection scheme (central
+// convection, the pressure by transforms) or by PISO + BDF2 (tvd, multigrid, 1e-8): the
+// case of examples/flow/taylor_green_periodic.toml.
+TaylorGreenTiming time_taylor_green(Device d, int n, flow::Coupling coupling);
+
 // The flow benchmarks' case: the Re 1000 cavity stepped by PISO, n cells per side in
 // `dims` dimensions; `wide` > 1 puts that many unit cubes side by side along x (n wide
 // cells each: the weak-scaling mesh of `wide` ranks that each keep n^dims cells).

@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "gridsolve/apps/flow/flow_config.hpp"
 #include "gridsolve/bench/flow_bench.hpp"
@@ -165,6 +167,67 @@ double run_icofoam_peer(double re, int n, const std::string& dir) {
   return s;
 }
 
+// jax-cfd on the Taylor-Green sizes through scripts/peers/jaxcfd_taylor_green.py, when
+// python3 can import it here; one parsed line per size, none when it could not run.
+std::vector<nlohmann::json> run_jaxcfd_peer(const std::vector<int>& sizes) {
+  const std::string script = "scripts/peers/jaxcfd_taylor_green.py";
+  if (!std::filesystem::exists(script)) return {};
+  if (std::system("python3 -c 'import jax_cfd, tree_math' >/dev/null 2>&1") != 0) return {};
+  const std::string file =
+      (std::filesystem::temp_directory_path() / "gridsolve-jaxcfd-taylor-green.jsonl").string();
+  std::string cmd = "python3 " + script;
+  for (int n : sizes) cmd += fmt::format(" {}", n);
+  cmd += " > " + file + " 2>/dev/null";
+  if (std::system(cmd.c_str()) != 0) return {};
+  std::vector<nlohmann::json> rows;
+  std::ifstream in(file);
+  for (std::string line; std::getline(in, line);)
+    if (auto j = nlohmann::json::parse(line, nullptr, false); !j.is_discarded()) rows.push_back(j);
+  return rows;
+}
+
+// The Taylor-Green vortex to t = 2 by both transient schemes, and jax-cfd beside them.
+void taylor_green_table(Device d, const std::vector<int>& sizes, nlohmann::json& out) {
+  fmt::print(
+      "Taylor-Green vortex, periodic [0, 2 pi]^2, nu 0.01, to t = 2, fp64, CFL 0.5; at t = 2: "
+      "max |u - exact| and the fitted amplitude's error\n");
+  fmt::print("{:<24} {:>6} {:>7} {:>10} {:>10} {:>9} {:>10} {:>10}\n", "scheme", "cells", "steps",
+             "wall s", "ms/step", "ns/cell", "max error", "amplitude");
+  const std::vector<nlohmann::json> peer = run_jaxcfd_peer(sizes);
+  for (int n : sizes) {
+    for (flow::Coupling c : {flow::Coupling::projection, flow::Coupling::piso}) {
+      const TaylorGreenTiming t = time_taylor_green(d, n, c);
+      fmt::print("{:<24} {:>5}^2 {:>7} {:>10.4f} {:>10.4f} {:>9.3f} {:>10.2e} {:>10.2e}\n",
+                 t.scheme, n, t.steps, t.seconds, t.ms_per_step, t.ns_per_cell, t.error,
+                 t.amplitude_error);
+      std::fflush(stdout);
+      out["taylor_green"].push_back({{"scheme", t.scheme},
+                                     {"n", n},
+                                     {"steps", t.steps},
+                                     {"seconds", t.seconds},
+                                     {"ms_per_step", t.ms_per_step},
+                                     {"ns_per_cell", t.ns_per_cell},
+                                     {"error", t.error},
+                                     {"amplitude_error", t.amplitude_error}});
+    }
+    for (const nlohmann::json& p : peer)
+      if (p.value("n", 0) == n) {
+        const double ms = p.value("ms_per_step", 0.0);
+        fmt::print("{:<24} {:>5}^2 {:>7} {:>10.4f} {:>10.4f} {:>9.3f} {:>10.2e} {:>10.2e}\n",
+                   "jax-cfd (peer)", n, p.value("steps", 0LL), p.value("seconds", 0.0), ms,
+                   1e6 * ms / (double(n) * n), p.value("error", 0.0),
+                   p.value("amplitude_error", 0.0));
+        nlohmann::json row = p;
+        row["scheme"] = "jax-cfd";
+        out["taylor_green"].push_back(row);
+      }
+  }
+  if (peer.empty())
+    fmt::print(
+        "jax-cfd: not importable here (scripts/peers/jaxcfd_taylor_green.py says what it "
+        "needs)\n");
+}
+
 // Under mpirun: the PISO step on the run's ranks, strong (the cavity of --n cells per side)
 // and weak (each rank keeping --n^dims cells: unit cubes side by side along x), beside
 // rank 0 alone on the --n cavity in the same launch.
@@ -259,6 +322,11 @@ int flow_bench_command(const BenchSettings& s) {
                            {"traffic", t.traffic}});
   }
   fmt::print("bound: {}\n", "6 words/cell (read u, v, p; write u, v, p) at the copy bandwidth");
+  taylor_green_table(d,
+                     s.n != 8192         ? std::vector<int>{s.n}
+                     : d == Device::cuda ? std::vector<int>{64, 256, 1024}
+                                         : std::vector<int>{64, 128},
+                     out);
   const SteadyCavityTiming st = time_steady_cavity(d, 1000, 128);
   fmt::print(
       "steady cavity Re 1000, 128^2, SIMPLEC: {:.2f} s, {} iterations{}, Ghia max / mean "

@@ -66,7 +66,14 @@ inline dim3 grid_for(const Box& b, int x_extent) {
 
 template <class F>
 void launch_box(const Box& b, F f) {
-  box_kernel<<<grid_for(b, b.extent(0)), dim3(block_x, block_y), 0, exec_stream()>>>(b, f);
+  if (b.extent(1) == 1 && b.extent(2) == 1) {
+    // A line (a flat loop over storage): whole blocks along it, not 1 row in 8 busy.
+    constexpr int line = block_x * block_y;
+    box_kernel<<<dim3(unsigned((b.extent(0) + line - 1) / line)), dim3(line), 0, exec_stream()>>>(
+        b, f);
+  } else {
+    box_kernel<<<grid_for(b, b.extent(0)), dim3(block_x, block_y), 0, exec_stream()>>>(b, f);
+  }
   check_launch("box kernel launch");
 }
 

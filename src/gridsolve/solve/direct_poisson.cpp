@@ -224,11 +224,22 @@ SolveReport DirectPoisson<T>::run(const Field<T>* b, Field<T>& u, const SolveOpt
   const int f0 = first[0], f1 = first[1], f2 = first[2];
   const Box box{{0, 0, 0}, {m[0] - 1, m[1] - 1, m[2] - 1}};
   // Transposed packing puts x along the reduced rows: element (i, j) at i * m1 + j.
-  for_each(op.device, box, [=] GRIDSOLVE_HD(int i, int j, int k) {
-    const std::int64_t o =
-        transpose ? std::int64_t(i) * m1 + j : i + std::int64_t(m0) * (j + std::int64_t(m1) * k);
-    w[o] = a.known_rhs(v, i + f0, j + f1, k + f2);
-  });
+  // Without a Dirichlet side or fixed region no neighbour is known: the source is b alone.
+  bool knowns = op.has_fixed_regions;
+  for (int f = 0; f < 2 * op.grid.dims; ++f)
+    knowns = knowns || op.sides[f] == BoundaryKind::dirichlet;
+  if (knowns)
+    for_each(op.device, box, [=] GRIDSOLVE_HD(int i, int j, int k) {
+      const std::int64_t o =
+          transpose ? std::int64_t(i) * m1 + j : i + std::int64_t(m0) * (j + std::int64_t(m1) * k);
+      w[o] = a.known_rhs(v, i + f0, j + f1, k + f2);
+    });
+  else
+    for_each(op.device, box, [=] GRIDSOLVE_HD(int i, int j, int k) {
+      const std::int64_t o =
+          transpose ? std::int64_t(i) * m1 + j : i + std::int64_t(m0) * (j + std::int64_t(m1) * k);
+      w[o] = a.b(i + f0, j + f1, k + f2);
+    });
   if (bcr) {
     c.bcr->solve(w);
     report.kernel = "batched tridiagonal";

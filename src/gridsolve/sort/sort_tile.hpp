@@ -9,12 +9,6 @@
 #include "gridsolve/sort/ordered_key.hpp"
 #include "gridsolve/sort/sort_plan.hpp"
 
-#if defined(__CUDA_ARCH__)
-#define GRIDSOLVE_SORT_UNROLL _Pragma("unroll")
-#else
-#define GRIDSOLVE_SORT_UNROLL
-#endif
-
 namespace gridsolve::sort::detail {
 
 constexpr int kRoundKeys = 1 << kWindowBits;
@@ -128,7 +122,7 @@ enum Dir { all_up, all_down, mixed };
 // `down` reverses the comparator whose lower key is r (D == mixed).
 template <int J, bool Flip, Dir D, class U, class V>
 GRIDSOLVE_HD inline void layer(U (&k)[kRoundKeys], V (&v)[kRoundKeys], unsigned down) {
-  GRIDSOLVE_SORT_UNROLL
+  GRIDSOLVE_UNROLL
   for (int r = 0; r < kRoundKeys; ++r) {
     if (r & (1 << J)) continue;
     const int q = Flip ? (r ^ ((2 << J) - 1)) : (r | (1 << J));
@@ -186,12 +180,12 @@ GRIDSOLVE_HD inline void run_group(U* sk, V* sv, const StepCode* codes, int firs
   const unsigned base = (q & ((1u << w) - 1)) | ((q >> w) << (w + kWindowBits));
   unsigned at[kRoundKeys];
   at[0] = slot(base);
-  GRIDSOLVE_SORT_UNROLL
+  GRIDSOLVE_UNROLL
   for (int i = 1; i < kRoundKeys; ++i)
     at[i] = at[i & (i - 1)] ^ e[(i & 1) ? 0 : (i & 2) ? 1 : (i & 4) ? 2 : 3];
   U k[kRoundKeys];
   V v[kRoundKeys];
-  GRIDSOLVE_SORT_UNROLL
+  GRIDSOLVE_UNROLL
   for (int i = 0; i < kRoundKeys; ++i) {
     k[i] = sk[at[i]];
     if (coding.encode) k[i] = U(encode_bits(k[i], coding.kind) ^ coding.flip);
@@ -208,7 +202,7 @@ GRIDSOLVE_HD inline void run_group(U* sk, V* sv, const StepCode* codes, int firs
     else
       run_layer<mixed>(c.which, k, v, down);
   }
-  GRIDSOLVE_SORT_UNROLL
+  GRIDSOLVE_UNROLL
   for (int i = 0; i < kRoundKeys; ++i) {
     sk[at[i]] = coding.decode ? U(decode_bits(U(k[i] ^ coding.flip), coding.kind)) : k[i];
     if constexpr (has_values<V>) sv[at[i]] = v[i];

@@ -64,7 +64,7 @@ void FlowSolver<T>::assemble_momentum(int comp, const TimeWeights& w, double rel
   if (case_.dims == 3) m.a[4] = op.ab.view(), m.a[5] = op.at.view();
   m.b0 = b0_[c].view();
   m.d = d_[c].view();
-  for_each(device_, op.active, m);
+  for_each_fixed(device_, op.active, case_.dims, comp, m);
   share_ghosts(d_[c]);  // the pressure equation reads d on the faces beside its cells
 }
 

@@ -18,6 +18,47 @@ namespace gridsolve::flow {
 
 using namespace detail;
 
+namespace {
+
+// The pressure source alone (the operator unchanged): the net outflow of HbyA per cell,
+// times `scale`. Dims is a compile-time constant so that the index arrays stay in registers.
+template <class T, int Dims>
+struct ContinuitySource {
+  MacGeometry g;
+  FieldView<const T> h[3], op[3];
+  FieldView<const std::uint8_t> pm;
+  int wrap_at[3] = {-1, -1, -1};
+  bool read_image = false;
+  double scale = 1;
+  FieldView<T> rhs;
+
+  GRIDSOLVE_HD void operator()(int i, int j, int k) const {
+    if (pm(i, j, k)) {
+      rhs(i, j, k) = 0;
+      return;
+    }
+    const int I[3] = {i, j, k};
+    double b = 0;
+    GRIDSOLVE_UNROLL
+    for (int q = 0; q < Dims; ++q) {
+      double area = 1;
+      GRIDSOLVE_UNROLL
+      for (int a = 0; a < Dims; ++a)
+        if (a != q) area *= g.width(a, I[a]);
+      GRIDSOLVE_UNROLL
+      for (int side = 0; side < 2; ++side) {
+        int R[3] = {i, j, k};
+        R[q] += side;
+        if (!read_image && R[q] == wrap_at[q]) R[q] = 0;  // face n is face 0
+        b -= (side ? 1.0 : -1.0) * area * double(at(op[q], R)) * double(at(h[q], R));
+      }
+    }
+    rhs(i, j, k) = T(b * scale);
+  }
+};
+
+}  // namespace
+
 // Pressure equation from continuity of u = HbyA + d (p_lo - p_hi), solved, then the
 // velocity corrected; `correctors` times (PISO 2, SIMPLE 1).
 template <class T>
@@ -113,7 +154,7 @@ void FlowSolver<T>::compute_hbya() {
 // HbyA per cell, its mean removed when `measure`); returns the sum of the source's squares
 // (0 unless `measure`).
 template <class T>
-double FlowSolver<T>::assemble_pressure(bool coefficients, bool measure) {
+double FlowSolver<T>::assemble_pressure(bool coefficients, bool measure, double source_scale) {
   const int dims = case_.dims;
   const auto& n = grid_.cells();
   const MacGeometry g = grid_.geometry();
@@ -139,38 +180,55 @@ double FlowSolver<T>::assemble_pressure(bool coefficients, bool measure) {
   FieldView<T> nb[6] = {pop_.aw.view(), pop_.ae.view(), pop_.as.view(),
                         pop_.an.view(), FieldView<T>{}, FieldView<T>{}};
   if (dims == 3) nb[4] = pop_.ab.view(), nb[5] = pop_.at.view();
-  for_each(device_, pop_.active, [=] GRIDSOLVE_HD(int i, int j, int k) {
-    const int I[3] = {i, j, k};
-    if (pm(i, j, k)) {
-      if (coefficients) {
-        ap(i, j, k) = 1;
-        for (int f = 0; f < 2 * g.dims; ++f) nb[f](i, j, k) = 0;
-      }
-      rhs(i, j, k) = 0;
-      return;
-    }
-    double sum = 0, b = 0;
-    for (int q = 0; q < g.dims; ++q) {
-      const double area = face_area(g, q, I);
-      for (int side = 0; side < 2; ++side) {
-        int F[3] = {i, j, k};
-        F[q] += side;
-        int W[3] = {F[0], F[1], F[2]};  // the unknown face (wrapped)
-        if (W[q] == wrap_at[q]) W[q] = 0;
-        const int* R = read_image ? F : W;  // where its values are read
-        const bool free_face = act[q].contains(W[0], W[1], W[2]) && !at(fm[q], R);
-        const double open_area = area * double(at(op[q], R));
+  if (!coefficients) {
+    auto source = [&](auto body) {
+      for (int q = 0; q < 3; ++q)
+        body.h[q] = h[q], body.op[q] = op[q], body.wrap_at[q] = wrap_at[q];
+      body.g = g;
+      body.pm = pm;
+      body.read_image = read_image;
+      body.scale = source_scale;
+      body.rhs = rhs;
+      for_each(device_, pop_.active, body);
+    };
+    if (dims == 2)
+      source(ContinuitySource<T, 2>{});
+    else
+      source(ContinuitySource<T, 3>{});
+  } else {
+    for_each(device_, pop_.active, [=] GRIDSOLVE_HD(int i, int j, int k) {
+      const int I[3] = {i, j, k};
+      if (pm(i, j, k)) {
         if (coefficients) {
-          const double coef = free_face ? open_area * double(at(dd[q], R)) : 0.0;
-          nb[2 * q + side](i, j, k) = T(coef);
-          sum += coef;
+          ap(i, j, k) = 1;
+          for (int f = 0; f < 2 * g.dims; ++f) nb[f](i, j, k) = 0;
         }
-        b -= (side ? 1.0 : -1.0) * open_area * double(at(h[q], R));
+        rhs(i, j, k) = 0;
+        return;
       }
-    }
-    if (coefficients) ap(i, j, k) = T(sum);
-    rhs(i, j, k) = T(b);
-  });
+      double sum = 0, b = 0;
+      for (int q = 0; q < g.dims; ++q) {
+        const double area = face_area(g, q, I);
+        for (int side = 0; side < 2; ++side) {
+          int F[3] = {i, j, k};
+          F[q] += side;
+          int W[3] = {F[0], F[1], F[2]};  // the unknown face (wrapped)
+          if (W[q] == wrap_at[q]) W[q] = 0;
+          const int* R = read_image ? F : W;  // where its values are read
+          const bool free_face = act[q].contains(W[0], W[1], W[2]) && !at(fm[q], R);
+          const double open_area = area * double(at(op[q], R));
+          if (coefficients) {
+            const double coef = free_face ? open_area * double(at(dd[q], R)) : 0.0;
+            nb[2 * q + side](i, j, k) = T(coef);
+            sum += coef;
+          }
+          b -= (side ? 1.0 : -1.0) * open_area * double(at(h[q], R));
+        }
+      }
+      if (coefficients) ap(i, j, k) = T(sum);
+      rhs(i, j, k) = T(b * source_scale);
+    });
+  }
   if (!measure) return 0;
   // Continuity of HbyA is solvable only with zero net source: remove the round-off.
   const FieldView<const T> rc = pop_.rhs.cview();
@@ -267,7 +325,7 @@ std::vector<Field<T>*> FlowSolver<T>::pressure_arrays() {
 
 template void FlowSolver<double>::project(int, bool, StepReport&, bool);
 template void FlowSolver<double>::compute_hbya();
-template double FlowSolver<double>::assemble_pressure(bool, bool);
+template double FlowSolver<double>::assemble_pressure(bool, bool, double);
 template void FlowSolver<double>::correct_velocity(double);
 template SolveReport FlowSolver<double>::solve_pressure(const SolveOptions&);
 template void FlowSolver<double>::setup_pressure(bool);

@@ -159,9 +159,9 @@ class FlowSolver {
   void project(int correctors, bool relax_pressure, StepReport& r, bool measure);
   void compute_hbya();
   // Assembles the pressure operator (unless `coefficients` is false: the source only) and
-  // its source; returns the sum of the squared source when `measure` (else 0, and the
-  // source's mean is left to a solver that drops it).
-  double assemble_pressure(bool coefficients = true, bool measure = true);
+  // its source, times `source_scale`; returns the sum of the squared source when `measure`
+  // (else 0, and the source's mean is left to a solver that drops it).
+  double assemble_pressure(bool coefficients = true, bool measure = true, double source_scale = 1);
   // u = HbyA + scale d (p_lo - p_hi) at every free face.
   void correct_velocity(double scale = 1);
   // The pressure solve through the registry's solver (mg by default), set up once.
@@ -172,7 +172,7 @@ class FlowSolver {
   std::vector<Field<T>*> pressure_arrays();
 
   // flow_runge_kutta.cpp: a stage's explicit momentum of component c (u* into hbya_, the
-  // rate kept in rate_), and its projection (u = u* - grad psi, psi = alpha dt p).
+  // rate kept in rate_), and its projection (u = u* - alpha dt grad p).
   void explicit_momentum(int c, double gamma_dt, double rho_dt);
   void project_stage(double alpha_dt, StepReport& r, bool measure);
   // The projection scheme's fixed pressure operator (d = 1 / distance between centres)

@@ -110,8 +110,18 @@ TransformPoisson<T>::TransformPoisson(Device device, const TransformProblem& p, 
     lines = split_.lines_extent(n_, split_.rank);
   }
 #if GRIDSOLVE_HAVE_CUDA
-  transforms_ =
-      device == Device::cuda ? make_cufft_transforms<T>(shape_) : make_fftw_transforms<T>(shape_);
+  if (device == Device::cuda && line_axis_ < 0) {
+    std::array<double, 3> c{0, 0, 0};
+    for (int a = 0; a < p.dims; ++a) {
+      c[std::size_t(a)] = p.k / p.h[std::size_t(a)];
+      for (int b = 0; b < p.dims; ++b)
+        if (b != a) c[std::size_t(a)] *= p.h[std::size_t(b)];
+    }
+    periodic_ = make_cufft_periodic_spectral<T>(p.dims, shape_.m, c);
+  } else {
+    transforms_ =
+        device == Device::cuda ? make_cufft_transforms<T>(shape_) : make_fftw_transforms<T>(shape_);
+  }
 #else
   transforms_ = make_fftw_transforms<T>(shape_);
 #endif
@@ -137,6 +147,10 @@ TransformPoisson<T>::~TransformPoisson() = default;
 
 template <class T>
 void TransformPoisson<T>::solve(T* data) {
+  if (periodic_) {
+    periodic_->solve(data);
+    return;
+  }
   Params q{};
   const TransformProblem& p = problem_;
   for (int a = 0; a < 3; ++a) {

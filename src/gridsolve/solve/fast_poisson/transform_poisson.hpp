@@ -6,6 +6,7 @@
 
 #include "gridsolve/exec/memory.hpp"
 #include "gridsolve/solve/fast_poisson/axis_transforms.hpp"
+#include "gridsolve/solve/fast_poisson/periodic_spectral.hpp"
 #include "gridsolve/transform/slab_transpose.hpp"
 
 namespace gridsolve::fast_poisson {
@@ -47,7 +48,7 @@ class TransformPoisson {
   // The axis solved by tridiagonal sweeps (-1: every axis transformed).
   int line_axis() const { return line_axis_; }
   bool singular() const { return singular_; }
-  const char* backend() const { return transforms_->backend(); }
+  const char* backend() const { return transforms_ ? transforms_->backend() : "cufft"; }
   const TransformShape& shape() const { return shape_; }
 
  private:
@@ -59,6 +60,8 @@ class TransformPoisson {
   int line_axis_ = -1;
   bool singular_ = false;
   std::unique_ptr<AxisTransforms<T>> transforms_;
+  // Every axis periodic on one GPU: the whole solve in one complex spectrum instead.
+  std::unique_ptr<PeriodicSpectral<T>> periodic_;
   Buffer<T> scratch_;     // modified super-diagonals of the line solves
   Buffer<double> sigma_;  // per-line shift of the GPU line solve
   Buffer<T> lines_, send_, receive_;  // on several ranks: this rank's lines, the messages
