@@ -46,6 +46,25 @@ __global__ void box_kernel(Box b, F f) {
   for (int k = b.lo[2] + int(blockIdx.z); k <= b.hi[2]; k += int(gridDim.z)) f(i, j, k);
 }
 
+// A loop body may ask for `min_blocks` resident blocks per multiprocessor (a register cap):
+// bodies that read many views otherwise hold one block of 256 threads an SM, too few to
+// hide their loads' latency.
+template <class F>
+constexpr int min_blocks_of() {
+  if constexpr (requires { F::min_blocks; })
+    return F::min_blocks;
+  else
+    return 0;
+}
+
+template <int MinBlocks, class F>
+__global__ void __launch_bounds__(block_x* block_y, MinBlocks) bounded_box_kernel(Box b, F f) {
+  const int i = b.lo[0] + int(blockIdx.x * blockDim.x + threadIdx.x);
+  const int j = b.lo[1] + int(blockIdx.y * blockDim.y + threadIdx.y);
+  if (i > b.hi[0] || j > b.hi[1]) return;
+  for (int k = b.lo[2] + int(blockIdx.z); k <= b.hi[2]; k += int(gridDim.z)) f(i, j, k);
+}
+
 template <class F>
 __global__ void box_colour_kernel(Box b, int colour, F f) {
   const int t = int(blockIdx.x * blockDim.x + threadIdx.x);
@@ -66,14 +85,16 @@ inline dim3 grid_for(const Box& b, int x_extent) {
 
 template <class F>
 void launch_box(const Box& b, F f) {
-  if (b.extent(1) == 1 && b.extent(2) == 1) {
-    // A line (a flat loop over storage): whole blocks along it, not 1 row in 8 busy.
-    constexpr int line = block_x * block_y;
-    box_kernel<<<dim3(unsigned((b.extent(0) + line - 1) / line)), dim3(line), 0, exec_stream()>>>(
-        b, f);
-  } else {
-    box_kernel<<<grid_for(b, b.extent(0)), dim3(block_x, block_y), 0, exec_stream()>>>(b, f);
-  }
+  // A line (a flat loop over storage): whole blocks along it, not 1 row in 8 busy.
+  const bool line = b.extent(1) == 1 && b.extent(2) == 1;
+  const dim3 grid =
+      line ? dim3(unsigned((b.extent(0) + block_x * block_y - 1) / (block_x * block_y)))
+           : grid_for(b, b.extent(0));
+  const dim3 block = line ? dim3(block_x * block_y) : dim3(block_x, block_y);
+  if constexpr (min_blocks_of<F>() > 0)
+    bounded_box_kernel<min_blocks_of<F>()><<<grid, block, 0, exec_stream()>>>(b, f);
+  else
+    box_kernel<<<grid, block, 0, exec_stream()>>>(b, f);
   check_launch("box kernel launch");
 }
 

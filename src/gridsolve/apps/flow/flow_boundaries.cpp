@@ -64,7 +64,7 @@ void FlowSolver<T>::exchange_pressure_ghosts() {
 // Boundary faces of the normal axis (wall and inflow values, outflow extrapolated and
 // scaled to the inflow), then the ghost layers of every field.
 template <class T>
-void FlowSolver<T>::apply_boundaries(double factor, bool set_faces) {
+void FlowSolver<T>::apply_boundaries(double factor, bool set_faces, bool pressure) {
   const int dims = case_.dims;
   const auto& n = grid_.cells();
   const Device dev = device_;
@@ -127,13 +127,13 @@ void FlowSolver<T>::apply_boundaries(double factor, bool set_faces) {
       }
   }
   for (int comp = 0; comp < dims; ++comp) exchange_velocity_ghosts(comp, factor);
-  exchange_pressure_ghosts();
+  if (pressure) exchange_pressure_ghosts();
 }
 
 template void FlowSolver<double>::build_ghost_rules();
 template void FlowSolver<double>::ramp_inflow(double);
 template void FlowSolver<double>::exchange_velocity_ghosts(int, double);
 template void FlowSolver<double>::exchange_pressure_ghosts();
-template void FlowSolver<double>::apply_boundaries(double, bool);
+template void FlowSolver<double>::apply_boundaries(double, bool, bool);
 
 }  // namespace gridsolve::flow

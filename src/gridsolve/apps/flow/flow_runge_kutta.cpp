@@ -78,7 +78,33 @@ void FlowSolver<T>::explicit_momentum(int comp, double gamma_dt, double rho_dt) 
   k.rho_dt = rho_dt;
   k.star = hbya_[c].view();
   k.rate = rate_[c].view();
-  for_each_fixed(device_, hbya_[c].interior(), case_.dims, comp, k);
+  // The lean rows: a uniform grid without obstacles, faces two or more from every edge;
+  // the general row on the rest.
+  bool uniform = lean_rows_ && case_.obstacles.empty();
+  for (int a = 0; a < case_.dims; ++a)
+    uniform = uniform && case_.spacing[std::size_t(a)].kind == AxisSpacing::Kind::uniform;
+  LeanMomentumRate<T> lean;
+  Box inner;
+  if (uniform) {
+    const MacGeometry hg = grid_.host_geometry();
+    const auto ext = face_extent(grid_.cells(), comp);
+    inner = Box{{0, 0, 0}, {0, 0, 0}};
+    double h[3];
+    for (int a = 0; a < 3; ++a) {
+      h[a] = hg.width(a, 0);
+      inner.lo[a] = a < case_.dims ? 2 : 0;
+      inner.hi[a] = a < case_.dims ? ext[std::size_t(a)] - 3 : ext[std::size_t(a)] - 1;
+    }
+    lean.set_widths(h, case_.nu);
+    uniform = !inner.empty();
+  }
+  if (uniform) {
+    lean.base = k;
+    for_each_fixed(device_, inner, case_.dims, comp, lean);
+    for_each_fixed_frame(device_, hbya_[c].interior(), inner, case_.dims, comp, k);
+  } else {
+    for_each_fixed(device_, hbya_[c].interior(), case_.dims, comp, k);
+  }
   share_ghosts(hbya_[c]);  // the pressure source reads u* on the faces beside its cells
 }
 
@@ -146,7 +172,8 @@ StepReport FlowSolver<T>::runge_kutta_step(double dt, bool measure) {
     // The boundary values of the stage's end, which its projection balances the mass of
     // (a ramped inflow then enters the rate a stage early: first order in time there).
     ramp_inflow(time_ + reached * dt);
-    apply_boundaries(inflow_factor_);
+    // The pressure's ghosts are the last projection's (the stages do not read them before).
+    apply_boundaries(inflow_factor_, true, s == 0);
     for (int c = 0; c < dims; ++c) explicit_momentum(c, k_gamma[s] * dt, k_rho[s] * dt);
     project_stage(alpha * dt, r, measure && s == 2);
   }

@@ -93,6 +93,9 @@ class FlowSolver {
   // time can be told apart (benchmarks only; it costs two synchronizations a solve).
   void set_profiling(bool on) { profiling_ = on; }
   double pressure_seconds() const { return pressure_seconds_; }
+  // The projection scheme's lean rows on uniform grids without obstacles (on by default);
+  // off, the general row runs everywhere (what the tests compare the lean rows with).
+  void set_lean_rows(bool on) { lean_rows_ = on; }
   long long pressure_solves() const { return pressure_solves_; }
   long long pressure_iterations() const { return pressure_iterations_; }
   // Max |div u| per unit volume over fluid cells (fluxes through the faces' open parts).
@@ -138,7 +141,7 @@ class FlowSolver {
   void build_ghost_rules();
   // The inflow's factor at time t: sin(pi t / inflow_period) when the case ramps it, else 1.
   void ramp_inflow(double t);
-  void apply_boundaries(double factor, bool set_faces = true);
+  void apply_boundaries(double factor, bool set_faces = true, bool pressure = true);
   void exchange_velocity_ghosts(int comp, double factor);
   void exchange_pressure_ghosts();
 
@@ -233,6 +236,7 @@ class FlowSolver {
   GhostSides pressure_ghosts_;
   bool pressure_ready_ = false;
   bool direct_pressure_ = false;  // the projection's pressure by the transform solver
+  bool lean_rows_ = true;
   bool keep_setup_ = false;
   std::vector<Field<T>> setup_coefficients_;  // pop_'s arrays at the last setup / update
   int pressure_age_ = 0;
