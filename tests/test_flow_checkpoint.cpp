@@ -169,6 +169,47 @@ TEST(FlowCheckpoint, PeriodicRestartIsBitForBitTheUninterruptedRun) {
                     2);
 }
 
+TEST(FlowCheckpoint, ProjectionRestartIsBitForBit) {
+  // The projection scheme on the walled cavity (multigrid pressure, its hierarchy kept in
+  // the checkpoint) and on the periodic box (transform pressure).
+  FlowCase box;
+  box.cells = {16, 16, 1};
+  box.hi = {6.283185307179586, 6.283185307179586, 1};
+  for (int s = 0; s < 4; ++s) box.sides[std::size_t(s)].type = SideType::periodic;
+  box.has_initial = true;
+  box.initial_velocity[0] = Expression::parse("sin(x) * cos(y)");
+  box.initial_velocity[1] = Expression::parse("-cos(x) * sin(y)");
+  box.pressure_solver = "fft";
+  box.t_end = 6;
+  FlowCase cavity = cavity_case(100, 16);
+  cavity.t_end = 2;
+  for (FlowCase c : {cavity, box}) {
+    c.coupling = Coupling::projection;
+    c.time_scheme = TimeScheme::rk3;
+    c.validate();
+    const auto whole = scratch("projection_whole"), split = scratch("projection_split");
+    FlowRunOptions o;
+    o.plots = false;
+    o.frames = 0;
+    o.out = whole.string();
+    o.checkpoint_every = 1000000;
+    const FlowResult a = run_flow(c, Device::cpu, o);
+    ASSERT_GT(a.iterations, 25) << c.name;
+    o.out = split.string();
+    o.stop_after = a.iterations / 2;
+    run_flow(c, Device::cpu, o);
+    o.stop_after = 0;
+    o.restart = (split / "checkpoint.gsflow").string();
+    const FlowResult b = run_flow(c, Device::cpu, o);
+    EXPECT_EQ(a.iterations, b.iterations) << c.name;
+    EXPECT_EQ(without_run_id(file_text(whole / "history.csv")),
+              without_run_id(file_text(split / "history.csv")))
+        << c.name;
+    expect_same_state((whole / "checkpoint.gsflow").string(),
+                      (split / "checkpoint.gsflow").string(), 2);
+  }
+}
+
 TEST(FlowCheckpoint, SteadyRestartIsBitForBitTheUninterruptedRun) {
   FlowCase c = cavity_case(100, 16);
   c.max_iterations = 90;  // not converged: both stop at the cap

@@ -29,10 +29,11 @@ namespace {
 void add_common(CLI::App* a, FlowArguments& f) {
   a->add_option("--device", f.device, "auto | cpu | cuda (default auto)");
   a->add_option("--out", f.out, "output folder (fields, CSV, summary.json, plots)");
-  a->add_option("--coupling", f.coupling, "simple | simplec | piso");
+  a->add_option("--coupling", f.coupling, "simple | simplec | piso | projection");
   a->add_option("--convection", f.convection,
                 "upwind | hybrid | tvd | quick | central (default tvd)");
-  a->add_option("--time", f.time_scheme, "euler | bdf2 (PISO; default bdf2)");
+  a->add_option("--time", f.time_scheme,
+                "euler | bdf2 (PISO; default bdf2) | rk3 (projection, its default)");
   a->add_option("--tol", f.tol, "steady: largest velocity change per iteration to stop at");
   a->add_option("--max-iter", f.max_iter, "steady: iteration cap");
   a->add_option("--t-end", f.t_end, "transient: final time");
@@ -64,7 +65,10 @@ void apply_overrides(const CLI::App& a, const FlowArguments& f, FlowCase& c) {
   auto given = [&](const char* name) { return a.count(name) > 0; };
   if (given("--coupling")) c.coupling = parse_coupling(f.coupling);
   if (given("--convection")) c.convection = parse_convection(f.convection);
-  if (given("--time")) c.time_scheme = parse_time_scheme(f.time_scheme);
+  if (given("--time"))
+    c.time_scheme = parse_time_scheme(f.time_scheme);
+  else if (given("--coupling"))
+    c.default_time_scheme();
   if (given("--tol")) c.steady_tolerance = f.tol;
   if (given("--max-iter")) c.max_iterations = f.max_iter;
   if (given("--t-end")) c.t_end = f.t_end;

@@ -296,7 +296,7 @@ struct LeanMomentumRate {
           int U[3] = {i, j, k};
           U[q] = F > 0 ? I[q] - sg : J[q] + sg;
           const double pc = F > 0 ? uP : uJ, pd = F > 0 ? uJ : uP, den = pd - pc;
-          const double pu = at(u, U);
+          const double pu = scheme == 4 ? 0.0 : double(at(u, U));  // central: not read
           double toward;
           if (scheme == 2) {
             toward = 0;
