@@ -102,3 +102,23 @@ def test_bad_settings_are_value_errors():
         flow.cavity(n=16, coupling="piso", t_end=0.1, frames=-1)
     with pytest.raises(ValueError, match="must not be negative"):
         flow.cavity(n=16, coupling="piso", t_end=0.1, checkpoint="x.gsflow", stop_after=-2)
+
+
+def test_the_projection_scheme(tmp_path):
+    # The shipped example (rk3 stages, the pressure by transforms) equals the command's run;
+    # the coupling's word alone brings its time scheme along.
+    example = os.path.join(os.environ.get("GRIDSOLVE_SOURCE_DIR", "."),
+                           "examples/flow/taylor_green_projection.toml")
+    if not os.path.exists(example):
+        example = os.path.join(os.path.dirname(__file__), "../../examples/flow/"
+                               "taylor_green_projection.toml")
+    r = flow.run(example, frames=0)
+    cli("flow", example, "--device", "cpu", "--no-plots", "--frames", "0", "--out",
+        str(tmp_path / "out"))
+    want = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert r.summary["time_scheme"] == "rk3" and r.summary["psi_min"] == want["psi_min"]
+    assert r.summary["max_divergence"] < 1e-12  # the transform solve is exact
+    cavity = flow.cavity(re=100, n=16, coupling="projection", t_end=0.3)
+    assert cavity.summary["time_scheme"] == "rk3"
+    with pytest.raises(ValueError, match="rk3"):
+        flow.cavity(n=16, coupling="projection", time="bdf2", t_end=0.1)

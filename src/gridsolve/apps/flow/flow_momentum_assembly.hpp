@@ -231,7 +231,7 @@ struct MomentumRate {
 // velocity: a fraction of the general row's instructions and registers.
 template <class T>
 struct LeanMomentumRate {
-  static constexpr int min_blocks = 3;  // 80 registers: three blocks an SM
+  static constexpr int min_blocks = 4;  // 64 registers: four blocks an SM
   MomentumRate<T> base;
   // Per axis q: the area of the staggered cell's faces normal to q and their diffusion
   // coefficient nu area / h_q; one over the cell's volume.

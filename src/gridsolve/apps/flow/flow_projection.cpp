@@ -57,6 +57,27 @@ struct ContinuitySource {
   }
 };
 
+// u = HbyA + scale d (p_lo - p_hi) at every free face of every component, one launch over
+// the union of their boxes (the component's offset a compile-time constant).
+template <class T>
+struct VelocityCorrection {
+  int dims = 2;
+  T scale = 1;
+  FieldView<const T> p, h[3], d[3];
+  FieldView<const std::uint8_t> held[3];  // empty: no face held
+  FieldView<T> u[3];
+  Box active[3];
+
+  GRIDSOLVE_HD void operator()(int i, int j, int k) const {
+    GRIDSOLVE_UNROLL
+    for (int c = 0; c < 3; ++c) {
+      if (c >= dims || !active[c].contains(i, j, k) || (held[c] && held[c](i, j, k))) continue;
+      const T below = p(i - (c == 0), j - (c == 1), k - (c == 2));
+      u[c](i, j, k) = h[c](i, j, k) + scale * d[c](i, j, k) * (below - p(i, j, k));
+    }
+  }
+};
+
 }  // namespace
 
 // Pressure equation from continuity of u = HbyA + d (p_lo - p_hi), solved, then the
@@ -255,20 +276,24 @@ double FlowSolver<T>::assemble_pressure(bool coefficients, bool measure, double 
 // The velocity corrected with the new pressure at every free face.
 template <class T>
 void FlowSolver<T>::correct_velocity(double scale) {
-  const T sc = T(scale);
+  VelocityCorrection<T> k;
+  k.dims = case_.dims;
+  k.scale = T(scale);
+  k.p = p_.cview();
+  Box all = mom_[0].active;
   for (int comp = 0; comp < case_.dims; ++comp) {
     const std::size_t c = std::size_t(comp);
-    const StencilView<T> a = mom_[c].view();
-    const FieldView<const T> h = hbya_[c].cview(), d = d_[c].cview(), p = p_.cview();
-    const FieldView<T> u = u_[c].view();
-    const int cc = comp;
-    for_each(device_, mom_[c].active, [=] GRIDSOLVE_HD(int i, int j, int k) {
-      if (!a.is_free(i, j, k)) return;
-      int L[3] = {i, j, k};
-      L[cc] -= 1;
-      u(i, j, k) = h(i, j, k) + sc * d(i, j, k) * (at(p, L) - p(i, j, k));
-    });
+    k.active[c] = mom_[c].active;
+    k.held[c] = mom_[c].mask.cview();
+    k.h[c] = hbya_[c].cview();
+    k.d[c] = d_[c].cview();
+    k.u[c] = u_[c].view();
+    for (int a = 0; a < 3; ++a) {
+      all.lo[a] = std::min(all.lo[a], k.active[c].lo[a]);
+      all.hi[a] = std::max(all.hi[a], k.active[c].hi[a]);
+    }
   }
+  for_each(device_, all, k);
 }
 
 template <class T>
