@@ -116,6 +116,27 @@ TEST(MpiFlow, ChannelWithCylinderLikeOneProcess) {
   EXPECT_NEAR(fs.fy, fw.fy, 1e-10 * (1 + std::abs(fw.fy)));
 }
 
+// The projection scheme on ranks: the cavity (uneven parts, the lean rows inside each part,
+// the general row on its frame) and DFG 2D-1 (inflow, outflow, the immersed cylinder).
+TEST(MpiFlow, ProjectionLikeOneProcess) {
+  FlowCase cavity = cavity_case(400, 24);
+  cavity.cells = {24, 21, 1};
+  for (FlowCase c : {cavity, dfg_case("dfg-2d-1", 4)}) {
+    c.coupling = Coupling::projection;
+    c.time_scheme = TimeScheme::rk3;
+    c.pressure_tolerance = 1e-10;
+    c.validate();
+    FlowSolver<double> whole(c, Device::cpu, true), split(c, Device::cpu);
+    for (int s = 0; s < 5; ++s) {
+      const double dt = std::min(whole.cfl_time_step(0.5), 0.01);
+      whole.runge_kutta_step(dt, false);
+      split.runge_kutta_step(dt, false);
+    }
+    expect_same_state(split, whole, c.name.c_str());
+    EXPECT_NEAR(split.max_divergence(), whole.max_divergence(), 1e-10);
+  }
+}
+
 // Taylor-Green vortices in a periodic box (every side periodic: the parts meet across the
 // sides too), carried by a uniform flow so that the limited scheme's far faces cross them.
 TEST(MpiFlow, TaylorGreenLikeOneProcess) {

@@ -96,6 +96,7 @@ void FlowSolver<T>::explicit_momentum(int comp, double gamma_dt, double rho_dt) 
       inner.hi[a] = a < case_.dims ? ext[std::size_t(a)] - 3 : ext[std::size_t(a)] - 1;
     }
     lean.set_widths(h, case_.nu);
+    inner = inner.intersect(hbya_[c].interior());  // on ranks: this part's share
     uniform = !inner.empty();
   }
   if (uniform) {
