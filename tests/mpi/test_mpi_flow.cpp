@@ -201,6 +201,18 @@ TEST(MpiFlow, OnTheGpu) {
   const Forces fw = dw.forces(), fs = ds.forces();
   EXPECT_NEAR(fs.fx, fw.fx, 1e-8 * (1 + std::abs(fw.fx)));
   EXPECT_NEAR(fs.fy, fw.fy, 1e-8 * (1 + std::abs(fw.fy)));
+  // The projection scheme on the GPUs' parts (lean rows inside each part).
+  c.coupling = Coupling::projection;
+  c.time_scheme = TimeScheme::rk3;
+  FlowSolver<double> pw(c, Device::cpu, true), ps(c, Device::cuda);
+  for (int s = 0; s < 5; ++s) {
+    pw.runge_kutta_step(0.005, false);
+    ps.runge_kutta_step(0.005, false);
+  }
+  FlowSolver<double>::WholeState e = pw.whole_state(), f = ps.whole_state();
+  for (int q = 0; q < 2; ++q)
+    EXPECT_LE(part_difference(f.u[std::size_t(q)], e.u[std::size_t(q)]), 1e-9) << "projection "
+                                                                               << "uv"[q];
 }
 
 }  // namespace
