@@ -10,7 +10,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <type_traits>
 
+#include "gridsolve/apps/flow/flow_central_rates.hpp"
 #include "gridsolve/apps/flow/flow_loop_helpers.hpp"
 #include "gridsolve/apps/flow/flow_momentum_assembly.hpp"
 #include "gridsolve/apps/flow/flow_solver.hpp"
@@ -66,47 +68,76 @@ void FlowSolver<T>::build_projection_operator() {
   }
 }
 
-// u* of component comp at every face of its storage's interior: the explicit momentum
-// (MomentumRate) where the face is an unknown, its present value elsewhere.
+// u* of every component at every face of its storage's interior: the explicit momentum
+// (MomentumRate) where the face is an unknown, its present value elsewhere. On a uniform
+// grid without obstacles the faces two or more from every edge take the lean rows (in 2D
+// with central convection on the GPU, both components at once through shared memory), the
+// frame the general row.
 template <class T>
-void FlowSolver<T>::explicit_momentum(int comp, double gamma_dt, double rho_dt) {
-  const std::size_t c = std::size_t(comp);
-  MomentumRate<T> k;
-  k.m = momentum_rows(comp, false);
-  k.active = mom_[c].active;
-  k.gamma_dt = gamma_dt;
-  k.rho_dt = rho_dt;
-  k.star = hbya_[c].view();
-  k.rate = rate_[c].view();
-  // The lean rows: a uniform grid without obstacles, faces two or more from every edge;
-  // the general row on the rest.
+void FlowSolver<T>::explicit_momentum(double gamma_dt, double rho_dt) {
+  const int dims = case_.dims;
   bool uniform = lean_rows_ && case_.obstacles.empty();
-  for (int a = 0; a < case_.dims; ++a)
+  for (int a = 0; a < dims; ++a)
     uniform = uniform && case_.spacing[std::size_t(a)].kind == AxisSpacing::Kind::uniform;
-  LeanMomentumRate<T> lean;
-  Box inner;
-  if (uniform) {
+  std::array<MomentumRate<T>, 3> rows;
+  std::array<LeanMomentumRate<T>, 3> lean;
+  std::array<Box, 3> inner;
+  bool all_lean = uniform;
+  for (int comp = 0; comp < dims; ++comp) {
+    const std::size_t c = std::size_t(comp);
+    MomentumRate<T>& k = rows[c];
+    k.m = momentum_rows(comp, false);
+    k.active = mom_[c].active;
+    k.gamma_dt = gamma_dt;
+    k.rho_dt = rho_dt;
+    k.star = hbya_[c].view();
+    k.rate = rate_[c].view();
+    if (!uniform) continue;
     const MacGeometry hg = grid_.host_geometry();
     const auto ext = face_extent(grid_.cells(), comp);
-    inner = Box{{0, 0, 0}, {0, 0, 0}};
+    inner[c] = Box{{0, 0, 0}, {0, 0, 0}};
     double h[3];
     for (int a = 0; a < 3; ++a) {
       h[a] = hg.width(a, 0);
-      inner.lo[a] = a < case_.dims ? 2 : 0;
-      inner.hi[a] = a < case_.dims ? ext[std::size_t(a)] - 3 : ext[std::size_t(a)] - 1;
+      inner[c].lo[a] = a < dims ? 2 : 0;
+      inner[c].hi[a] = a < dims ? ext[std::size_t(a)] - 3 : ext[std::size_t(a)] - 1;
     }
-    lean.set_widths(h, case_.nu);
-    inner = inner.intersect(hbya_[c].interior());  // on ranks: this part's share
-    uniform = !inner.empty();
+    lean[c].set_widths(h, case_.nu);
+    lean[c].base = k;
+    inner[c] = inner[c].intersect(hbya_[c].interior());  // on ranks: this part's share
+    all_lean = all_lean && !inner[c].empty();
   }
-  if (uniform) {
-    lean.base = k;
-    for_each_fixed(device_, inner, case_.dims, comp, lean);
-    for_each_fixed_frame(device_, hbya_[c].interior(), inner, case_.dims, comp, k);
-  } else {
-    for_each_fixed(device_, hbya_[c].interior(), case_.dims, comp, k);
+  bool tuned = false;
+#if GRIDSOLVE_HAVE_CUDA
+  if (all_lean && tuned_rows_ && dims == 2 && device_ == Device::cuda &&
+      case_.convection == Convection::central && std::is_same_v<T, double>) {
+    CentralRates2d t;
+    t.u = u_[0].cview();
+    t.v = u_[1].cview();
+    for (int c = 0; c < 2; ++c) {
+      t.star[c] = hbya_[std::size_t(c)].view();
+      t.rate[c] = rate_[std::size_t(c)].view();
+      t.inner[c] = inner[std::size_t(c)];
+      t.half_area[c] = 0.5 * lean[0].area[c];
+      t.diffusion[c] = lean[0].diffusion[c];
+    }
+    t.inv_volume = lean[0].inv_volume;
+    t.gamma_dt = gamma_dt;
+    t.rho_dt = rho_dt;
+    central_rates_2d(t);
+    tuned = true;
   }
-  share_ghosts(hbya_[c]);  // the pressure source reads u* on the faces beside its cells
+#endif
+  for (int comp = 0; comp < dims; ++comp) {
+    const std::size_t c = std::size_t(comp);
+    if (uniform && !inner[c].empty()) {
+      if (!tuned) for_each_fixed(device_, inner[c], dims, comp, lean[c]);
+      for_each_fixed_frame(device_, hbya_[c].interior(), inner[c], dims, comp, rows[c]);
+    } else {
+      for_each_fixed(device_, hbya_[c].interior(), dims, comp, rows[c]);
+    }
+    share_ghosts(hbya_[c]);  // the pressure source reads u* on the faces beside its cells
+  }
 }
 
 // The projection of one stage: the source div u* / (alpha dt), the pressure from the
@@ -175,7 +206,7 @@ StepReport FlowSolver<T>::runge_kutta_step(double dt, bool measure) {
     ramp_inflow(time_ + reached * dt);
     // The pressure's ghosts are the last projection's (the stages do not read them before).
     apply_boundaries(inflow_factor_, true, s == 0);
-    for (int c = 0; c < dims; ++c) explicit_momentum(c, k_gamma[s] * dt, k_rho[s] * dt);
+    explicit_momentum(k_gamma[s] * dt, k_rho[s] * dt);
     project_stage(alpha * dt, r, measure && s == 2);
   }
   // Ghosts only: re-extrapolating the outflow now would undo the last cells' continuity.
@@ -191,7 +222,7 @@ StepReport FlowSolver<T>::runge_kutta_step(double dt, bool measure) {
 template StepReport FlowSolver<double>::time_step(double, bool);
 template StepReport FlowSolver<double>::runge_kutta_step(double, bool);
 template void FlowSolver<double>::build_projection_operator();
-template void FlowSolver<double>::explicit_momentum(int, double, double);
+template void FlowSolver<double>::explicit_momentum(double, double);
 template void FlowSolver<double>::project_stage(double, StepReport&, bool);
 
 }  // namespace gridsolve::flow

@@ -96,6 +96,9 @@ class FlowSolver {
   // The projection scheme's lean rows on uniform grids without obstacles (on by default);
   // off, the general row runs everywhere (what the tests compare the lean rows with).
   void set_lean_rows(bool on) { lean_rows_ = on; }
+  // The shared-memory kernel for the lean rows (2D, central convection, GPU; on by
+  // default); off, the generic lean rows run there (what the tests compare it with).
+  void set_tuned_rows(bool on) { tuned_rows_ = on; }
   long long pressure_solves() const { return pressure_solves_; }
   long long pressure_iterations() const { return pressure_iterations_; }
   // Max |div u| per unit volume over fluid cells (fluxes through the faces' open parts).
@@ -174,9 +177,9 @@ class FlowSolver {
   // The pressure operator's arrays (coefficients and source), in a fixed order.
   std::vector<Field<T>*> pressure_arrays();
 
-  // flow_runge_kutta.cpp: a stage's explicit momentum of component c (u* into hbya_, the
-  // rate kept in rate_), and its projection (u = u* - alpha dt grad p).
-  void explicit_momentum(int c, double gamma_dt, double rho_dt);
+  // flow_runge_kutta.cpp: a stage's explicit momentum of every component (u* into hbya_,
+  // the rate kept in rate_), and its projection (u = u* - alpha dt grad p).
+  void explicit_momentum(double gamma_dt, double rho_dt);
   void project_stage(double alpha_dt, StepReport& r, bool measure);
   // The projection scheme's fixed pressure operator (d = 1 / distance between centres)
   // and, where the transform solver takes it, its constant-coefficient description.
@@ -237,6 +240,7 @@ class FlowSolver {
   bool pressure_ready_ = false;
   bool direct_pressure_ = false;  // the projection's pressure by the transform solver
   bool lean_rows_ = true;
+  bool tuned_rows_ = true;
   bool keep_setup_ = false;
   std::vector<Field<T>> setup_coefficients_;  // pop_'s arrays at the last setup / update
   int pressure_age_ = 0;
