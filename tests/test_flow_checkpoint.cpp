@@ -134,9 +134,10 @@ TEST(FlowCheckpoint, TransientRestartIsBitForBitTheUninterruptedRun) {
                     2);
 }
 
-TEST(FlowCheckpoint, PeriodicRestartIsBitForBitTheUninterruptedRun) {
-  // Taylor-Green on the periodic box: the pressure's conjugate gradients and their Jacobi
-  // preconditioner (rebuilt every 25 solves) must come back as they were.
+namespace {
+
+// The Taylor-Green vortex on the periodic box [0, 2 pi]^2 of 16^2 cells, to t = 6.
+FlowCase taylor_green_box() {
   FlowCase c;
   c.cells = {16, 16, 1};
   c.hi = {6.283185307179586, 6.283185307179586, 1};
@@ -145,68 +146,61 @@ TEST(FlowCheckpoint, PeriodicRestartIsBitForBitTheUninterruptedRun) {
   c.has_initial = true;
   c.initial_velocity[0] = Expression::parse("sin(x) * cos(y)");
   c.initial_velocity[1] = Expression::parse("-cos(x) * sin(y)");
-  c.coupling = Coupling::piso;
   c.t_end = 6;
   c.cfl = 0.5;
-  const auto whole = scratch("periodic_whole"), split = scratch("periodic_split");
+  return c;
+}
+
+// A transient run whole, and stopped after `stop_after` steps (0: half of the whole run's)
+// then restarted: the same steps, history and end state, bit for bit. The whole run must
+// take more than `at_least` steps.
+void expect_restart_bit_for_bit(const FlowCase& c, const std::string& name, int at_least,
+                                int stop_after = 0) {
+  const auto whole = scratch(name + "_whole"), split = scratch(name + "_split");
   FlowRunOptions o;
   o.plots = false;
   o.frames = 0;
   o.out = whole.string();
   o.checkpoint_every = 1000000;
   const FlowResult a = run_flow(c, Device::cpu, o);
-  ASSERT_GT(a.iterations, 25);  // 2 solves a step: the preconditioner is rebuilt twice
+  ASSERT_GT(a.iterations, at_least) << c.name;
   o.out = split.string();
-  o.stop_after = 17;
+  o.stop_after = stop_after > 0 ? stop_after : a.iterations / 2;
   run_flow(c, Device::cpu, o);
   o.stop_after = 0;
   o.restart = (split / "checkpoint.gsflow").string();
   const FlowResult b = run_flow(c, Device::cpu, o);
-  EXPECT_EQ(a.iterations, b.iterations);
+  EXPECT_EQ(a.iterations, b.iterations) << c.name;
   EXPECT_EQ(without_run_id(file_text(whole / "history.csv")),
-            without_run_id(file_text(split / "history.csv")));
+            without_run_id(file_text(split / "history.csv")))
+      << c.name;
   expect_same_state((whole / "checkpoint.gsflow").string(), (split / "checkpoint.gsflow").string(),
                     2);
+}
+
+}  // namespace
+
+TEST(FlowCheckpoint, PeriodicRestartIsBitForBitTheUninterruptedRun) {
+  // Taylor-Green on the periodic box: the pressure's conjugate gradients and their Jacobi
+  // preconditioner (rebuilt every 25 solves) must come back as they were.
+  FlowCase c = taylor_green_box();
+  c.coupling = Coupling::piso;
+  // 2 solves a step: the preconditioner is rebuilt twice.
+  expect_restart_bit_for_bit(c, "periodic", 25, 17);
 }
 
 TEST(FlowCheckpoint, ProjectionRestartIsBitForBit) {
   // The projection scheme on the walled cavity (multigrid pressure, its hierarchy kept in
   // the checkpoint) and on the periodic box (transform pressure).
-  FlowCase box;
-  box.cells = {16, 16, 1};
-  box.hi = {6.283185307179586, 6.283185307179586, 1};
-  for (int s = 0; s < 4; ++s) box.sides[std::size_t(s)].type = SideType::periodic;
-  box.has_initial = true;
-  box.initial_velocity[0] = Expression::parse("sin(x) * cos(y)");
-  box.initial_velocity[1] = Expression::parse("-cos(x) * sin(y)");
+  FlowCase box = taylor_green_box();
   box.pressure_solver = "fft";
-  box.t_end = 6;
   FlowCase cavity = cavity_case(100, 16);
   cavity.t_end = 2;
   for (FlowCase c : {cavity, box}) {
     c.coupling = Coupling::projection;
     c.time_scheme = TimeScheme::rk3;
     c.validate();
-    const auto whole = scratch("projection_whole"), split = scratch("projection_split");
-    FlowRunOptions o;
-    o.plots = false;
-    o.frames = 0;
-    o.out = whole.string();
-    o.checkpoint_every = 1000000;
-    const FlowResult a = run_flow(c, Device::cpu, o);
-    ASSERT_GT(a.iterations, 25) << c.name;
-    o.out = split.string();
-    o.stop_after = a.iterations / 2;
-    run_flow(c, Device::cpu, o);
-    o.stop_after = 0;
-    o.restart = (split / "checkpoint.gsflow").string();
-    const FlowResult b = run_flow(c, Device::cpu, o);
-    EXPECT_EQ(a.iterations, b.iterations) << c.name;
-    EXPECT_EQ(without_run_id(file_text(whole / "history.csv")),
-              without_run_id(file_text(split / "history.csv")))
-        << c.name;
-    expect_same_state((whole / "checkpoint.gsflow").string(),
-                      (split / "checkpoint.gsflow").string(), 2);
+    expect_restart_bit_for_bit(c, "projection", 25);
   }
 }
 

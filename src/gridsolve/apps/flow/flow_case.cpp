@@ -95,6 +95,10 @@ std::string to_string(TimeScheme t) {
   return t == TimeScheme::euler ? "euler" : t == TimeScheme::bdf2 ? "bdf2" : "rk3";
 }
 
+bool FlowCase::direct_pressure() const {
+  return find_solver(pressure_solver).needs.constant_coefficients;
+}
+
 bool FlowCase::pressure_is_periodic_laplacian() const {
   if (coupling != Coupling::projection || !obstacles.empty()) return false;
   for (int a = 0; a < dims; ++a)
@@ -352,11 +356,12 @@ void FlowCase::validate() const {
                        : "the rk3 time scheme goes with the projection coupling (piso steps with "
                          "euler or bdf2)");
   }
-  if (pressure_solver == "fft" || pressure_solver == "transform")
+  if (direct_pressure())
     require(pressure_is_periodic_laplacian(),
-            "pressure_solver fft takes the projection coupling on a uniform grid with every side "
-            "periodic and no obstacle (there the pressure equation is the plain Laplacian); use "
-            "mg");
+            fmt::format("pressure_solver {} takes the projection coupling on a uniform grid with "
+                        "every side periodic and no obstacle (there the pressure equation is the "
+                        "plain Laplacian); use mg",
+                        pressure_solver));
   momentum_solver_row(momentum_solver);
   require(momentum_sweeps >= 1 && momentum_sweeps <= 1000,
           fmt::format("momentum_sweeps is {}; valid: 1 to 1000", momentum_sweeps));

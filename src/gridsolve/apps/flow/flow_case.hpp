@@ -145,6 +145,9 @@ struct FlowCase {
     else if (time_scheme == TimeScheme::rk3)
       time_scheme = TimeScheme::bdf2;
   }
+  // Whether the pressure solver is a direct one (the registry's constant-coefficient rows:
+  // fft, buneman), which take only the plain Laplacian.
+  bool direct_pressure() const;
   // Whether the pressure equation is the plain Laplacian on a uniform grid with every
   // side periodic and no obstacle: the transform solver (fft) takes it.
   bool pressure_is_periodic_laplacian() const;

@@ -3,6 +3,8 @@
 // face from the tile, as LeanMomentumRate does (central convection: no far upwind face).
 #include "gridsolve/apps/flow/flow_central_rates.hpp"
 
+#include "gridsolve/apps/flow/flow_momentum_assembly.hpp"
+
 #include "gridsolve/exec/cuda_launch.cuh"
 
 namespace gridsolve::flow {
@@ -31,12 +33,11 @@ __device__ inline double central_row(double uP, double a_lo, double a_hi, double
         uJ = side ? c_hi : c_lo;
         F = sg * ((side ? k0_hi : k0_lo) + (side ? k1_hi : k1_lo)) * half_area;
       }
-      const double acoef = D + (-F > 0 ? -F : 0.0);
+      const double acoef = detail::link_coefficient(4, F, D);
       sum_a += acoef;
       netF += F;
       s += acoef * uJ;
-      const double pc = F > 0 ? uP : uJ, pd = F > 0 ? uJ : uP;
-      b -= F * (0.5 * (pd - pc));
+      b -= F * detail::correction_toward(4, true, F > 0 ? uP : uJ, F > 0 ? uJ : uP, 0.0);
     }
   }
   return (b - (sum_a + netF) * uP + s) * p.inv_volume;

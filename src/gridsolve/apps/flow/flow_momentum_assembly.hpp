@@ -13,6 +13,33 @@ GRIDSOLVE_HD inline double pos(double x) {
   return x > 0 ? x : 0.0;
 }
 
+// The implicit coefficient of a link with mass flux F (outward) and diffusion D: hybrid
+// (scheme 1) or upwind (every other scheme; the higher-order ones correct it explicitly).
+GRIDSOLVE_HD inline double link_coefficient(int scheme, double F, double D) {
+  if (scheme == 1) {
+    const double a = -F > D - 0.5 * F ? -F : D - 0.5 * F;
+    return a > 0 ? a : 0;
+  }
+  return D + pos(-F);
+}
+
+// The deferred correction of a link (schemes 2 to 4): the face value minus upwind's, from
+// the upwind value pc, the downwind one pd and the far upwind one pu (`far`: whether it
+// exists). van Leer's limited value (2), QUICK's 3/8 of the way to the downwind value plus
+// 1/8 of the upwind slope (3), central half way (4; and QUICK without a far value): the
+// last two are not bounded. Without a far value van Leer stays upwind.
+GRIDSOLVE_HD inline double correction_toward(int scheme, bool far, double pc, double pd,
+                                             double pu) {
+  const double den = pd - pc;
+  if (scheme == 2) {
+    if (!far || !(den > 1e-300 || den < -1e-300)) return 0;
+    const double r = (pc - pu) / den, ar = r > 0 ? r : -r;
+    return 0.5 * (r + ar) / (1 + ar) * den;
+  }
+  if (scheme == 3 && far) return (3 * den + (pc - pu)) / 8;
+  return 0.5 * den;
+}
+
 // The momentum equation of velocity component c at one of its faces, finite volumes on
 // the face's staggered cell:  a_P u_P = sum a_nb u_nb + b0 (+ pressure force).
 // Convection: upwind or hybrid coefficients; tvd, quick and central add the difference
@@ -106,13 +133,7 @@ struct MomentumAssembly {
       if (at(fmask, J)) {  // a face the body holds: its wall term is in `extra`
         continue;
       }
-      double acoef;
-      if (scheme == 1) {
-        acoef = -F > D - 0.5 * F ? -F : D - 0.5 * F;
-        acoef = acoef > 0 ? acoef : 0;
-      } else {
-        acoef = D + pos(-F);
-      }
+      const double acoef = link_coefficient(scheme, F, D);
       coef[2 * q + side] = acoef;
       sum_a += acoef;
       netF += F;
@@ -127,22 +148,8 @@ struct MomentumAssembly {
         if (periodic[q] && U[q] < ext.lo[q]) U[q] += g.n[q];
         if (periodic[q] && U[q] > ext.hi[q]) U[q] -= g.n[q];
         const bool far = U[q] >= ext.lo[q] && U[q] <= ext.hi[q];
-        const double pc = at(u[C], Cn), pd = at(u[C], Dn), den = pd - pc;
-        // The face value minus upwind's. QUICK goes 3/8 of the way to the downwind
-        // value plus 1/8 of the upwind slope, central half way: neither is bounded.
-        // Without a far upwind value van Leer stays upwind and QUICK turns central.
-        double toward = 0;
-        if (scheme == 2) {
-          if (far && (den > 1e-300 || den < -1e-300)) {
-            const double r = (pc - at(u[C], U)) / den, ar = r > 0 ? r : -r;
-            toward = 0.5 * (r + ar) / (1 + ar) * den;
-          }
-        } else if (scheme == 3 && far) {
-          toward = (3 * den + (pc - at(u[C], U))) / 8;
-        } else {
-          toward = 0.5 * den;
-        }
-        b -= F * toward;
+        const double pu = far && scheme != 4 ? double(at(u[C], U)) : 0.0;
+        b -= F * correction_toward(scheme, far, at(u[C], Cn), at(u[C], Dn), pu);
       }
       }
     out.ap = sum_a + netF + extra;
@@ -281,13 +288,7 @@ struct LeanMomentumRate {
           K1[C] = I[C];
           F = sg * (double(at(m.u[q], K0)) + double(at(m.u[q], K1))) * half_area;
         }
-        double acoef;
-        if (scheme == 1) {
-          acoef = -F > D - 0.5 * F ? -F : D - 0.5 * F;
-          acoef = acoef > 0 ? acoef : 0;
-        } else {
-          acoef = D + pos(-F);
-        }
+        const double acoef = link_coefficient(scheme, F, D);
         sum_a += acoef;
         netF += F;
         s += acoef * uJ;
@@ -295,21 +296,8 @@ struct LeanMomentumRate {
           // Upwind of the face: (C, D, far U) = (P, J, P - sg) when F > 0, else (J, P, J + sg).
           int U[3] = {i, j, k};
           U[q] = F > 0 ? I[q] - sg : J[q] + sg;
-          const double pc = F > 0 ? uP : uJ, pd = F > 0 ? uJ : uP, den = pd - pc;
           const double pu = scheme == 4 ? 0.0 : double(at(u, U));  // central: not read
-          double toward;
-          if (scheme == 2) {
-            toward = 0;
-            if (den > 1e-300 || den < -1e-300) {
-              const double r = (pc - pu) / den, ar = r > 0 ? r : -r;
-              toward = 0.5 * (r + ar) / (1 + ar) * den;
-            }
-          } else if (scheme == 3) {
-            toward = (3 * den + (pc - pu)) / 8;
-          } else {
-            toward = 0.5 * den;
-          }
-          b -= F * toward;
+          b -= F * correction_toward(scheme, true, F > 0 ? uP : uJ, F > 0 ? uJ : uP, pu);
         }
       }
     }

@@ -92,38 +92,12 @@ void FlowSolver<T>::project(int correctors, bool relax_pressure, StepReport& r, 
     const double rhs_sq = assemble_pressure();
     const double rms = std::sqrt(rhs_sq / double(pop_.unknowns));
     if (corr == 0) r.continuity = rms;
-    SolveOptions so;
-    so.tolerance = case_.pressure_tolerance;
+    SolveOptions so = pressure_options();
     if (!case_.steady()) {
-      // Transient: the target is an absolute mass imbalance (the tolerance times the
-      // flux of one face at the reference velocity), so that a nearly balanced second
-      // corrector does not chase round-off relative to its own tiny right-hand side.
-      double face = case_.u_ref;
-      for (int q = 0; q < case_.dims; ++q) face *= q == 0 ? 1.0 : grid_.min_width(q);
-      if (rms <= case_.pressure_tolerance * face) continue;  // already balanced to it
-      so.tolerance =
-          std::clamp(case_.pressure_tolerance * face / std::max(rms, 1e-300), 1e-12, 0.5);
+      if (rms <= mass_imbalance_target()) continue;  // already balanced to it
+      so.tolerance = relative_target(rms);
     }
-    so.max_iterations = 500;
-    so.progress_after = 1e30;
-    const auto t0 = std::chrono::steady_clock::now();
-    if (profiling_) synchronize(device_);
-    const SolveReport sr = solve_pressure(so);
-    // The correction reads p across the periodic sides and the parts' cuts.
-    if (pop_.periodic || cell_parts_) exchange_pressure_ghosts();
-    if (profiling_) {
-      synchronize(device_);
-      pressure_seconds_ +=
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    }
-    ++pressure_solves_;
-    pressure_iterations_ += sr.iterations;
-    r.pressure_iterations += sr.iterations;
-    r.pressure_residual = sr.relative_residual;
-    r.pressure_converged = r.pressure_converged && sr.converged;
-    if (!std::isfinite(sr.relative_residual))
-      throw Error("the pressure solve produced a non-finite value: the flow diverged",
-                  Error::Kind::runtime);
+    run_pressure_solve(so, r);
     correct_velocity();
   }
   if (relax_pressure) {
@@ -137,6 +111,55 @@ void FlowSolver<T>::project(int correctors, bool relax_pressure, StepReport& r, 
   // Ghosts only: re-extrapolating the outflow now would undo the last cells' continuity.
   apply_boundaries(inflow_factor_, false);
   if (measure) r.divergence = max_divergence();
+}
+
+// The transient target of a pressure solve: an absolute mass imbalance (the tolerance
+// times the flux of one face at the reference velocity), so that a nearly balanced source
+// (PISO's second corrector, a late Runge-Kutta stage) does not chase round-off relative to
+// its own tiny size; and that target relative to a source of rms `rms`.
+template <class T>
+double FlowSolver<T>::mass_imbalance_target() const {
+  double face = case_.u_ref;
+  for (int q = 1; q < case_.dims; ++q) face *= grid_.min_width(q);
+  return case_.pressure_tolerance * face;
+}
+template <class T>
+double FlowSolver<T>::relative_target(double rms) const {
+  return std::clamp(mass_imbalance_target() / std::max(rms, 1e-300), 1e-12, 0.5);
+}
+
+template <class T>
+SolveOptions FlowSolver<T>::pressure_options() const {
+  SolveOptions so;
+  so.tolerance = case_.pressure_tolerance;
+  so.max_iterations = 500;
+  so.progress_after = 1e30;
+  return so;
+}
+
+// One pressure solve: timed apart when profiling, the ghosts the correction reads
+// exchanged (across periodic sides and the parts' cuts), counted; a measured residual that
+// is not finite ends the run (a direct solve asked not to verify reports -1).
+template <class T>
+void FlowSolver<T>::run_pressure_solve(const SolveOptions& so, StepReport& r) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (profiling_) synchronize(device_);
+  const SolveReport sr = solve_pressure(so);
+  if (pop_.periodic || cell_parts_) exchange_pressure_ghosts();
+  if (profiling_) {
+    synchronize(device_);
+    pressure_seconds_ +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  ++pressure_solves_;
+  pressure_iterations_ += sr.iterations;
+  r.pressure_iterations += sr.iterations;
+  if (sr.relative_residual < 0) return;  // not measured
+  r.pressure_residual = sr.relative_residual;
+  r.pressure_converged = r.pressure_converged && sr.converged;
+  if (!std::isfinite(sr.relative_residual))
+    throw Error("the pressure solve produced a non-finite value: the flow diverged",
+                Error::Kind::runtime);
 }
 
 // HbyA at every face (boundary faces and faces a body holds keep their value).
@@ -302,7 +325,8 @@ SolveReport FlowSolver<T>::solve_pressure(const SolveOptions& options) {
   // (or preconditioner) of an earlier setup still makes a convergent cycle: it is
   // refreshed with update() every `lifetime` solves, and at once when a solve misses.
   constexpr int lifetime = 25;
-  if (!pressure_ready_ || pressure_age_ >= lifetime) {
+  // The projection scheme's operator never changes: set up once, never refreshed.
+  if (!pressure_ready_ || (!pressure_fixed_ && pressure_age_ >= lifetime)) {
     setup_pressure(!pressure_ready_);
     pressure_ready_ = true;
     pressure_age_ = 0;
@@ -310,7 +334,7 @@ SolveReport FlowSolver<T>::solve_pressure(const SolveOptions& options) {
   ++pressure_age_;
   auto solve = [&] { return pressure_solver_->solve(p_, options); };
   SolveReport r = solve();
-  if (!r.converged && pressure_age_ > 1) {
+  if (!r.converged && !pressure_fixed_ && pressure_age_ > 1) {
     setup_pressure(false);
     pressure_age_ = 1;
     const SolveReport again = solve();
@@ -352,6 +376,10 @@ template void FlowSolver<double>::project(int, bool, StepReport&, bool);
 template void FlowSolver<double>::compute_hbya();
 template double FlowSolver<double>::assemble_pressure(bool, bool, double);
 template void FlowSolver<double>::correct_velocity(double);
+template double FlowSolver<double>::mass_imbalance_target() const;
+template double FlowSolver<double>::relative_target(double) const;
+template SolveOptions FlowSolver<double>::pressure_options() const;
+template void FlowSolver<double>::run_pressure_solve(const SolveOptions&, StepReport&);
 template SolveReport FlowSolver<double>::solve_pressure(const SolveOptions&);
 template void FlowSolver<double>::setup_pressure(bool);
 template std::vector<Field<double>*> FlowSolver<double>::pressure_arrays();

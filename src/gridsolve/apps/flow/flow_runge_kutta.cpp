@@ -54,7 +54,7 @@ void FlowSolver<T>::build_projection_operator() {
     share_ghosts(d_[c]);
   }
   assemble_pressure(true, false);
-  if (case_.pressure_solver == "fft" || case_.pressure_solver == "transform") {
+  if (case_.direct_pressure()) {
     // Checked by FlowCase::validate: uniform, periodic, no obstacle. The coefficients are
     // then area / distance = k prod_{b != a} h_b / h_a with k = 1, as the transform
     // solver's operator.
@@ -66,6 +66,7 @@ void FlowSolver<T>::build_projection_operator() {
     }
     direct_pressure_ = true;
   }
+  pressure_fixed_ = true;
 }
 
 // u* of every component at every face of its storage's interior: the explicit momentum
@@ -150,42 +151,10 @@ void FlowSolver<T>::project_stage(double alpha_dt, StepReport& r, bool measure) 
   const double rhs_sq = assemble_pressure(false, full, 1.0 / alpha_dt);
   const double rms = std::sqrt(rhs_sq / double(pop_.unknowns)) * alpha_dt;  // of div u*
   if (measure) r.continuity = rms;
-  SolveOptions so;
-  so.tolerance = case_.pressure_tolerance;
-  if (!direct_pressure_) {
-    // As PISO's transient correctors: the target is an absolute mass imbalance (the
-    // tolerance times the flux of one face at the reference velocity), not a fall relative
-    // to a source that shrinks with the step.
-    double face = case_.u_ref;
-    for (int q = 0; q < case_.dims; ++q) face *= q == 0 ? 1.0 : grid_.min_width(q);
-    so.tolerance = std::clamp(case_.pressure_tolerance * face / std::max(rms, 1e-300), 1e-12, 0.5);
-  }
-  so.max_iterations = 500;
-  so.progress_after = 1e30;
+  SolveOptions so = pressure_options();
+  if (!direct_pressure_) so.tolerance = relative_target(rms);
   so.verify = measure;
-  const auto t0 = std::chrono::steady_clock::now();
-  if (profiling_) synchronize(device_);
-  if (!pressure_ready_) {
-    setup_pressure(true);
-    pressure_ready_ = true;
-  }
-  const SolveReport sr = pressure_solver_->solve(p_, so);
-  if (pop_.periodic || cell_parts_) exchange_pressure_ghosts();
-  if (profiling_) {
-    synchronize(device_);
-    pressure_seconds_ +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  }
-  ++pressure_solves_;
-  pressure_iterations_ += sr.iterations;
-  r.pressure_iterations += sr.iterations;
-  if (sr.relative_residual >= 0) {  // measured
-    r.pressure_residual = sr.relative_residual;
-    r.pressure_converged = r.pressure_converged && sr.converged;
-    if (!std::isfinite(sr.relative_residual))
-      throw Error("the pressure solve produced a non-finite value: the flow diverged",
-                  Error::Kind::runtime);
-  }
+  run_pressure_solve(so, r);
   correct_velocity(alpha_dt);
 }
 

@@ -172,6 +172,12 @@ class FlowSolver {
   void correct_velocity(double scale = 1);
   // The pressure solve through the registry's solver (mg by default), set up once.
   SolveReport solve_pressure(const SolveOptions& options);
+  // A projection's pressure solve: the options, the transient target (absolute, and
+  // relative to a source of rms `rms`), the solve timed, counted and checked into r.
+  SolveOptions pressure_options() const;
+  double mass_imbalance_target() const;
+  double relative_target(double rms) const;
+  void run_pressure_solve(const SolveOptions& options, StepReport& r);
   // Builds (fresh) or refreshes the pressure solver's hierarchy from pop_ as it is now.
   void setup_pressure(bool fresh);
   // The pressure operator's arrays (coefficients and source), in a fixed order.
@@ -239,6 +245,7 @@ class FlowSolver {
   GhostSides pressure_ghosts_;
   bool pressure_ready_ = false;
   bool direct_pressure_ = false;  // the projection's pressure by the transform solver
+  bool pressure_fixed_ = false;   // the operator never changes (projection): no refresh
   bool lean_rows_ = true;
   bool tuned_rows_ = true;
   bool keep_setup_ = false;

@@ -63,6 +63,17 @@ struct Params {
   }
 };
 
+// c_a = k prod_{b != a} h_b / h_a on the problem's axes, 0 beyond them.
+std::array<double, 3> axis_coefficients(const TransformProblem& p) {
+  std::array<double, 3> c{0, 0, 0};
+  for (int a = 0; a < p.dims; ++a) {
+    c[std::size_t(a)] = p.k / p.h[std::size_t(a)];
+    for (int b = 0; b < p.dims; ++b)
+      if (b != a) c[std::size_t(a)] *= p.h[std::size_t(b)];
+  }
+  return c;
+}
+
 }  // namespace
 
 int line_axis_of(const TransformProblem& p) {
@@ -111,13 +122,7 @@ TransformPoisson<T>::TransformPoisson(Device device, const TransformProblem& p, 
   }
 #if GRIDSOLVE_HAVE_CUDA
   if (device == Device::cuda && line_axis_ < 0) {
-    std::array<double, 3> c{0, 0, 0};
-    for (int a = 0; a < p.dims; ++a) {
-      c[std::size_t(a)] = p.k / p.h[std::size_t(a)];
-      for (int b = 0; b < p.dims; ++b)
-        if (b != a) c[std::size_t(a)] *= p.h[std::size_t(b)];
-    }
-    periodic_ = make_cufft_periodic_spectral<T>(p.dims, shape_.m, c);
+    periodic_ = make_cufft_periodic_spectral<T>(p.dims, shape_.m, axis_coefficients(p));
   } else {
     transforms_ =
         device == Device::cuda ? make_cufft_transforms<T>(shape_) : make_fftw_transforms<T>(shape_);
@@ -153,16 +158,14 @@ void TransformPoisson<T>::solve(T* data) {
   }
   Params q{};
   const TransformProblem& p = problem_;
+  const std::array<double, 3> coef = axis_coefficients(p);
   for (int a = 0; a < 3; ++a) {
     q.m[a] = shape_.m[a];
     q.n[a] = n_[a];
     q.off[a] = 0;  // the slab: whole along every transformed axis
     q.kind[a] = shape_.kind[a];
     q.transformed[a] = shape_.transformed[a];
-    double c = a < p.dims ? p.k / p.h[a] : 0;
-    for (int b = 0; b < p.dims; ++b)
-      if (b != a) c *= p.h[b];
-    q.c[a] = c;
+    q.c[a] = coef[std::size_t(a)];
   }
   q.line_axis = line_axis_;
   double norm = 1;
