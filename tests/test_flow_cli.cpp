@@ -170,6 +170,34 @@ TEST(FlowCli, BadCasesExitWithTwoAndSayWhy) {
       {"channel --case dfg-2d-9 --device cpu", "dfg-2d-1"},
       {"cavity --re 100 --n 16 --device cpu --convection lax",
        "upwind, hybrid, tvd, quick, central"},
+      {"cavity --re 100 --n 16 --device cpu --coupling projectile",
+       "simple, simplec, piso, projection"},
+      {"cavity --re 100 --n 16 --device cpu --coupling piso --time rk4", "rk3 (projection)"},
+      {"cavity --re 100 --n 16 --device cpu --coupling piso --time rk3",
+       "the rk3 time scheme goes with the projection coupling"},
+      {"cavity --re 100 --n 16 --device cpu --coupling projection --time euler",
+       "the projection coupling steps with rk3, not euler"},
+      {"cavity --re 100 --n 16 --device cpu --coupling projection --dt 0.5",
+       "largest step the projection scheme's explicit stages take"},
+      {"flow " + write_case("fftwalls", R"TOML(
+[flow]
+cells = [8, 8]
+nu = 0.01
+[method]
+coupling = "projection"
+pressure_solver = "fft"
+)TOML") + " --device cpu",
+       "pressure_solver fft takes the projection coupling on a uniform grid with every side "
+       "periodic"},
+      {"flow " + write_case("rk3steady", R"TOML(
+[flow]
+cells = [8, 8]
+nu = 0.01
+[method]
+coupling = "piso"
+time = "rk3"
+)TOML") + " --device cpu",
+       "the rk3 time scheme goes with the projection coupling"},
       {"flow " + write_case("nooutflow", channel_head) + " --device cpu", "outflow"},
       {"flow " + write_case("outside", std::string(channel_head) + R"TOML(
 [boundary.x_high]
