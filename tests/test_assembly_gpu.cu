@@ -19,6 +19,7 @@
 #include "gridsolve/problem/assemble.hpp"
 #include "gridsolve/problem/assemble_axisymmetric.hpp"
 #include "gridsolve/problem/model_problems.hpp"
+#include "source_map_check.hpp"
 
 namespace gridsolve {
 namespace {
@@ -239,6 +240,17 @@ TEST(AssemblyOnGpu, MagnetPotentialMatchesCpu) {
   EXPECT_GT(scale, 100.0);
   EXPECT_LE(diff, 1e-7 * scale);
   EXPECT_GT(gpu.device_start_seconds, 0.0);
+}
+
+// A source map built on the GPU writes, from sources in GPU memory, the right-hand side
+// the GPU assembly builds for them.
+TEST(AssemblyOnGpu, SourceMapWritesWhatAssemblyWrites) {
+  SKIP_WITHOUT_GPU();
+  for (const ModelProblem& m : testing::source_map_cases()) {
+    SCOPED_TRACE(std::to_string(m.dims) + "D " + m.sides + ", mask " + m.mask);
+    testing::expect_map_writes_assembled_rhs<double>(make_model_problem(m), Device::cuda);
+    testing::expect_map_writes_assembled_rhs<float>(make_model_problem(m), Device::cuda);
+  }
 }
 
 }  // namespace

@@ -184,10 +184,21 @@ def solve(f, lengths=None, sides="dirichlet", k=1.0, solver=None, device=None,
 
     f may be a Problem instead (formulas, boundary data, masks, an exact solution): solved
     as `gridsolve solve` solves its file, solver, device, precision and tol overriding its
-    [solver] table where given (lengths, sides and k are the Problem's then)."""
+    [solver] table where given (lengths, sides and k are the Problem's then).
+
+    f may be a GPU array (CuPy, PyTorch; zero data on every side): solved on its GPU
+    (device defaults to cuda there) by a Solver set up for it, read and written in place,
+    u returned as an array of f's library on that GPU."""
     if isinstance(f, Problem):
         return _finish(_core.config_poisson(f.toml, f.source, solver, device, precision, tol),
                        check)
+    if _on_gpu(f):  # solved on its GPU, read and written there in place (Solver.solve)
+        if boundary:
+            raise ValueError("boundary data come with a host array f; a GPU array f is solved "
+                             "with zero data on every side")
+        s = Solver(tuple(f.shape), lengths, sides, _host(k), solver or "mgcg", device or "cuda",
+                   precision or "double", tol)
+        return s.solve(f, check=check)
     f = np.ascontiguousarray(f, dtype=np.float64)
     kc, kn = _coefficient(k)
     return _finish(_core.array_poisson(f, list(lengths or []), sides, kc, kn, _faces(boundary),
@@ -203,7 +214,11 @@ class Solver:
         >>> s.update(k=k_new)                           # new coefficients, refreshed in place
 
     shape: the nodes, (ny, nx) or (nz, ny, nx); lengths, sides, k, solver, device, precision
-    and tol as for solve(). setup_seconds: what the last set-up (or update) took."""
+    and tol as for solve(). setup_seconds: what the last set-up (or update) took.
+
+    Each source's right-hand side is written in one pass over the grid from the same
+    assembly (the operator is not assembled again). With device="cuda", GPU arrays (CuPy,
+    PyTorch) are read and written in place on the GPU: see solve()."""
 
     def __init__(self, shape, lengths=None, sides="dirichlet", k=1.0, solver="mgcg",
                  device="cpu", precision="double", tol=None):
@@ -211,12 +226,41 @@ class Solver:
         self.shape = tuple(int(n) for n in shape)
         self._core = _core.PoissonSolver(list(self.shape), list(lengths or []), sides, kc, kn,
                                          solver, device, precision, tol)
+        self.dtype = np.dtype(np.float32 if self._core.single_precision else np.float64)
 
-    def solve(self, f, check=False):
-        """The Solution for sources f (node values of the solver's shape)."""
-        f = np.ascontiguousarray(f, dtype=np.float64)
-        u, report = self._core.solve(f)
-        solution = Solution(u, None, json.loads(report))
+    @property
+    def device(self):
+        """Where it solves: cpu or cuda."""
+        return self._core.device
+
+    def solve(self, f, x=None, check=False):
+        """The Solution for sources f (node values of the solver's shape).
+
+        f: a NumPy array, or a GPU array (CuPy, PyTorch) when the solver runs on cuda. An
+        array that is C-contiguous and of the solver's dtype (float64, or float32 in single
+        precision) is read where it lies, without a copy; others are converted first (GPU
+        arrays by their own library, on their GPU).
+        x: where the solution goes (an array of the solver's shape and dtype, C-contiguous,
+        on the host or, on cuda, on the GPU), written in place and returned as Solution.u;
+        its values are not read. None: a new array beside f (NumPy for a host f; for a
+        GPU f, one of its library on its GPU)."""
+        on_gpu = _on_gpu(f)
+        if on_gpu and self.device != "cuda":
+            raise ValueError("f is a GPU array and this Solver runs on the CPU: set it up with "
+                             "device='cuda', or pass a host array")
+        if on_gpu:
+            f = _gpu_contiguous(f, self.dtype)
+        else:
+            f = np.ascontiguousarray(f, dtype=self.dtype)
+        if x is None:
+            x = _gpu_empty_like(f) if on_gpu else np.empty(f.shape, dtype=self.dtype)
+        else:
+            if _on_gpu(x) and self.device != "cuda":
+                raise ValueError("x is a GPU array and this Solver runs on the CPU: set it up "
+                                 "with device='cuda', or pass a host array")
+            _check_target(x, self.shape, self.dtype)
+        report = self._core.solve(f, x)
+        solution = Solution(x, None, json.loads(report))
         if check and not solution.report["converged"]:
             raise NotConverged(solution.report["reason"])
         return solution
@@ -224,7 +268,7 @@ class Solver:
     def update(self, k):
         """New coefficients (node values of the solver's shape), the same structure: the
         solver's set-up is refreshed, not rebuilt."""
-        self._core.update(np.ascontiguousarray(k, dtype=np.float64))
+        self._core.update(np.ascontiguousarray(_host(k), dtype=np.float64))
 
     @property
     def setup_seconds(self):
@@ -249,15 +293,51 @@ def _gpu_copy(x, dtype=None):
     raise TypeError(f"GPU arrays from CuPy or PyTorch are taken, got {type(x).__name__}")
 
 
-def _gpu_contiguous(x, like):
-    """x as a C-contiguous GPU array of like's type (a view where it already is one)."""
-    module = type(like).__module__.split(".")[0]
-    if not _on_gpu(x):
-        raise ValueError("a, b, c and d must all be host arrays or all GPU arrays")
+def _gpu_contiguous(x, dtype):
+    """x as a C-contiguous GPU array of its own library and the given dtype (x itself where
+    it already is one)."""
+    module = type(x).__module__.split(".")[0]
     if module == "cupy":
         import cupy
-        return cupy.ascontiguousarray(x, dtype=like.dtype)
-    return x.to(dtype=like.dtype).contiguous()
+        return cupy.ascontiguousarray(x, dtype=dtype)
+    if module == "torch":
+        import torch
+        if not isinstance(dtype, torch.dtype):
+            dtype = getattr(torch, np.dtype(dtype).name)
+        return x.to(dtype=dtype).contiguous()
+    raise TypeError(f"GPU arrays from CuPy or PyTorch are taken, got {type(x).__name__}")
+
+
+def _check_target(x, shape, dtype):
+    """x must take a solution in place: the solver's shape and dtype, C-contiguous."""
+    kind = str(getattr(x, "dtype", type(x).__name__)).replace("torch.", "")
+    flags = getattr(x, "flags", None)
+    contiguous = flags.c_contiguous if flags is not None else x.is_contiguous()
+    if tuple(x.shape) != shape or kind != dtype.name or not contiguous:
+        raise ValueError(f"x must be a C-contiguous {dtype.name} array of shape {shape} (it is "
+                         f"written in place), got {kind} of shape {tuple(x.shape)}"
+                         f"{'' if contiguous else ', not C-contiguous'}")
+
+
+def _gpu_empty_like(x):
+    """A new array of x's library, shape and dtype on x's GPU."""
+    module = type(x).__module__.split(".")[0]
+    if module == "cupy":
+        import cupy
+        return cupy.empty_like(x)
+    import torch
+    return torch.empty_like(x)
+
+
+def _host(x):
+    """x as a host array (a GPU array copied to the host by its own library)."""
+    if not _on_gpu(x):
+        return x
+    module = type(x).__module__.split(".")[0]
+    if module == "cupy":
+        import cupy
+        return cupy.asnumpy(x)
+    return x.cpu().numpy()
 
 
 def _device_for(x, device):
@@ -279,7 +359,9 @@ def tridiag(a, b, c, d, method="automatic", device=None):
     device = _device_for(d, device)
     if _on_gpu(d):
         x = _gpu_copy(d)
-        a, b, c = (_gpu_contiguous(v, x) for v in (a, b, c))
+        if not all(_on_gpu(v) for v in (a, b, c)):
+            raise ValueError("a, b, c and d must all be host arrays or all GPU arrays")
+        a, b, c = (_gpu_contiguous(v, x.dtype) for v in (a, b, c))
         _core.tridiag(a, b, c, x, method, device)
         return x
     d = np.array(d, order="C", copy=True)

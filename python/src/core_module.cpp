@@ -150,7 +150,8 @@ using Sources = nb::ndarray<const double, nb::c_contig, nb::device::cpu>;
 // -div(k grad u) = f on the box [0, lengths] with the nodes of f's shape, u = 0 on every
 // side (or the sides' kind with zero data). The source values are read in place.
 // The node counts (x first) of a (ny, nx) or (nz, ny, nx) array of node values.
-std::array<int, 3> nodes_of(const Sources& a, const char* what) {
+template <class A>
+std::array<int, 3> nodes_of(const A& a, const char* what) {
   const int dims = int(a.ndim());
   require(dims == 2 || dims == 3,
           fmt::format("{} must be a 2D (ny, nx) or 3D (nz, ny, nx) array of node values, got {} "
@@ -292,6 +293,28 @@ void bind_tridiag(nb::module_& m) {
       nb::arg("device"));
 }
 
+// PoissonSolver.solve(f, u): the solution for the sources f written into u, both of the
+// solver's shape and precision, C-contiguous, each a host array or an array on the current
+// GPU (CuPy, PyTorch by DLPack), read and written in place on the solver's device. Returns
+// the report's JSON.
+template <class T>
+void bind_solver_solve(nb::class_<PoissonSolver>& c) {
+  using In = nb::ndarray<const T, nb::c_contig>;
+  using Out = nb::ndarray<T, nb::c_contig>;
+  c.def(
+      "solve",
+      [](PoissonSolver& s, In f, Out u) {
+        require(int(f.ndim()) == s.dims() && nodes_of(f, "f") == s.nodes(),
+                "f must have the solver's shape");
+        require(int(u.ndim()) == s.dims() && nodes_of(u, "u") == s.nodes(),
+                "u must have the solver's shape");
+        const Device f_at = location(f, "f"), u_at = location(u, "u");
+        nb::gil_scoped_release unlocked;
+        return s.solve<T>(f.data(), f_at, u.data(), u_at, f.size());
+      },
+      nb::arg("f").noconvert(), nb::arg("u").noconvert());
+}
+
 // sort(keys): in place; (n,) one array, (count, length) each row; host or device keys.
 template <class K>
 void bind_sort(nb::module_& m) {
@@ -343,8 +366,9 @@ NB_MODULE(_core, m) {
   m.def("array_poisson", &array_poisson, nb::arg("f"), nb::arg("lengths"), nb::arg("sides"),
         nb::arg("k"), nb::arg("k_nodes").none(), nb::arg("faces"), nb::arg("solver"),
         nb::arg("device"), nb::arg("precision"), nb::arg("tolerance").none());
-  nb::class_<PoissonSolver>(m, "PoissonSolver",
-                            "One operator on a box, its solver set up once, many sources.")
+  nb::class_<PoissonSolver> poisson_solver(
+      m, "PoissonSolver", "One operator on a box, its solver set up once, many sources.");
+  poisson_solver
       .def(
           "__init__",
           [](PoissonSolver* self, std::vector<int> shape, std::vector<double> lengths,
@@ -370,20 +394,6 @@ NB_MODULE(_core, m) {
           nb::arg("k_nodes").none(), nb::arg("solver"), nb::arg("device"), nb::arg("precision"),
           nb::arg("tolerance").none())
       .def(
-          "solve",
-          [](PoissonSolver& s, Sources f) {
-            require(nodes_of(f, "f") == s.nodes() && int(f.ndim()) == s.dims(),
-                    "f must have the solver's shape");
-            std::pair<std::vector<double>, std::string> out;
-            {
-              nb::gil_scoped_release unlocked;
-              out = s.solve(f.data(), f.size());
-            }
-            return std::make_tuple(owned_array(std::move(out.first), s.nodes(), s.dims()),
-                                   out.second);
-          },
-          nb::arg("f"))
-      .def(
           "update",
           [](PoissonSolver& s, Sources k) {
             require(nodes_of(k, "k") == s.nodes() && int(k.ndim()) == s.dims(),
@@ -392,7 +402,14 @@ NB_MODULE(_core, m) {
             s.update(k.data(), k.size());
           },
           nb::arg("k"))
-      .def_prop_ro("setup_seconds", &PoissonSolver::setup_seconds);
+      .def_prop_ro("setup_seconds", &PoissonSolver::setup_seconds)
+      .def_prop_ro("single_precision", &PoissonSolver::single_precision,
+                   "Whether it solves in float32 (its arrays' dtype).")
+      .def_prop_ro(
+          "device", [](const PoissonSolver& s) { return to_string(s.device()); },
+          "Where it solves: cpu or cuda.");
+  bind_solver_solve<double>(poisson_solver);
+  bind_solver_solve<float>(poisson_solver);
   m.def(
       "magnet_design",
       [](double r0, double z0, double r1, double z1, double h, double B, int wires,

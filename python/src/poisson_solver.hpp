@@ -1,7 +1,8 @@
 // PoissonSolver: one operator on a box (every side of one kind with zero data, k constant or
-// given per node), its solver set up once and solved for many sources; new coefficients of
-// the same structure refresh the setup in place (a multigrid hierarchy is updated, not
-// rebuilt). The Python module's Solver.
+// given per node), its solver set up once and solved for many sources, each source's
+// right-hand side written in one pass (SourceMap) without assembling again; new
+// coefficients of the same structure refresh the setup in place (a multigrid hierarchy is
+// updated, not rebuilt). The Python module's Solver.
 #pragma once
 #include <array>
 #include <functional>
@@ -11,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "gridsolve/exec/device.hpp"
 #include "gridsolve/solve/solve_options.hpp"
 
 namespace gridsolve {
@@ -27,9 +29,13 @@ class PoissonSolver {
   PoissonSolver(const PoissonSolver&) = delete;
   PoissonSolver& operator=(const PoissonSolver&) = delete;
 
-  // u at every node (x fastest) for the sources f (one value per node, x fastest), and the
-  // report as summary.json's JSON.
-  std::pair<std::vector<double>, std::string> solve(const double* f, std::size_t count);
+  // Solves for the sources f and writes the solution u: both dense arrays of `count` node
+  // values (x fastest) in the solver's precision, each in host memory or the current GPU's
+  // (`f_at`, `u_at`). Where an array lies on the solver's device it is read or written in
+  // place; otherwise it goes through one copy. Work queued on the GPU by the arrays' own
+  // library is waited for first. Returns the report as summary.json's JSON.
+  template <class T>
+  std::string solve(const T* f, Device f_at, T* u, Device u_at, std::size_t count);
   // New per-node coefficients (one per node): the solver refreshed for them.
   void update(const double* k, std::size_t count);
   // Called during long solves (after `after` seconds, then once a second), as the command's
@@ -37,6 +43,8 @@ class PoissonSolver {
   void on_progress(std::function<void(const ProgressInfo&)> hook, double after);
 
   int dims() const { return dims_; }
+  Device device() const;
+  bool single_precision() const;
   const std::array<int, 3>& nodes() const { return nodes_; }
   double setup_seconds() const;
 

@@ -116,3 +116,64 @@ def test_a_thousand_solves_leak_nothing():
     assert u.shape == (n, n)
     assert current - first < 200_000             # Python objects: nothing kept per solve
     assert rss_after - rss_before < 20_000        # the process: under 20 MB for 2000 solves
+
+
+def test_the_solution_is_written_in_place_into_x():
+    n = 65
+    X, Y = grid(n)
+    f = np.sin(np.pi * X) * np.cos(2 * Y) + X
+    s = gridsolve.Solver((n, n), solver="mgcg", tol=1e-10)
+    x = np.full((n, n), 7.0)
+    pointer = x.ctypes.data
+    sol = s.solve(f, x)
+    assert sol.u is x and x.ctypes.data == pointer
+    assert sol.report["arrays_copied"] == 0  # f read and u written where they lie
+    np.testing.assert_array_equal(x, gridsolve.solve(f, solver="mgcg", tol=1e-10).u)
+    for bad, message in [(np.empty((n, n - 1)), "shape"), (np.empty((n, n), np.float32), "float64"),
+                         (np.empty((n, 2 * n))[:, ::2], "not C-contiguous")]:
+        with pytest.raises(ValueError, match=message):
+            s.solve(f, bad)
+
+
+@pytest.mark.parametrize("sides, variable_k", [("neumann", False), ("periodic", False),
+                                               ("dirichlet", True)])
+def test_a_set_up_solver_equals_a_fresh_assembly_on_every_side_kind(sides, variable_k):
+    # The set-up solver writes each right-hand side from one assembly's map; a fresh solve
+    # assembles the source: the two agree (the singular all-Neumann and periodic operators'
+    # net source removed alike).
+    n = 49
+    X, Y = grid(n)
+    f = np.cos(2 * np.pi * X) * np.cos(2 * np.pi * Y) + 0.3 * np.sin(2 * np.pi * X)
+    k = 1.0 + X * Y if variable_k else 2.0
+    s = gridsolve.Solver((n, n), sides=sides, k=k, solver="mgcg", tol=1e-11)
+    got = s.solve(f, check=True).u
+    want = gridsolve.solve(f, sides=sides, k=k, solver="mgcg", tol=1e-11, check=True).u
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-11 * np.abs(want).max())
+    assert np.abs(want).max() > 1e-3
+
+
+def test_sources_that_are_not_finite_or_have_no_solution_are_refused():
+    n = 17
+    s = gridsolve.Solver((n, n))
+    f = np.ones((n, n))
+    f[0, 0] = np.nan  # a Dirichlet node: not read
+    assert s.solve(f).report["converged"]
+    f[5, 6] = np.inf
+    with pytest.raises(ValueError, match="not finite"):
+        s.solve(f)
+    singular = gridsolve.Solver((n, n), sides="neumann")
+    with pytest.raises(ValueError, match="no solution exists"):
+        singular.solve(np.ones((n, n)))
+
+
+def test_single_precision_takes_and_gives_float32():
+    n = 33
+    X, Y = grid(n)
+    f = 2 * np.pi**2 * np.sin(np.pi * X) * np.sin(np.pi * Y)
+    s = gridsolve.Solver((n, n), precision="float", solver="mgcg")
+    assert s.dtype == np.float32
+    u = s.solve(f, check=True).u  # float64 sources converted
+    assert u.dtype == np.float32
+    assert np.abs(u - np.sin(np.pi * X) * np.sin(np.pi * Y)).max() < 2e-3
+    x = np.empty((n, n), np.float32)
+    assert s.solve(f.astype(np.float32), x).u is x

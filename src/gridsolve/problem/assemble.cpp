@@ -118,13 +118,15 @@ struct Balance {
   }
 };
 
+}  // namespace
+
 // All sides Neumann and nothing fixed: A has the constants as null space and is
 // symmetric, so A u = b is solvable only when the free rows' b sums to zero. Data that
 // is compatible up to discretization error is projected (the mean of b removed);
 // clearly incompatible data is refused, since no solution exists.
 template <class T>
-void make_compatible(StencilOperator<T>& op) {
-  const FieldView<T> b = op.rhs.view();
+double remove_net_source(const StencilOperator<T>& op, Field<T>& rhs) {
+  const FieldView<T> b = rhs.view();
   const FieldView<const std::uint8_t> m = op.mask.cview();
   const Balance bal = reduce<Balance>(
       op.device, op.active,
@@ -148,14 +150,14 @@ void make_compatible(StencilOperator<T>& op) {
                       all.sum, all.total, mismatch));
   const T mean = T(all.sum / double(all.count));
   // A part's ghost rows too, so that they stay the whole operator's rows.
-  const Box rows =
-      op.parts ? op.rhs.interior().grown(1).intersect(op.grid.nodes()) : op.active;
+  const Box rows = op.parts ? rhs.interior().grown(1).intersect(op.grid.nodes()) : op.active;
   for_each(op.device, rows, [=] GRIDSOLVE_HD(int i, int j, int k) {
     if (m(i, j, k) == 0) b(i, j, k) -= mean;
   });
-  op.singular = true;
-  op.rhs_mismatch = mismatch;
+  return mismatch;
 }
+
+namespace {
 
 // What the row loop found wrong at a node (0: nothing), for the message thrown after it.
 enum BadValue : std::uint8_t { bad_k_face = 1, bad_k_side = 7, bad_g_side = 13, bad_f = 19 };
@@ -362,8 +364,13 @@ Grid held_grid(const ProblemSpec& spec, const RankPart& part) {
   return held;
 }
 
+namespace {
+
+// assemble's body; `project`: remove a singular operator's net source from b (assemble
+// does; assembled_rhs wants b as the data and sources give it).
 template <class T>
-Discretization<T> assemble(const ProblemSpec& spec, Device device, const RankPart& part) {
+Discretization<T> assemble_rows(const ProblemSpec& spec, Device device, const RankPart& part,
+                                bool project) {
   if (spec.grid.geometry == Geometry::axisymmetric)
     return assemble_axisymmetric<T>(spec, device, {}, part);
   spec.validate();
@@ -608,13 +615,31 @@ Discretization<T> assemble(const ProblemSpec& spec, Device device, const RankPar
       anchored = anchored || spec.boundaries[f].kind == BoundaryKind::dirichlet ||
                  spec.boundaries[f].kind == BoundaryKind::robin;
     for (const MaskRegion& r : spec.regions) anchored = anchored || r.kind == NodeKind::fixed;
-    if (!anchored) make_compatible(op);
+    if (!anchored) {
+      op.singular = true;
+      if (project) op.rhs_mismatch = remove_net_source(op, op.rhs);
+    }
   }
 
   Discretization<T> out;
   out.op = std::move(op);
   out.u = std::move(u);
   return out;
+}
+
+}  // namespace
+
+template <class T>
+Discretization<T> assemble(const ProblemSpec& spec, Device device, const RankPart& part) {
+  return assemble_rows<T>(spec, device, part, true);
+}
+
+template <class T>
+Field<T> assembled_rhs(const ProblemSpec& spec, Device device) {
+  require(spec.grid.geometry == Geometry::cartesian,
+          "assembled_rhs: a cartesian problem (axisymmetric rows scale by the radius)");
+  require(!spec.f_nodes.empty(), "assembled_rhs: the sources given per node");
+  return std::move(assemble_rows<T>(spec, device, {}, false).op.rhs);
 }
 
 template <class T>
@@ -677,6 +702,10 @@ template double max_error<float>(const Discretization<float>&, const Field<float
 template double max_error<double>(const Discretization<double>&, const Field<double>&);
 template Discretization<float> assemble<float>(const ProblemSpec&, Device, const RankPart&);
 template Discretization<double> assemble<double>(const ProblemSpec&, Device, const RankPart&);
+template Field<float> assembled_rhs<float>(const ProblemSpec&, Device);
+template Field<double> assembled_rhs<double>(const ProblemSpec&, Device);
+template double remove_net_source<float>(const StencilOperator<float>&, Field<float>&);
+template double remove_net_source<double>(const StencilOperator<double>&, Field<double>&);
 template Field<float> sample_exact<float>(const ProblemSpec&, Device, const RankPart&);
 template Field<double> sample_exact<double>(const ProblemSpec&, Device, const RankPart&);
 

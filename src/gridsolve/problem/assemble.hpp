@@ -35,6 +35,18 @@ struct Discretization {
 template <class T>
 Discretization<T> assemble(const ProblemSpec& spec, Device device, const RankPart& part = {});
 
+// The right-hand side assemble gives a cartesian spec whose sources are given per node,
+// whole, before a singular operator's net source is removed: b is linear in the sources
+// and the boundary data, so two of these give SourceMap its parts.
+template <class T>
+Field<T> assembled_rhs(const ProblemSpec& spec, Device device);
+
+// A singular operator's right-hand side made solvable: its net source over the free nodes
+// removed (when it is within 1% of the total, as discretization error) or refused (more:
+// no solution exists). Returns the share removed. assemble does it to its own b.
+template <class T>
+double remove_net_source(const StencilOperator<T>& op, Field<T>& rhs);
+
 // Whether assemble takes a RankPart for this problem.
 bool assembles_on_ranks(const ProblemSpec& spec);
 
