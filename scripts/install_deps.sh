@@ -6,7 +6,8 @@ packages=(cmake ninja-build g++ pkg-config libcli11-dev libtomlplusplus-dev libf
   libfftw3-dev liblapack-dev gnuplot-nox
   libopenmpi-dev openmpi-bin  # MPI: several processes, and the mpi-labelled tests' mpiexec
   libhypre-dev  # HYPRE: the structured-multigrid peer of `gridsolve bench mg`
-  python3-dev python3-venv python3-numpy python3-pytest)  # the Python module and its tests
+  python3-dev python3-venv python3-numpy python3-pytest  # the Python module and its tests
+  python3-mpi4py)  # its communicators, for the module on ranks (the same Open MPI)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

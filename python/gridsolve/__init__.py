@@ -51,16 +51,35 @@ def _finish(result, check):
     return solution
 
 
+def _comm_handle(comm):
+    """An mpi4py communicator as the core takes it (its MPI_Comm handle); None for none."""
+    if comm is None:
+        return None
+    try:
+        from mpi4py import MPI
+    except ImportError:
+        raise ValueError("comm must be an mpi4py communicator, and mpi4py is not installed")
+    if not isinstance(comm, MPI.Comm) or comm == MPI.COMM_NULL:
+        raise ValueError(f"comm must be an mpi4py communicator, got {type(comm).__name__}")
+    ours, theirs = _core.mpi_library(), MPI.Get_library_version()
+    if not theirs.startswith(ours):
+        raise ValueError(f"mpi4py runs on {theirs.split(',')[0].strip()} and gridsolve on "
+                         f"{ours}: they must share one MPI library")
+    return MPI._handleof(comm)
+
+
 def poisson(n=129, dims=2, sides="dirichlet", mask="none", k="constant", rhs="manufactured",
-            solver="mgcg", device="cpu", precision="double", tol=None, check=False):
+            solver="mgcg", device="cpu", precision="double", tol=None, check=False, comm=None):
     """The command's model problem (`gridsolve poisson`) with the same options: a
     manufactured solution on the unit square or cube, n nodes per side.
 
     sides: dirichlet | neumann | robin | periodic | periodic-all; mask: none | fixed | hole;
     k: constant | variable; rhs: manufactured | random. tol: the relative residual to reach
-    (None: the solver's default). check: raise NotConverged when it is not reached."""
+    (None: the solver's default). check: raise NotConverged when it is not reached.
+    comm: an mpi4py communicator whose ranks all make the same call: solved by all of them
+    as `mpirun gridsolve poisson` solves it, the whole solution on every rank."""
     return _finish(_core.model_poisson(n, dims, sides, mask, k, rhs, solver, device, precision,
-                                       tol), check)
+                                       tol, _comm_handle(comm)), check)
 
 
 def _toml_value(v):
@@ -170,7 +189,7 @@ def _faces(boundary):
 
 
 def solve(f, lengths=None, sides="dirichlet", k=1.0, solver=None, device=None,
-          precision=None, tol=None, check=False, boundary=None):
+          precision=None, tol=None, check=False, boundary=None, comm=None):
     """-div(k grad u) = f on the box [0, lengths] (default: unit sides), f given at the nodes
     as a float64 array of shape (ny, nx) or (nz, ny, nx); every side of the kind `sides`
     with zero data. k: a constant, or an array of node values of f's shape (the faces take
@@ -188,11 +207,19 @@ def solve(f, lengths=None, sides="dirichlet", k=1.0, solver=None, device=None,
 
     f may be a GPU array (CuPy, PyTorch; zero data on every side): solved on its GPU
     (device defaults to cuda there) by a Solver set up for it, read and written in place,
-    u returned as an array of f's library on that GPU."""
+    u returned as an array of f's library on that GPU.
+
+    comm: an mpi4py communicator (the same MPI library as gridsolve's) whose ranks all make
+    the same call with the same data: the problem is solved by all of them, each rank its
+    part (on its GPU with device="cuda": rank i of a machine takes GPU i), as the command
+    runs under mpirun; the whole solution comes back on every rank. Host arrays only."""
+    handle = _comm_handle(comm)
     if isinstance(f, Problem):
-        return _finish(_core.config_poisson(f.toml, f.source, solver, device, precision, tol),
-                       check)
+        return _finish(_core.config_poisson(f.toml, f.source, solver, device, precision, tol,
+                                            handle), check)
     if _on_gpu(f):  # solved on its GPU, read and written there in place (Solver.solve)
+        if handle is not None:
+            raise ValueError("comm takes host arrays; a GPU array f is solved on its GPU alone")
         if boundary:
             raise ValueError("boundary data come with a host array f; a GPU array f is solved "
                              "with zero data on every side")
@@ -203,7 +230,7 @@ def solve(f, lengths=None, sides="dirichlet", k=1.0, solver=None, device=None,
     kc, kn = _coefficient(k)
     return _finish(_core.array_poisson(f, list(lengths or []), sides, kc, kn, _faces(boundary),
                                        solver or "mgcg", device or "cpu", precision or "double",
-                                       tol), check)
+                                       tol, handle), check)
 
 
 class Solver:

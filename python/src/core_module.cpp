@@ -29,11 +29,13 @@
 #include "flow_case_run.hpp"
 #include "magnet_design.hpp"
 #include "poisson_solver.hpp"
+#include "gridsolve/exec/communicator.hpp"
 #include "gridsolve/exec/device.hpp"
 #include "gridsolve/io/config.hpp"
 #include "gridsolve/io/summary_json.hpp"
 #include "gridsolve/problem/assemble.hpp"
 #include "gridsolve/problem/model_problems.hpp"
+#include "gridsolve/solve/solve_on_ranks.hpp"
 #include "gridsolve/solve/solve_settings.hpp"
 #include "gridsolve/solve/solver.hpp"
 #include "gridsolve/solve/solver_registry.hpp"
@@ -78,18 +80,31 @@ Array owned_array(std::vector<double>&& values, const std::array<int, 3>& n, int
 // Solves `spec` as the command would: the settings resolved (and refused) first, the
 // assembly and solve without the interpreter's lock. Returns the solution, the exact
 // solution where the problem has one (else None) and the report as summary.json's JSON.
+// `comm`: the MPI_Comm handle of an mpi4py communicator whose ranks all call it alike: the
+// problem assembled whole on each, solved by all of them (each its part, on its GPU or the
+// CPU), the solution gathered on every rank. None: this process alone.
 std::tuple<Array, nb::object, std::string> solve_spec(const ProblemSpec& spec,
-                                                      const SolveSettings& settings) {
+                                                      const SolveSettings& settings,
+                                                      std::optional<std::uintptr_t> comm) {
+  std::optional<RanksScope> ranks;
+  if (comm) ranks.emplace(*comm);
   ResolvedSolve r = resolve(settings);
   r.options.progress_after = interrupt_check_after;
   r.options.on_progress = check_interrupt;
+  const bool on_ranks = Communicator::world().size() > 1;
   return with_precision(r.precision, [&]<class T>() {
     std::optional<Discretization<T>> d;
     SolveReport report;
+    RanksUsed used;
     {
       nb::gil_scoped_release unlocked;
-      d.emplace(assemble<T>(spec, r.device));
-      report = run_solve<T>(r, d->op, d->u);
+      if (on_ranks) {
+        d.emplace(assemble<T>(spec, Device::cpu));
+        report = solve_on_ranks<T>(r, d->op, d->u, "", used, SolutionOn::every_rank);
+      } else {
+        d.emplace(assemble<T>(spec, r.device));
+        report = run_solve<T>(r, d->op, d->u);
+      }
     }
     nb::object exact = nb::none();
     nlohmann::json j = to_json(report);
@@ -103,6 +118,8 @@ std::tuple<Array, nb::object, std::string> solve_spec(const ProblemSpec& spec,
     j["device"] = to_string(r.device);
     j["precision"] = to_string(r.precision);
     j["unknowns"] = d->op.unknowns;
+    j["ranks"] = used.ranks;
+    if (on_ranks) j["ranks_used"] = describe(used);
     return std::make_tuple(to_numpy(d->u, spec.grid), exact, json_text(j));
   });
 }
@@ -111,38 +128,38 @@ std::tuple<Array, nb::object, std::string> solve_spec(const ProblemSpec& spec,
                                                       const std::string& solver,
                                                       const std::string& device,
                                                       const std::string& precision,
-                                                      std::optional<double> tolerance) {
+                                                      std::optional<double> tolerance,
+                                                      std::optional<std::uintptr_t> comm) {
   SolveSettings settings;
   settings.solver = solver;
   settings.device = device;
   settings.precision = parse_precision(precision);
   settings.tolerance = tolerance;
-  return solve_spec(spec, settings);
+  return solve_spec(spec, settings, comm);
 }
 
 // A problem file's text (docs/config.md; `gridsolve solve` reads the same through the same
 // reader), its [solver] table overridden where an argument is given.
-std::tuple<Array, nb::object, std::string> config_poisson(const std::string& text,
-                                                          const std::string& source,
-                                                          std::optional<std::string> solver,
-                                                          std::optional<std::string> device,
-                                                          std::optional<std::string> precision,
-                                                          std::optional<double> tolerance) {
+std::tuple<Array, nb::object, std::string> config_poisson(
+    const std::string& text, const std::string& source, std::optional<std::string> solver,
+    std::optional<std::string> device, std::optional<std::string> precision,
+    std::optional<double> tolerance, std::optional<std::uintptr_t> comm) {
   RunConfig c = parse_config(text, source);
   if (solver) c.solve.solver = *solver;
   if (device) c.solve.device = *device;
   if (precision) c.solve.precision = parse_precision(*precision);
   if (tolerance) c.solve.tolerance = tolerance;
-  return solve_spec(c.spec, c.solve);
+  return solve_spec(c.spec, c.solve, comm);
 }
 
 std::tuple<Array, nb::object, std::string> model_poisson(
     int n, int dims, const std::string& sides, const std::string& mask, const std::string& k,
     const std::string& rhs, const std::string& solver, const std::string& device,
-    const std::string& precision, std::optional<double> tolerance) {
+    const std::string& precision, std::optional<double> tolerance,
+    std::optional<std::uintptr_t> comm) {
   ModelProblem m;
   m.n = n, m.dims = dims, m.sides = sides, m.mask = mask, m.coefficient = k, m.rhs = rhs;
-  return solve_spec(make_model_problem(m), solver, device, precision, tolerance);
+  return solve_spec(make_model_problem(m), solver, device, precision, tolerance, comm);
 }
 
 using Sources = nb::ndarray<const double, nb::c_contig, nb::device::cpu>;
@@ -209,7 +226,8 @@ Expression face_values(const Grid& g, int face, const Sources& a) {
 std::tuple<Array, nb::object, std::string> array_poisson(
     Sources f, std::vector<double> lengths, const std::string& sides, double k,
     std::optional<Sources> k_nodes, const std::vector<FaceData>& faces, const std::string& solver,
-    const std::string& device, const std::string& precision, std::optional<double> tolerance) {
+    const std::string& device, const std::string& precision, std::optional<double> tolerance,
+    std::optional<std::uintptr_t> comm) {
   const int dims = int(f.ndim());
   require(dims == 2 || dims == 3,
           "f must be a 2D (ny, nx) or 3D (nz, ny, nx) array of node values, got " +
@@ -249,7 +267,7 @@ std::tuple<Array, nb::object, std::string> array_poisson(
     b.alpha = alpha;
   }
   spec.name = "poisson from an array";
-  return solve_spec(spec, solver, device, precision, tolerance);
+  return solve_spec(spec, solver, device, precision, tolerance, comm);
 }
 
 // Where an array handed over lives: the host, or a CUDA GPU (CuPy, PyTorch: DLPack device
@@ -359,13 +377,16 @@ NB_MODULE(_core, m) {
   m.def("cuda_available", &cuda_available, "Whether a CUDA GPU can be used here.");
   m.def("model_poisson", &model_poisson, nb::arg("n"), nb::arg("dims"), nb::arg("sides"),
         nb::arg("mask"), nb::arg("k"), nb::arg("rhs"), nb::arg("solver"), nb::arg("device"),
-        nb::arg("precision"), nb::arg("tolerance").none());
+        nb::arg("precision"), nb::arg("tolerance").none(), nb::arg("comm").none());
   m.def("config_poisson", &config_poisson, nb::arg("text"), nb::arg("source"),
         nb::arg("solver").none(), nb::arg("device").none(), nb::arg("precision").none(),
-        nb::arg("tolerance").none());
+        nb::arg("tolerance").none(), nb::arg("comm").none());
   m.def("array_poisson", &array_poisson, nb::arg("f"), nb::arg("lengths"), nb::arg("sides"),
         nb::arg("k"), nb::arg("k_nodes").none(), nb::arg("faces"), nb::arg("solver"),
-        nb::arg("device"), nb::arg("precision"), nb::arg("tolerance").none());
+        nb::arg("device"), nb::arg("precision"), nb::arg("tolerance").none(),
+        nb::arg("comm").none());
+  m.def("mpi_library", &mpi_description,
+        "The MPI library this build runs on (an mpi4py communicator must share it).");
   nb::class_<PoissonSolver> poisson_solver(
       m, "PoissonSolver", "One operator on a box, its solver set up once, many sources.");
   poisson_solver

@@ -11,7 +11,7 @@
 #include "gridsolve/exec/device.hpp"
 
 #if GRIDSOLVE_HAVE_MPI
-#include <mpi.h>
+#include "gridsolve/exec/mpi_comm.hpp"
 #endif
 
 namespace gridsolve {
@@ -104,6 +104,51 @@ MpiSession::MpiSession(int& argc, char**& argv, bool start) {
 #endif
 }
 
+RanksScope::RanksScope(std::uintptr_t handle) : before_(Communicator::world()) {
+#if GRIDSOLVE_HAVE_MPI
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  require(initialized && !finalized,
+          "a communicator's ranks can be used only while MPI runs (started by its library, "
+          "e.g. mpi4py)");
+  const MPI_Comm given = mpi_comm_of_handle(handle);
+  // The ranks of the first communicator given, kept for the process.
+  static Communicator ranks;
+  if (!ranks.mpi_) {
+    MPI_Comm own = MPI_COMM_NULL;
+    check_mpi(MPI_Comm_dup(given, &own), "MPI_Comm_dup");
+    MPI_Comm_set_errhandler(own, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(own, &ranks.rank_);
+    MPI_Comm_size(own, &ranks.size_);
+    MPI_Comm local = MPI_COMM_NULL;
+    check_mpi(MPI_Comm_split_type(own, MPI_COMM_TYPE_SHARED, ranks.rank_, MPI_INFO_NULL, &local),
+              "MPI_Comm_split_type");
+    MPI_Comm_rank(local, &ranks.local_rank_);
+    MPI_Comm_size(local, &ranks.local_size_);
+    MPI_Comm_free(&local);
+    ranks.handle_ = handle_of_mpi_comm(own);
+    ranks.mpi_ = true;
+    use_gpu_of_local_rank(ranks.local_rank_);  // as under mpirun: a GPU per rank of a machine
+  } else {
+    int same = MPI_UNEQUAL;
+    check_mpi(MPI_Comm_compare(mpi_comm_of_handle(ranks.handle_), given, &same),
+              "MPI_Comm_compare");
+    require(same == MPI_IDENT || same == MPI_CONGRUENT,
+            "gridsolve runs on one set of ranks per process, and this communicator's ranks "
+            "differ from the first one's");
+  }
+  const_cast<Communicator&>(Communicator::world()) = ranks;
+#else
+  (void)handle;
+  require(false, "this build of gridsolve has no MPI, so it cannot run on a communicator's ranks");
+#endif
+}
+
+RanksScope::~RanksScope() {
+  const_cast<Communicator&>(Communicator::world()) = before_;
+}
+
 MpiSession::~MpiSession() {
 #if GRIDSOLVE_HAVE_MPI
   if (!started_) return;
@@ -139,7 +184,7 @@ void Communicator::all_reduce(std::span<double> values, bool maximum) const {
 #if GRIDSOLVE_HAVE_MPI
   if (mpi_ && size_ > 1)
     check_mpi(MPI_Allreduce(MPI_IN_PLACE, values.data(), count_of(values.size()), MPI_DOUBLE,
-                            maximum ? MPI_MAX : MPI_SUM, MPI_COMM_WORLD),
+                            maximum ? MPI_MAX : MPI_SUM, run_mpi_comm()),
               maximum ? "MPI_Allreduce (max)" : "MPI_Allreduce (sum)");
 #else
   (void)values, (void)maximum;
@@ -152,7 +197,7 @@ std::vector<double> Communicator::gather_all(std::span<const double> values) con
 #if GRIDSOLVE_HAVE_MPI
   if (mpi_ && size_ > 1)
     check_mpi(MPI_Allgather(values.data(), count_of(values.size()), MPI_DOUBLE, all.data(),
-                            count_of(values.size()), MPI_DOUBLE, MPI_COMM_WORLD),
+                            count_of(values.size()), MPI_DOUBLE, run_mpi_comm()),
               "MPI_Allgather");
 #endif
   return all;
@@ -163,7 +208,7 @@ void Communicator::broadcast(std::span<std::byte> bytes, int root) const {
   if (mpi_ && size_ > 1)
     for (std::size_t at = 0; at < bytes.size(); at += message_piece)  // pieces MPI can count
       check_mpi(MPI_Bcast(bytes.data() + at, int(std::min(message_piece, bytes.size() - at)),
-                          MPI_BYTE, root, MPI_COMM_WORLD),
+                          MPI_BYTE, root, run_mpi_comm()),
                 "MPI_Bcast");
 #else
   (void)bytes, (void)root;
@@ -180,7 +225,7 @@ void Communicator::broadcast(std::string& text, int root) const {
 
 void Communicator::barrier() const {
 #if GRIDSOLVE_HAVE_MPI
-  if (mpi_ && size_ > 1) check_mpi(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+  if (mpi_ && size_ > 1) check_mpi(MPI_Barrier(run_mpi_comm()), "MPI_Barrier");
 #endif
 }
 
@@ -201,9 +246,9 @@ void Communicator::exchange(std::span<const Message> outgoing,
         const std::size_t n = std::min(message_piece, m.bytes.size() - at);
         requests.push_back(MPI_REQUEST_NULL);
         check_mpi(receive ? MPI_Irecv(m.bytes.data() + at, int(n), MPI_BYTE, m.peer, m.tag,
-                                      MPI_COMM_WORLD, &requests.back())
+                                      run_mpi_comm(), &requests.back())
                           : MPI_Isend(m.bytes.data() + at, int(n), MPI_BYTE, m.peer, m.tag,
-                                      MPI_COMM_WORLD, &requests.back()),
+                                      run_mpi_comm(), &requests.back()),
                   receive ? "MPI_Irecv" : "MPI_Isend");
       }
     };
@@ -238,7 +283,7 @@ void Communicator::abort(const std::string& message, int exit_code) const {
 #if GRIDSOLVE_HAVE_MPI
   // MPI_Abort ends every rank (the launcher passes the code on), so none waits forever
   // for a rank that left.
-  if (mpi_ && size_ > 1) MPI_Abort(MPI_COMM_WORLD, exit_code);
+  if (mpi_ && size_ > 1) MPI_Abort(run_mpi_comm(), exit_code);
 #endif
   std::exit(exit_code);
 }

@@ -3,6 +3,7 @@
 // Without MPI, or when MPI was not started, it is a world of one rank.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
@@ -41,8 +42,11 @@ struct Message {
 
 class Communicator {
  public:
-  // Every rank of the run (MPI_COMM_WORLD once an MpiSession started MPI, else one rank).
+  // Every rank of the run (MPI_COMM_WORLD once an MpiSession started MPI, or the
+  // communicator adopted from the caller, else one rank).
   static const Communicator& world();
+  // The run's MPI_Comm as an integer; 0 for MPI_COMM_WORLD (mpi_comm.hpp converts it).
+  std::uintptr_t mpi_handle() const { return handle_; }
 
   int rank() const { return rank_; }
   int size() const { return size_; }
@@ -90,7 +94,26 @@ class Communicator {
   int local_rank_ = 0;
   int local_size_ = 1;
   bool mpi_ = false;
+  std::uintptr_t handle_ = 0;  // 0: MPI_COMM_WORLD
   friend class MpiSession;
+  friend class RanksScope;
+};
+
+// For its life, world() is the ranks of a communicator the caller started MPI for (mpi4py,
+// in the Python module); afterwards world() is what it was. gridsolve talks over a
+// duplicate of it, made once, so its messages never mix with the caller's. `handle` is the
+// MPI_Comm as an integer; every rank of it makes one alike. A process keeps one set of
+// ranks (its GPU links are set up once for them): a communicator of other ranks than the
+// first one's is refused, as is a build without MPI.
+class RanksScope {
+ public:
+  explicit RanksScope(std::uintptr_t handle);
+  ~RanksScope();
+  RanksScope(const RanksScope&) = delete;
+  RanksScope& operator=(const RanksScope&) = delete;
+
+ private:
+  Communicator before_;
 };
 
 }  // namespace gridsolve

@@ -19,6 +19,9 @@
 
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/communicator.hpp"
+#if GRIDSOLVE_HAVE_PARALLEL_HDF5
+#include "gridsolve/exec/mpi_comm.hpp"
+#endif
 #include "gridsolve/io/atomic_file.hpp"
 #include "gridsolve/io/result_set.hpp"
 
@@ -224,7 +227,7 @@ void write_hdf5_file(const std::string& path, const std::string& label, const Gr
     // Independent data writes: a rank whose write fails (a full disk) gets its error back
     // at once instead of leaving the others inside a collective write; the ranks then
     // agree on the outcome (below) before the next collective step.
-    if (H5Pset_fapl_mpio(access.get(), MPI_COMM_WORLD, MPI_INFO_NULL) < 0 ||
+    if (H5Pset_fapl_mpio(access.get(), run_mpi_comm(), MPI_INFO_NULL) < 0 ||
         H5Pset_dxpl_mpio(transfer.get(), H5FD_MPIO_INDEPENDENT) < 0)
       hdf5_failure(fmt::format("cannot open '{}' on every rank (MPI-IO)", label));
 #else

@@ -15,7 +15,7 @@
 #include "gridsolve/solve/solve_steps.hpp"
 
 #if GRIDSOLVE_HAVE_HYPRE
-#include <mpi.h>
+#include "gridsolve/exec/mpi_comm.hpp"
 
 #include "gridsolve/solve/hypre_pfmg_pcg.hpp"
 #endif
@@ -71,7 +71,7 @@ class HyprePfmg final : public Solver<T> {
     const int dims = op.grid.dims, points = dims == 3 ? 7 : 5;
     int lower[3] = {box.lo[0], box.lo[1], box.lo[2]}, upper[3] = {box.hi[0], box.hi[1], box.hi[2]};
     HYPRE_StructGrid grid = nullptr;
-    HYPRE_StructGridCreate(MPI_COMM_WORLD, dims, &grid);
+    HYPRE_StructGridCreate(run_mpi_comm(), dims, &grid);
     if (!box.empty()) HYPRE_StructGridSetExtents(grid, lower, upper);
     int period[3] = {0, 0, 0};
     for (int axis = 0; axis < dims; ++axis)
@@ -111,15 +111,15 @@ class HyprePfmg final : public Solver<T> {
           x[std::size_t(row)] = uv(i, j, k);  // the start: u as it is
         }
     HYPRE_StructMatrix matrix = nullptr;
-    HYPRE_StructMatrixCreate(MPI_COMM_WORLD, grid, stencil_shape, &matrix);
+    HYPRE_StructMatrixCreate(run_mpi_comm(), grid, stencil_shape, &matrix);
     HYPRE_StructMatrixInitialize(matrix);
     int entries[7] = {0, 1, 2, 3, 4, 5, 6};
     if (count > 0)
       HYPRE_StructMatrixSetBoxValues(matrix, lower, upper, points, entries, values.data());
     HYPRE_StructMatrixAssemble(matrix);
     HYPRE_StructVector hb = nullptr, hx = nullptr;
-    HYPRE_StructVectorCreate(MPI_COMM_WORLD, grid, &hb);
-    HYPRE_StructVectorCreate(MPI_COMM_WORLD, grid, &hx);
+    HYPRE_StructVectorCreate(run_mpi_comm(), grid, &hb);
+    HYPRE_StructVectorCreate(run_mpi_comm(), grid, &hx);
     HYPRE_StructVectorInitialize(hb);
     HYPRE_StructVectorInitialize(hx);
     if (count > 0) {
@@ -132,7 +132,7 @@ class HyprePfmg final : public Solver<T> {
     int iterations = 0;
     double hypre_residual = 0;
     {
-      const HyprePfmgPcg solver(MPI_COMM_WORLD, options.tolerance, options.max_iterations);
+      const HyprePfmgPcg solver(run_mpi_comm(), options.tolerance, options.max_iterations);
       HYPRE_StructPCGSetup(solver.pcg, matrix, hb, hx);
       HYPRE_StructPCGSolve(solver.pcg, matrix, hb, hx);
       HYPRE_StructPCGGetNumIterations(solver.pcg, &iterations);
