@@ -13,7 +13,7 @@ import numpy as np
 
 from . import _core
 
-__all__ = ["Solution", "NotConverged", "Problem", "Solver", "poisson", "solve", "tridiag", "sort",
+__all__ = ["Solution", "NotConverged", "Grid", "Problem", "Solver", "poisson", "solve", "tridiag", "sort",
            "solvers", "cuda_available"]
 
 
@@ -93,6 +93,56 @@ def _toml_value(v):
     return repr(float(v)) if isinstance(v, (float, np.floating)) else str(int(v))
 
 
+class Grid:
+    """The nodes of a box: `nodes` per axis (x first, the sides' nodes included), the box
+    [lo, hi] (unit sides by default). Arrays of node values are shaped as the library holds
+    them, x fastest: `shape` is (ny, nx) or (nz, ny, nx).
+
+        >>> g = gridsolve.Grid((129, 65), hi=(2.0, 1.0))
+        >>> X, Y = g.mesh()                   # node coordinates, each of shape g.shape
+        >>> f = np.sin(np.pi * X) * Y
+        >>> s = gridsolve.Solver(g)           # a Solver on its box (lo at the origin)
+        >>> p = gridsolve.Problem(grid=g, f="x*y")"""
+
+    def __init__(self, nodes, lo=None, hi=None):
+        self.nodes = tuple(int(n) for n in nodes)
+        if len(self.nodes) not in (2, 3) or min(self.nodes) < 2:
+            raise ValueError(f"a grid has 2 or 3 axes of at least 2 nodes each, got {nodes}")
+        self.dims = len(self.nodes)
+        self.lo = tuple(float(v) for v in (lo if lo is not None else [0.0] * self.dims))
+        self.hi = tuple(float(v) for v in (hi if hi is not None else [1.0] * self.dims))
+        if len(self.lo) != self.dims or len(self.hi) != self.dims:
+            raise ValueError(f"lo and hi must give {self.dims} coordinates, one per axis")
+        if any(h <= l for l, h in zip(self.lo, self.hi)):
+            raise ValueError(f"the box must have hi > lo on every axis, got lo {self.lo}, "
+                             f"hi {self.hi}")
+
+    @property
+    def shape(self):
+        """The shape of an array of node values: (ny, nx) or (nz, ny, nx)."""
+        return self.nodes[::-1]
+
+    @property
+    def lengths(self):
+        return tuple(h - l for l, h in zip(self.lo, self.hi))
+
+    @property
+    def spacing(self):
+        return tuple(L / (n - 1) for L, n in zip(self.lengths, self.nodes))
+
+    def axis(self, a):
+        """The node coordinates along axis a (0 = x)."""
+        return np.linspace(self.lo[a], self.hi[a], self.nodes[a])
+
+    def mesh(self):
+        """The node coordinates (X, Y) or (X, Y, Z), each an array of shape `shape`."""
+        grids = np.meshgrid(*[self.axis(a) for a in reversed(range(self.dims))], indexing="ij")
+        return tuple(reversed(grids))
+
+    def __repr__(self):
+        return f"Grid({'x'.join(map(str, self.nodes))} nodes on {list(self.lo)} .. {list(self.hi)})"
+
+
 class Problem:
     """-div(k grad u) = f on a box, as a problem file states it (docs/config.md; the command
     `gridsolve solve FILE` reads the same text through the same reader, with the same
@@ -111,11 +161,13 @@ class Problem:
     keys; name: the problem's name in reports. `p.toml` is the text."""
 
     def __init__(self, nodes=None, lo=None, hi=None, f=0.0, k=1.0, boundary=None, masks=None,
-                 exact=None, solver=None, name=None, toml=None, source="problem"):
+                 exact=None, solver=None, name=None, toml=None, source="problem", grid=None):
         self.source = source
         if toml is not None:
             self.toml = toml
             return
+        if grid is not None:
+            nodes, lo, hi = grid.nodes, grid.lo, grid.hi
         if nodes is None:
             raise ValueError("a Problem needs nodes (per axis, x first) or toml text")
         lines = []
@@ -240,7 +292,7 @@ class Solver:
         >>> u1 = s.solve(f1).u; u2 = s.solve(f2).u     # the hierarchy is built once
         >>> s.update(k=k_new)                           # new coefficients, refreshed in place
 
-    shape: the nodes, (ny, nx) or (nz, ny, nx); lengths, sides, k, solver, device, precision
+    shape: the nodes, (ny, nx) or (nz, ny, nx), or a Grid (its shape and lengths); lengths, sides, k, solver, device, precision
     and tol as for solve(). setup_seconds: what the last set-up (or update) took.
 
     Each source's right-hand side is written in one pass over the grid from the same
@@ -249,6 +301,8 @@ class Solver:
 
     def __init__(self, shape, lengths=None, sides="dirichlet", k=1.0, solver="mgcg",
                  device="cpu", precision="double", tol=None):
+        if isinstance(shape, Grid):
+            shape, lengths = shape.shape, shape.lengths
         kc, kn = _coefficient(k)
         self.shape = tuple(int(n) for n in shape)
         self._core = _core.PoissonSolver(list(self.shape), list(lengths or []), sides, kc, kn,

@@ -145,3 +145,33 @@ def test_boundary_data_errors():
         gridsolve.solve(f, boundary={"x_low": ("robin", 1.0)})
     with pytest.raises(ValueError, match="malformed formula"):
         gridsolve.solve(f, boundary={"x_low": "sin(x"})
+
+
+def test_a_grid_gives_node_coordinates_in_the_librarys_layout():
+    g = gridsolve.Grid((33, 17), hi=(2.0, 1.0))
+    assert g.shape == (17, 33) and g.lengths == (2.0, 1.0) and g.spacing == (2.0 / 32, 1.0 / 16)
+    X, Y = g.mesh()
+    assert X.shape == Y.shape == (17, 33)
+    assert X[0, -1] == 2.0 and Y[-1, 0] == 1.0  # x along the last index, y along the first
+    # -div grad u = f for u = sin(pi x / 2) sin(pi y): on the Grid's box, by a Solver set up
+    # from it and by a Problem on it, alike.
+    f = (np.pi**2 / 4 + np.pi**2) * np.sin(np.pi * X / 2) * np.sin(np.pi * Y)
+    exact = np.sin(np.pi * X / 2) * np.sin(np.pi * Y)
+    u = gridsolve.Solver(g, solver="mgcg", tol=1e-11).solve(f).u
+    assert np.abs(u - exact).max() < 5e-3
+    p = gridsolve.Problem(grid=g, f="(pi^2/4 + pi^2)*sin(pi*x/2)*sin(pi*y)",
+                          solver={"name": "mgcg", "tolerance": 1e-11})
+    np.testing.assert_allclose(gridsolve.solve(p).u, u, rtol=0, atol=1e-9)
+    Z3 = gridsolve.Grid((5, 6, 7)).mesh()[2]
+    assert Z3.shape == (7, 6, 5) and Z3[-1, 0, 0] == 1.0
+
+
+@pytest.mark.parametrize("bad, message", [
+    (dict(nodes=(5,)), "2 or 3 axes"),
+    (dict(nodes=(5, 1)), "at least 2 nodes"),
+    (dict(nodes=(5, 5), hi=(1.0,)), "one per axis"),
+    (dict(nodes=(5, 5), lo=(0, 1), hi=(1, 1)), "hi > lo"),
+])
+def test_bad_grids_are_value_errors(bad, message):
+    with pytest.raises(ValueError, match=message):
+        gridsolve.Grid(**bad)
