@@ -35,3 +35,17 @@ def test_bad_designs_are_value_errors():
         magnet.design(h=0.0033)
     with pytest.raises(ValueError, match="unknown solver"):
         magnet.design(h=0.01, solver="nosuch")
+
+
+def test_the_study_example_runs():
+    # examples/python/magnet_study.py, as docs/python.md shows it (without the plot).
+    import subprocess
+    import sys
+    from pathlib import Path
+    script = Path(__file__).parents[2] / "examples" / "python" / "magnet_study.py"
+    out = subprocess.run([sys.executable, str(script), "--h", "0.025"], capture_output=True,
+                         text=True, timeout=120, check=True).stdout
+    rows = [line for line in out.splitlines() if line.startswith("| ") and line[2].isdigit()]
+    assert len(rows) == 6
+    sphere = [float(r.split("|")[3]) for r in rows]
+    assert sphere == sorted(sphere, reverse=True)  # more wires, a more homogeneous field
