@@ -308,11 +308,12 @@ class Solver:
         self._core = _core.PoissonSolver(list(self.shape), list(lengths or []), sides, kc, kn,
                                          solver, device, precision, tol)
         self.dtype = np.dtype(np.float32 if self._core.single_precision else np.float64)
+        self._device = self._core.device
 
     @property
     def device(self):
         """Where it solves: cpu or cuda."""
-        return self._core.device
+        return self._device
 
     def solve(self, f, x=None, check=False):
         """The Solution for sources f (node values of the solver's shape).
@@ -326,7 +327,7 @@ class Solver:
         its values are not read. None: a new array beside f (NumPy for a host f; for a
         GPU f, one of its library on its GPU)."""
         on_gpu = _on_gpu(f)
-        if on_gpu and self.device != "cuda":
+        if on_gpu and self._device != "cuda":
             raise ValueError("f is a GPU array and this Solver runs on the CPU: set it up with "
                              "device='cuda', or pass a host array")
         if on_gpu:
@@ -336,7 +337,7 @@ class Solver:
         if x is None:
             x = _gpu_empty_like(f) if on_gpu else np.empty(f.shape, dtype=self.dtype)
         else:
-            if _on_gpu(x) and self.device != "cuda":
+            if _on_gpu(x) and self._device != "cuda":
                 raise ValueError("x is a GPU array and this Solver runs on the CPU: set it up "
                                  "with device='cuda', or pass a host array")
             _check_target(x, self.shape, self.dtype)
@@ -379,6 +380,8 @@ def _gpu_contiguous(x, dtype):
     it already is one)."""
     module = type(x).__module__.split(".")[0]
     if module == "cupy":
+        if x.dtype == dtype and x.flags.c_contiguous:
+            return x  # the common case, without a call into CuPy
         import cupy
         return cupy.ascontiguousarray(x, dtype=dtype)
     if module == "torch":

@@ -55,3 +55,13 @@ def test_bad_communicators_are_refused():
         part.Free()
     # The one set of ranks stays usable afterwards.
     assert gridsolve.poisson(n=17, comm=comm).report["ranks"] == comm.size
+
+
+@pytest.mark.skipif(not gridsolve.cuda_available(), reason="no usable CUDA GPU")
+def test_on_the_gpus_of_the_ranks():
+    alone = gridsolve.poisson(n=129, solver="mgcg", tol=1e-11)
+    together = gridsolve.poisson(n=129, solver="mgcg", tol=1e-11, device="cuda", comm=comm)
+    assert together.report["ranks"] == comm.size and together.report["device"] == "cuda"
+    assert comm.size == 1 or "cuda:" in together.report["ranks_used"]
+    np.testing.assert_allclose(together.u, alone.u, rtol=0, atol=1e-9)
+    same_on_every_rank(together.u)
