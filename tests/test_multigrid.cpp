@@ -1,5 +1,6 @@
 // Multigrid and conjugate gradients: grid-independent convergence, agreement with SOR,
 // masks, coefficient jumps, all-Neumann problems.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -54,6 +55,48 @@ TEST(Multigrid, V22FactorIsSmallAndGridIndependent3D) {
     EXPECT_LE(f.back(), 0.1) << "n = " << n;
   }
   EXPECT_LE(*std::max_element(f.begin(), f.end()) - *std::min_element(f.begin(), f.end()), 0.02);
+}
+
+// The coarse levels of a constant-coefficient box have rows all alike: they are held as the
+// uniform rows' numbers (no coefficient arrays, no mask), and the cycle converges as before.
+// Variable coefficients keep per-node rows.
+TEST(Multigrid, CoarseLevelsOfAConstantCoefficientBoxAreUniform) {
+  for (const int dims : {2, 3}) {
+    ModelProblem m;
+    m.dims = dims;
+    m.n = dims == 2 ? 257 : 33;
+    m.rhs = "random";
+    const Discretization<double> d = assemble<double>(make_model_problem(m), Device::cpu);
+    ASSERT_TRUE(d.op.uniform);
+    const MultigridHierarchy<double> h(d.op, MultigridOptions{});
+    const int coarse = h.levels() - 1;
+    ASSERT_GE(coarse, 3);
+    EXPECT_NE(
+        h.describe().find(fmt::format("uniform rows on {} of {} coarse levels", coarse, coarse)),
+        std::string::npos)
+        << h.describe();
+    m.coefficient = "variable";
+    const Discretization<double> v = assemble<double>(make_model_problem(m), Device::cpu);
+    const MultigridHierarchy<double> hv(v.op, MultigridOptions{});
+    EXPECT_EQ(hv.describe().find("uniform rows"), std::string::npos) << hv.describe();
+  }
+  // A constant k given per node assembles per-node rows at the finest level; its coarse
+  // levels are alike all the same, and the solve takes the same cycles to the same answer.
+  ModelProblem m;
+  m.n = 129;
+  m.rhs = "random";
+  ProblemSpec per_node = make_model_problem(m);
+  per_node.k_nodes.assign(std::size_t(per_node.grid.node_count()), 1.0);
+  Discretization<double> a, b;
+  const SolveReport ra = run(make_model_problem(m), "mg", a, {}, 1e-10);
+  const SolveReport rb = run(per_node, "mg", b, {}, 1e-10);
+  ASSERT_FALSE(b.op.uniform);
+  EXPECT_EQ(ra.iterations, rb.iterations);
+  const std::vector<double> ua = a.u.to_vector(), ub = b.u.to_vector();
+  double diff = 0, scale = 0;
+  for (std::size_t n = 0; n < ua.size(); ++n)
+    diff = std::max(diff, std::abs(ua[n] - ub[n])), scale = std::max(scale, std::abs(ua[n]));
+  EXPECT_LE(diff, 1e-9 * scale);
 }
 
 TEST(Multigrid, AnyGridSizeConvergesAsFast) {

@@ -1,8 +1,10 @@
 #include "gridsolve/solve/multigrid/coarsening.hpp"
 
+#include <cmath>
 #include <type_traits>
 
 #include "gridsolve/exec/parallel_for.hpp"
+#include "gridsolve/problem/problem_spec.hpp"
 
 namespace gridsolve::multigrid {
 
@@ -339,6 +341,90 @@ struct CoarsenBody {
   }
 };
 
+namespace {
+
+// What a level's rows look like: per coefficient (ap, aw, ae, as, an, ab, at) the least and
+// largest over the free rows inside the sides, and how many nodes break the uniform
+// layout (a node inside that is not free, a node on a non-periodic side that is not fixed).
+struct RowSpread {
+  double lo[7], hi[7];
+  std::int64_t misplaced;
+  GRIDSOLVE_HD RowSpread operator+(const RowSpread& o) const {
+    RowSpread r;
+    for (int c = 0; c < 7; ++c) {
+      r.lo[c] = lo[c] < o.lo[c] ? lo[c] : o.lo[c];
+      r.hi[c] = hi[c] > o.hi[c] ? hi[c] : o.hi[c];
+    }
+    r.misplaced = misplaced + o.misplaced;
+    return r;
+  }
+  GRIDSOLVE_HD static RowSpread none() {
+    RowSpread r;
+    for (int c = 0; c < 7; ++c) r.lo[c] = 1e300, r.hi[c] = -1e300;
+    r.misplaced = 0;
+    return r;
+  }
+};
+
+// A level whose free rows are all alike and whose sides are fixed (the coarse levels of a
+// constant-coefficient problem on a box) is held as the uniform rows' seven numbers: its
+// sweeps, residuals and transfers then read no coefficient arrays and no mask, and the next
+// coarsening takes its closed form. Rows that differ only by the rounding of the series /
+// parallel sums near the sides (1e-12 relative in double, 1e-5 in float) count as alike.
+template <class T>
+void hold_alike_rows_as_uniform(StencilOperator<T>& op) {
+  if (op.uniform || op.parts || op.singular) return;
+  const int dims = op.grid.dims;
+  Box inner = op.active;
+  for (int a = 0; a < dims; ++a)
+    if (!((op.periodic >> a) & 1)) inner.lo[a] += 1, inner.hi[a] -= 1;
+  if (inner.empty()) return;
+  const FieldView<const T> c[7] = {op.ap.cview(), op.aw.cview(), op.ae.cview(), op.as.cview(),
+                                   op.an.cview(), op.ab.cview(), op.at.cview()};
+  const FieldView<const std::uint8_t> mask = op.mask.cview();
+  const int coefficients = 1 + 2 * dims;
+  const std::uint8_t periodic = op.periodic;
+  const RowSpread spread = reduce<RowSpread>(
+      op.device, op.active,
+      [=] GRIDSOLVE_HD(int i, int j, int k) -> RowSpread {
+        RowSpread r = RowSpread::none();
+        const std::uint8_t kind = mask(i, j, k);
+        if (!inner.contains(i, j, k)) {
+          r.misplaced = kind == std::uint8_t(NodeKind::fixed) ? 0 : 1;
+          return r;
+        }
+        if (kind != 0) {
+          r.misplaced = 1;
+          return r;
+        }
+        r.lo[0] = r.hi[0] = double(c[0](i, j, k));
+        // A coupling to a fixed node on a side is stored as 0 (its value is data): the
+        // uniform rows keep it and read the node's value, which on a coarse level (a
+        // correction) is always 0. Only couplings between free nodes are compared.
+        for (int q = 1; q < coefficients; ++q) {
+          const int axis = (q - 1) / 2, step = (q - 1) % 2 ? 1 : -1;
+          int n[3] = {i, j, k};
+          n[axis] += step;
+          if (((periodic >> axis) & 1) || inner.contains(n[0], n[1], n[2]))
+            r.lo[q] = r.hi[q] = double(c[q](i, j, k));
+        }
+        return r;
+      },
+      SumOp{}, RowSpread::none());
+  if (spread.misplaced != 0) return;
+  const double tolerance = sizeof(T) == 8 ? 1e-12 : 1e-5;
+  for (int q = 0; q < coefficients; ++q)
+    if (!(spread.hi[q] - spread.lo[q] <= tolerance * std::abs(spread.hi[q]))) return;  // NaN too
+  T* numbers[7] = {&op.cp, &op.cw, &op.ce, &op.cs, &op.cn, &op.cb, &op.ct};
+  for (int q = 0; q < 7; ++q) *numbers[q] = q < coefficients ? T(spread.hi[q]) : T(0);
+  op.uniform = true;
+  op.active = inner;
+  for (Field<T>* f : {&op.ap, &op.aw, &op.ae, &op.as, &op.an, &op.ab, &op.at}) *f = Field<T>();
+  op.mask = Field<std::uint8_t>();
+}
+
+}  // namespace
+
 template <class T>
 void coarsen_operator_into(const StencilView<T>& fine, const Coarsening& c,
                            const InterpolationWeights<T>& weights, const Grid& fine_grid, Device d,
@@ -392,6 +478,7 @@ void coarsen_operator_into(const StencilView<T>& fine, const Coarsening& c,
       d, op.active,
       [=] GRIDSOLVE_HD(int i, int j, int k) -> std::int64_t { return mv(i, j, k) == 0 ? 1 : 0; },
       SumOp{}, std::int64_t(0));
+  hold_alike_rows_as_uniform(op);
 }
 
 // The loop bodies below are functors, not lambdas: the host calls of nvcc's extended

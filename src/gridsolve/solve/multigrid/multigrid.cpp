@@ -461,6 +461,10 @@ std::string MultigridHierarchy<T>::describe() const {
   const Grid& g = levels_.size() > 1 ? levels_.back()->op.grid : fine_->grid;
   s += g.dims == 3 ? fmt::format(", coarsest {}x{}x{}", g.n[0], g.n[1], g.n[2])
                    : fmt::format(", coarsest {}x{}", g.n[0], g.n[1]);
+  int uniform = 0;
+  for (std::size_t l = 1; l < levels_.size(); ++l) uniform += levels_[l]->op.uniform ? 1 : 0;
+  if (uniform > 0)
+    s += fmt::format(", uniform rows on {} of {} coarse levels", uniform, levels_.size() - 1);
   if (fine_->parts) {
     int split = 1;
     while (split < int(levels_.size()) && levels_[std::size_t(split)]->op.parts) ++split;
