@@ -73,10 +73,14 @@ void cavity_like_one_process(std::int64_t whole_nodes) {
   c.pressure_tolerance = 1e-8;
   FlowSolver<double> whole_t(c, Device::cpu, true), split_t(c, Device::cpu);
   for (int s = 0; s < 6; ++s) {
-    const double dt = whole_t.cfl_time_step(0.5);
-    EXPECT_NEAR(split_t.cfl_time_step(0.5), dt, 1e-12 * dt);
-    whole_t.piso_step(s == 0 ? 0.01 : dt, false);
-    split_t.piso_step(s == 0 ? 0.01 : dt, false);
+    const double cfl = whole_t.cfl_time_step(0.5);
+    EXPECT_NEAR(split_t.cfl_time_step(0.5), cfl, 1e-12 * cfl);
+    // The first step from rest at a fixed dt, the CFL step after it capped at the same: from
+    // a flow barely started the CFL step is about 1, which the impulsive start does not
+    // survive (the velocities grew a hundred thousand fold and the steps fell to 3e-7).
+    const double dt = s == 0 ? 0.01 : std::min(cfl, 0.01);
+    whole_t.piso_step(dt, false);
+    split_t.piso_step(dt, false);
   }
   expect_same_state(split_t, whole_t, "cavity, PISO");
   // The divergence left is the pressure solve's residual: it moves with the solves'
