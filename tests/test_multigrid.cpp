@@ -80,8 +80,9 @@ TEST(Multigrid, CoarseLevelsOfAConstantCoefficientBoxAreUniform) {
     const MultigridHierarchy<double> hv(v.op, MultigridOptions{});
     EXPECT_EQ(hv.describe().find("uniform rows"), std::string::npos) << hv.describe();
   }
-  // A constant k given per node assembles per-node rows at the finest level; its coarse
-  // levels are alike all the same, and the solve takes the same cycles to the same answer.
+  // A constant k given per node assembles per-node rows at the finest level, which keep
+  // per-node rows below (only a uniform level's coarsening is tested for alike rows): the
+  // two hierarchies take the same cycles to the same answer.
   ModelProblem m;
   m.n = 129;
   m.rhs = "random";

@@ -367,10 +367,11 @@ struct RowSpread {
 };
 
 // A level whose free rows are all alike and whose sides are fixed (the coarse levels of a
-// constant-coefficient problem on a box) is held as the uniform rows' seven numbers: its
-// sweeps, residuals and transfers then read no coefficient arrays and no mask, and the next
-// coarsening takes its closed form. Rows that differ only by the rounding of the series /
-// parallel sums near the sides (1e-12 relative in double, 1e-5 in float) count as alike.
+// constant-coefficient problem on a box, coarsened from its uniform finest level) is held
+// as the uniform rows' seven numbers: its sweeps, residuals and transfers then read no
+// coefficient arrays and no mask, and the next coarsening takes its closed form. Rows that
+// differ only by the rounding of the series / parallel sums near the sides (1e-12
+// relative in double, 1e-5 in float) count as alike.
 template <class T>
 void hold_alike_rows_as_uniform(StencilOperator<T>& op) {
   if (op.uniform || op.parts || op.singular) return;
@@ -478,7 +479,10 @@ void coarsen_operator_into(const StencilView<T>& fine, const Coarsening& c,
       d, op.active,
       [=] GRIDSOLVE_HD(int i, int j, int k) -> std::int64_t { return mv(i, j, k) == 0 ? 1 : 0; },
       SumOp{}, std::int64_t(0));
-  hold_alike_rows_as_uniform(op);
+  // Only below a uniform level: a level of per-node rows (variable k, masks, the flow's
+  // pressure, refreshed every step) rarely coarsens to alike rows, and the test is a pass
+  // over the level with a host synchronization.
+  if (fine.uniform) hold_alike_rows_as_uniform(op);
 }
 
 // The loop bodies below are functors, not lambdas: the host calls of nvcc's extended
