@@ -13,8 +13,8 @@ import numpy as np
 
 from . import _core
 
-__all__ = ["Solution", "NotConverged", "Grid", "Problem", "Solver", "poisson", "solve", "tridiag", "sort",
-           "solvers", "cuda_available"]
+__all__ = ["Solution", "NotConverged", "Grid", "Problem", "Solver", "poisson", "solve",
+           "tridiag", "sort", "solvers", "cuda_available"]
 
 
 class NotConverged(RuntimeError):
@@ -292,8 +292,9 @@ class Solver:
         >>> u1 = s.solve(f1).u; u2 = s.solve(f2).u     # the hierarchy is built once
         >>> s.update(k=k_new)                           # new coefficients, refreshed in place
 
-    shape: the nodes, (ny, nx) or (nz, ny, nx), or a Grid (its shape and lengths); lengths, sides, k, solver, device, precision
-    and tol as for solve(). setup_seconds: what the last set-up (or update) took.
+    shape: the nodes, (ny, nx) or (nz, ny, nx), or a Grid (its shape and lengths); lengths,
+    sides, k, solver, device, precision and tol as for solve(). setup_seconds: what the last
+    set-up (or update) took.
 
     Each source's right-hand side is written in one pass over the grid from the same
     assembly (the operator is not assembled again). With device="cuda", GPU arrays (CuPy,
