@@ -40,6 +40,16 @@ GRIDSOLVE_HD inline double correction_toward(int scheme, bool far, double pc, do
   return 0.5 * den;
 }
 
+// The two faces of component q that carry the flux through the q-side face (side 0 below,
+// 1 above) of the staggered cell around the component-C face I: they straddle it along C,
+// at I[C] - 1 and I[C]. The general and the lean rows both read them.
+GRIDSOLVE_HD inline void straddling_faces(const int I[3], int q, int C, int side, int K0[3],
+                                          int K1[3]) {
+  for (int a = 0; a < 3; ++a) K0[a] = K1[a] = I[a];
+  K0[q] = K1[q] = I[q] + side;
+  K0[C] = I[C] - 1;
+}
+
 // The momentum equation of velocity component c at one of its faces, finite volumes on
 // the face's staggered cell:  a_P u_P = sum a_nb u_nb + b0 (+ pressure force).
 // Convection: upwind or hybrid coefficients; tvd, quick and central add the difference
@@ -98,11 +108,8 @@ struct MomentumAssembly {
         F = s * 0.5 * (double(open[C](i, j, k)) * uP + double(at(open[C], J) * at(u[C], J))) * area;
         D = nu * area / g.width(C, side ? I[C] : I[C] - 1);
       } else {
-        int K0[3] = {i, j, k};
-        K0[q] = I[q] + side;
-        K0[C] = I[C] - 1;
-        int K1[3] = {K0[0], K0[1], K0[2]};
-        K1[C] = I[C];
+        int K0[3], K1[3];
+        straddling_faces(I, q, C, side, K0, K1);
         F = s *
             (double(at(open[q], K0) * at(u[q], K0)) * 0.5 * g.width(C, I[C] - 1) +
              double(at(open[q], K1) * at(u[q], K1)) * 0.5 * g.width(C, I[C])) *
@@ -281,11 +288,8 @@ struct LeanMomentumRate {
         if (q == C) {
           F = sg * (uP + uJ) * half_area;
         } else {
-          int K0[3] = {i, j, k};
-          K0[q] = I[q] + side;
-          K0[C] = I[C] - 1;
-          int K1[3] = {K0[0], K0[1], K0[2]};
-          K1[C] = I[C];
+          int K0[3], K1[3];
+          straddling_faces(I, q, C, side, K0, K1);
           F = sg * (double(at(m.u[q], K0)) + double(at(m.u[q], K1))) * half_area;
         }
         const double acoef = link_coefficient(scheme, F, D);
