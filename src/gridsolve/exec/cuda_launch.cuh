@@ -1,6 +1,7 @@
 // CUDA back end of parallel_for.hpp: box launches and a CUB block reduction.
 #pragma once
 #include <algorithm>
+#include <array>
 #include <cub/block/block_reduce.cuh>
 
 #include "gridsolve/core/box.hpp"
@@ -116,21 +117,26 @@ __global__ void __launch_bounds__(reduce_threads)
   const int ny = b.extent(1);
   const int rows = ny * b.extent(2);
   T local = init;
+  // (j, k) of the block's rows stepped along, not divided out of each row's number
+  int j = int(blockIdx.y) % ny, k = int(blockIdx.y) / ny;
+  const int dj = int(gridDim.y) % ny, dk = int(gridDim.y) / ny;
   for (int row = int(blockIdx.y); row < rows; row += int(gridDim.y)) {
-    const int j = b.lo[1] + row % ny;
-    const int k = b.lo[2] + row / ny;
     for (int i = b.lo[0] + int(blockIdx.x * blockDim.x + threadIdx.x); i <= b.hi[0];
          i += int(gridDim.x * blockDim.x))
-      local = op(local, f(i, j, k));
+      local = op(local, f(i, b.lo[1] + j, b.lo[2] + k));
+    j += dj, k += dk;
+    if (j >= ny) j -= ny, ++k;
   }
   const T block = BlockReduce(tmp).Reduce(local, op);
   if (threadIdx.x == 0) partials[blockIdx.y * gridDim.x + blockIdx.x] = block;
 }
 
+constexpr int finish_threads = 1024;
+
 template <class T, class Op>
-__global__ void __launch_bounds__(reduce_threads)
+__global__ void __launch_bounds__(finish_threads)
     finish_reduce_kernel(const T* partials, int n, Op op, T init, T* out) {
-  using BlockReduce = cub::BlockReduce<T, reduce_threads>;
+  using BlockReduce = cub::BlockReduce<T, finish_threads>;
   __shared__ typename BlockReduce::TempStorage tmp;
   T local = init;
   for (int c = threadIdx.x; c < n; c += blockDim.x) local = op(local, partials[c]);
@@ -141,26 +147,47 @@ __global__ void __launch_bounds__(reduce_threads)
 // Scratch for reductions, one per stream (per host thread, as exec_stream is), kept
 // across calls so a reduction allocates nothing.
 void* reduce_scratch(std::size_t bytes);
-int reduce_blocks();
+int reduce_sms();
+constexpr int reduce_blocks_most = 32 * 1024;  // partials a reduction's scratch holds
+
+// How a reduction's blocks cover the box. A light loop body (a norm, a combination) runs
+// as many blocks as fit on the device at once, each striding over rows: few partials to
+// finish. A heavy one (registers for half the device's threads or fewer: the LLG slope
+// with its Runge-Kutta step) is bound by its loads' latency, and striding makes each
+// thread wait on one cell after another; it gets a block per row (one cell a thread, as
+// box loops run), up to reduce_blocks_most partials. A fixed 4 blocks an SM before left
+// light bodies at half occupancy and half the memory bandwidth.
+template <class T, class F, class Op>
+dim3 reduce_grid(const Box& b) {
+  static const std::array<int, 2> fit = [] {
+    int per_sm = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce_kernel<T, F, Op>,
+                                                      reduce_threads, 0) != cudaSuccess ||
+        per_sm < 1)
+      per_sm = 4;
+    const bool heavy = per_sm * reduce_threads <= 1024;
+    return std::array<int, 2>{std::min(per_sm, 8) * reduce_sms(), heavy ? 1 : 0};
+  }();
+  const int gx = std::min((b.extent(0) + reduce_threads - 1) / reduce_threads, 8);
+  const int rows = b.extent(1) * b.extent(2);
+  const int target = fit[1] ? reduce_blocks_most : fit[0];
+  return dim3(unsigned(gx), unsigned(std::max(1, std::min(rows, target / gx))));
+}
 
 template <class T, class F, class Op>
 void reduce_box_async(const Box& b, F f, Op op, T init, T* device_result) {
-  const int target = reduce_blocks();
-  const int gx = std::min((b.extent(0) + reduce_threads - 1) / reduce_threads, 8);
-  const int rows = b.extent(1) * b.extent(2);
-  const int gy = std::max(1, std::min(rows, target / gx));
-  T* partials = static_cast<T*>(reduce_scratch(sizeof(T) * (target + 9))) + 1;
-  reduce_kernel<T><<<dim3(gx, gy), reduce_threads, 0, exec_stream()>>>(b, f, op, init, partials);
+  const dim3 grid = reduce_grid<T, F, Op>(b);
+  T* partials = static_cast<T*>(reduce_scratch(sizeof(T) * (reduce_blocks_most + 9))) + 1;
+  reduce_kernel<T><<<grid, reduce_threads, 0, exec_stream()>>>(b, f, op, init, partials);
   check_launch("reduction");
-  finish_reduce_kernel<T>
-      <<<1, reduce_threads, 0, exec_stream()>>>(partials, gx * gy, op, init, device_result);
+  finish_reduce_kernel<T><<<1, finish_threads, 0, exec_stream()>>>(partials, int(grid.x * grid.y),
+                                                                   op, init, device_result);
   check_launch("reduction");
 }
 
 template <class T, class F, class Op>
 T reduce_box(const Box& b, F f, Op op, T init) {
-  const int blocks = reduce_blocks();
-  T* result = static_cast<T*>(reduce_scratch(sizeof(T) * (blocks + 9)));
+  T* result = static_cast<T*>(reduce_scratch(sizeof(T) * (reduce_blocks_most + 9)));
   reduce_box_async<T>(b, f, op, init, result);
   T host{};
   check(cudaMemcpyAsync(&host, result, sizeof(T), cudaMemcpyDeviceToHost, exec_stream()),

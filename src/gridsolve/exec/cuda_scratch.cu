@@ -2,6 +2,8 @@
 // thread), grown on demand and kept for the thread's lifetime.
 #include <cuda_runtime.h>
 
+#include <algorithm>
+
 #include "gridsolve/exec/cuda_launch.cuh"
 #include "gridsolve/exec/memory.hpp"
 
@@ -35,14 +37,14 @@ void* reduce_scratch(std::size_t bytes) {
   return s.p;
 }
 
-int reduce_blocks() {
-  static const int blocks = [] {
-    int dev = 0, sms = 0;
+int reduce_sms() {
+  static const int sms = [] {
+    int dev = 0, n = 0;
     cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    return sms > 0 ? 4 * sms : 512;
+    cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev);
+    return n > 0 ? std::min(n, 1024) : 128;
   }();
-  return blocks;
+  return sms;
 }
 
 }  // namespace gridsolve::cuda

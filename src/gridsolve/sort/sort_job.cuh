@@ -65,7 +65,7 @@ __global__ void put_back_kernel(std::uint32_t* values, const std::uint32_t* asid
 
 // Blocks of kJobThreads for a grid-stride loop over n items.
 inline int grid_stride_blocks(ull n) {
-  return int(std::min<ull>((n + kJobThreads - 1) / kJobThreads, ull(cuda::reduce_blocks()) * 4));
+  return int(std::min<ull>((n + kJobThreads - 1) / kJobThreads, ull(cuda::reduce_sms()) * 16));
 }
 
 // Sorts job's segments with keys U (ordered codes) and payloads when V is std::uint32_t.
