@@ -38,8 +38,11 @@ std::array<double, 3> exact_spin(double th0, double a, double B, double t) {
   return {std::sin(th) * std::cos(ph), std::sin(th) * std::sin(ph), std::cos(th)};
 }
 
+// The largest error of <m> at ten times in 1 ns; max_dt > 0 caps the step, `rejected`
+// (when given) gets the steps the error control refused.
 template <class T>
-double spin_error(Method method, double alpha, double tol, double dt) {
+double spin_error(Method method, double alpha, double tol, double dt, double max_dt = 0,
+                  std::int64_t* rejected = nullptr) {
   MicromagSystem<T> sys(single_spin(alpha), Device::cpu);
   const double th0 = 1.2, B = 0.1;
   sys.set_m({std::vector<double>{std::sin(th0)}, {0.0}, {std::cos(th0)}});
@@ -47,6 +50,7 @@ double spin_error(Method method, double alpha, double tol, double dt) {
   o.method = method;
   o.tolerance = tol;
   o.dt = dt;
+  if (max_dt > 0) o.max_dt = max_dt;
   LlgStepper<T> st(sys, o);
   const FieldOfTime field = [B](double) { return std::array<double, 3>{0, 0, B}; };
   double t = 0, worst = 0;
@@ -58,6 +62,7 @@ double spin_error(Method method, double alpha, double tol, double dt) {
     const auto e = exact_spin(th0, alpha, B, t);
     for (int c = 0; c < 3; ++c) worst = std::max(worst, std::abs(m[c] - e[c]));
   }
+  if (rejected) *rejected = st.rejected();
   return worst;
 }
 
@@ -79,6 +84,58 @@ TEST(MicromagSpin, RungeKuttaFourIsFourthOrder) {
   const double e1 = spin_error<double>(Method::rk4, 0.1, 1, 4e-13);
   const double e2 = spin_error<double>(Method::rk4, 0.1, 1, 2e-13);
   EXPECT_NEAR(std::log2(e1 / e2), 4.0, 0.3);
+}
+
+TEST(MicromagSpin, HeunIsSecondOrder) {
+  // Steps of a fixed size (a tolerance no error reaches, max_dt = dt): the predictor made
+  // in the first evaluation's pass and the corrector in the second's.
+  const double e1 = spin_error<double>(Method::heun, 0.1, 1, 4e-13, 4e-13);
+  const double e2 = spin_error<double>(Method::heun, 0.1, 1, 2e-13, 2e-13);
+  EXPECT_NEAR(std::log2(e1 / e2), 2.0, 0.1);
+}
+
+TEST(MicromagSpin, HeunRetriesRedoThePredictor) {
+  // A first step far too large is refused several times; each retry must make its
+  // predictor from the kept k1 at the smaller step. The accepted step equals Heun's step of
+  // that size done by hand (a retry that kept the refused step's predictor stays within
+  // the error control's tolerance, so only the step itself shows it).
+  const double alpha = 0.1, th0 = 1.2, B = 0.1;
+  MicromagSystem<double> sys(single_spin(alpha), Device::cpu);
+  const std::array<double, 3> m0{std::sin(th0), 0.0, std::cos(th0)};
+  sys.set_m({std::vector<double>{m0[0]}, {m0[1]}, {m0[2]}});
+  StepperOptions o;
+  o.method = Method::heun;
+  o.tolerance = 1e-7;
+  o.dt = o.max_dt = 2e-11;
+  LlgStepper<double> st(sys, o);
+  double t = 0;
+  const double h = st.step(t, 1, [B](double) { return std::array<double, 3>{0, 0, B}; });
+  EXPECT_GT(st.rejected(), 2);
+  EXPECT_LT(h, 2e-11 / 8);
+  using V = std::array<double, 3>;
+  const auto cross = [](const V& a, const V& b) {
+    return V{a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+  };
+  const auto slope = [&](const V& m) {
+    const V mxb = cross(m, {0, 0, B}), mxmxb = cross(m, mxb);
+    V d;
+    for (int c = 0; c < 3; ++c)
+      d[c] = -gamma_ll / (1 + alpha * alpha) * (mxb[c] + alpha * mxmxb[c]);
+    return d;
+  };
+  const auto unit = [](V v) {
+    const double n = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    for (double& x : v) x /= n;
+    return v;
+  };
+  const V k1 = slope(m0);
+  V p, next;
+  for (int c = 0; c < 3; ++c) p[c] = m0[c] + h * k1[c];
+  const V k2 = slope(unit(p));
+  for (int c = 0; c < 3; ++c) next[c] = m0[c] + h / 2 * (k1[c] + k2[c]);
+  next = unit(next);
+  const auto m = sys.m().to_host();
+  for (int c = 0; c < 3; ++c) EXPECT_NEAR(m[c][0], next[c], 1e-13);
 }
 
 TEST(MicromagEnergy, ExchangeSpiral) {

@@ -72,7 +72,7 @@ struct BulkDmi {
         curl[a2] += w * nb[a1];
       }
     }
-    const T f = T(2) / c.p.ms;
+    const T f = T(2) * c.p.inv_ms;
     for (int k = 0; k < 3; ++k) b[k] += f * (ex[k] - curl[k]);
   }
 

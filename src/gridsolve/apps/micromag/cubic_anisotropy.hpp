@@ -17,7 +17,7 @@ struct CubicAnisotropy {
     const T a1 = mi[0] * p.c1[0] + mi[1] * p.c1[1] + mi[2] * p.c1[2];
     const T a2 = mi[0] * p.c2[0] + mi[1] * p.c2[1] + mi[2] * p.c2[2];
     const T a3 = mi[0] * p.c3[0] + mi[1] * p.c3[1] + mi[2] * p.c3[2];
-    const T f = -T(2) * p.kc1 / p.ms;
+    const T f = -T(2) * p.kc1 * p.inv_ms;
     const T g1 = f * a1 * (a2 * a2 + a3 * a3), g2 = f * a2 * (a1 * a1 + a3 * a3),
             g3 = f * a3 * (a1 * a1 + a2 * a2);
     for (int d = 0; d < 3; ++d) b[d] += g1 * p.c1[d] + g2 * p.c2[d] + g3 * p.c3[d];

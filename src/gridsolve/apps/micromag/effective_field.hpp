@@ -55,16 +55,17 @@ struct TermSum<T, First, Rest...> {
   }
 };
 
-// The registry of terms.
+// The registry of terms. The demag field comes first: its loads (the convolution's output,
+// from memory) are then issued before the other terms' arithmetic and branches.
 template <class T>
 using EffectiveField = TermSum<T,                      //
+                               DemagField<T>,          //
                                ExchangeField<T>,       //
                                InterfacialDmi<T>,      //
                                BulkDmi<T>,             //
                                UniaxialAnisotropy<T>,  //
                                CubicAnisotropy<T>,     //
                                ZeemanField<T>,         //
-                               DemagField<T>,          //
                                ThermalField<T>>;
 
 // Everything a loop body needs to evaluate B_eff at a cell; passed by value.

@@ -23,6 +23,9 @@ struct MaterialParams {
   T ms, aex, alpha, ku1, kc1, dind, dbulk, temp, pol, xi;
   T u[3], c1[3], c2[3], c3[3];
   T fixed[3], lambda, eps_prime, flt;  // Slonczewski: unit p, Lambda, eps', thickness (0: off)
+  // Derived once per run, so that no loop body divides: 1 / Ms (0 without material) and the
+  // LLG prefactor's 1 / (1 + alpha^2).
+  T inv_ms, inv_1_alpha2;
 };
 
 // Which terms a field evaluation includes.

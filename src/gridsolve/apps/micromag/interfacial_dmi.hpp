@@ -63,7 +63,7 @@ struct InterfacialDmi {
         dmi[2] -= w * nb[a];
       }
     }
-    const T f = T(2) / c.p.ms;
+    const T f = T(2) * c.p.inv_ms;
     for (int k = 0; k < 3; ++k) b[k] += f * (dmi[k] + ex[k]);
   }
 

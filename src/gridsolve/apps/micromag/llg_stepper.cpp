@@ -90,18 +90,17 @@ double LlgStepper<T>::step_rk45(double t, double h, const FieldOfTime& b, Slope 
 template <class T>
 double LlgStepper<T>::step_heun(double t, double h, const FieldOfTime& b, Slope kind,
                                  bool estimate) {
-  StageSum<T> euler, none;
-  euler.add(k_[0], 1);
-  sys_.combine(sys_.m(), h, euler, stage_, none);
-  evaluate(stage_, k_[1], t + h, b, kind);
-  StageSum<T> mean, err;
-  mean.add(k_[0], 0.5);
-  mean.add(k_[1], 0.5);
-  if (estimate) {
-    err.add(k_[0], -0.5);
-    err.add(k_[1], 0.5);
+  // The predictor is made where k1 is (heun_predict), unless k1 is older than this step
+  // size (a rejected step's retry).
+  if (predicted_h_ != h) {
+    StageSum<T> euler, none;
+    euler.add(k_[0], 1);
+    sys_.combine(sys_.m(), h, euler, stage_, none);
   }
-  return sys_.combine(sys_.m(), h, mean, next_, err);
+  predicted_h_ = -1;
+  sys_.demag();
+  ++evaluations_;
+  return sys_.heun_correct(stage_, k_[0], b(t + h), kind, h, next_, estimate);
 }
 
 template <class T>
@@ -135,13 +134,24 @@ double LlgStepper<T>::step(double& t, double limit, const FieldOfTime& b, Slope 
     have_k1_ = false;
   }
   for (;;) {
+    const bool fixed = o_.method == Method::rk4 || thermal;
+    // fixed steps (the last before limit shorter), or the adaptive step clipped at limit
+    const bool clipped = !fixed && limit < h_;
+    const double h = fixed ? std::min(o_.dt, limit) : clipped ? limit : h_;
     if (!have_k1_) {
       if (!input_holds_m_) sys_.load_demag_input(sys_.m());
-      evaluate(sys_.m(), k_[0], t, b, kind);
+      if (o_.method == Method::heun) {
+        // k1 and the predictor m + h k1 in one pass
+        sys_.demag();
+        sys_.heun_predict(k_[0], b(t), kind, h, stage_);
+        ++evaluations_;
+        predicted_h_ = h;
+      } else {
+        evaluate(sys_.m(), k_[0], t, b, kind);
+      }
       have_k1_ = true;
     }
-    if (o_.method == Method::rk4 || thermal) {  // fixed steps (the last before limit shorter)
-      const double h = std::min(o_.dt, limit);
+    if (fixed) {
       if (thermal)
         step_heun(t, h, b, kind, false);
       else
@@ -154,8 +164,6 @@ double LlgStepper<T>::step(double& t, double limit, const FieldOfTime& b, Slope 
       ++steps_;
       return h;
     }
-    const bool clipped = limit < h_;
-    const double h = clipped ? limit : h_;
     const double err =
         o_.method == Method::rk45 ? step_rk45(t, h, b, kind) : step_heun(t, h, b, kind);
     const double order = o_.method == Method::rk45 ? 5 : 2;

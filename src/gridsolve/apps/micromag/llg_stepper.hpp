@@ -61,6 +61,7 @@ class LlgStepper {
   CellVectors<T> stage_, next_;
   bool have_k1_ = false;        // k_[0] holds the slope at m (first same as last)
   bool input_holds_m_ = false;  // the demag input holds m
+  double predicted_h_ = -1;     // stage_ holds Heun's predictor m + h k1 for this h (-1: none)
   double h_ = 0, last_h_ = 0;
   std::int64_t steps_ = 0, rejected_ = 0, evaluations_ = 0;
 };

@@ -25,9 +25,16 @@ GRIDSOLVE_HD void cross(const T a[3], const T b[3], T out[3]) {
   out[2] = a[0] * b[1] - a[1] * b[0];
 }
 
+// 1 / sqrt(x). On the GPU the hardware's reciprocal square root (2 ulp in float, 1 in
+// double) instead of a correctly rounded root and division: m is normalized every stage,
+// so its length is 1 to within rounding either way, at a fraction of the instructions.
 template <class T>
 GRIDSOLVE_HD T inv_sqrt(T x) {
-  return T(1) / sqrt(x);
+#ifdef __CUDA_ARCH__
+  return rsqrt(x);
+#else
+  return T(1) / std::sqrt(x);
+#endif
 }
 
 }  // namespace
@@ -84,6 +91,8 @@ MicromagSystem<T>::MicromagSystem(const MicromagProblem& p, Device d, demag::Fft
     q = MaterialParams<T>{};
     if (r == vacuum) continue;
     q.ms = T(g.ms);
+    q.inv_ms = g.ms > 0 ? T(1 / g.ms) : T(0);
+    q.inv_1_alpha2 = T(1 / (1 + g.alpha * g.alpha));
     q.aex = T(g.aex);
     q.alpha = T(g.alpha);
     q.ku1 = T(g.ku1);
@@ -243,52 +252,139 @@ void MicromagSystem<T>::demag() {
   if (split_conv_) split_conv_->convolve();
 }
 
-// dm/dt (or the relax / descent direction) at every cell. Without the DMI, thermal and
-// spin-torque terms (`Extras` false) their code is compiled out of the loop body: in double
-// it otherwise costs registers, occupancy and about 10% of a film's Heun step, unused.
-template <bool Extras, class T>
-void slope_cells(Device device, const Box& cells, const FieldKernel<T>& f, const Vec3Ptr<T> out,
-                 const CellIndex ix, Slope kind) {
+// What a slope pass does with the slope it computes at a cell, in the same pass. Each gets
+// the cell, its element q in every CellVectors, whether it has material, its Ms and the
+// slope d (zero without material); `reduces` ones return a value maxed over the cells.
+
+// Stores the slope.
+template <class T>
+struct StoreSlope {
+  static constexpr bool reduces = false;
+  Vec3Ptr<T> k;
+  GRIDSOLVE_HD double operator()(int, int, int, std::int64_t q, bool, T, const T d[3]) const {
+    for (int c = 0; c < 3; ++c) k.c[c][q] = d[c];
+    return 0.0;
+  }
+};
+
+// v normalized, written to `out` and (times Ms) to the demag input.
+template <class T>
+GRIDSOLVE_HD void put_unit(T v[3], std::int64_t q, const Vec3Ptr<T>& out,
+                           const demag::PaddedVector<T>& in, bool has_demag, T ms, int i, int j,
+                           int kk) {
+  const T inv = inv_sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+  for (int c = 0; c < 3; ++c) {
+    v[c] *= inv;
+    out.c[c][q] = v[c];
+  }
+  if (has_demag) {
+    const std::int64_t p = in.at(i, j, kk);
+    for (int c = 0; c < 3; ++c) in.c[c][p] = ms * v[c];
+  }
+}
+
+// Heun's predictor: stores the slope k at m and makes out = normalize(m + h k).
+template <class T>
+struct EulerPredictor {
+  static constexpr bool reduces = false;
+  Vec3Ptr<T> k, out;
+  Vec3Ptr<const T> m;
+  demag::PaddedVector<T> in;
+  bool has_demag;
+  T h;
+  GRIDSOLVE_HD double operator()(int i, int j, int kk, std::int64_t q, bool magnetic, T ms,
+                                 const T d[3]) const {
+    for (int c = 0; c < 3; ++c) k.c[c][q] = d[c];
+    if (!magnetic) return 0.0;
+    T v[3];
+    for (int c = 0; c < 3; ++c) v[c] = m.c[c][q] + h * d[c];
+    put_unit(v, q, out, in, has_demag, ms, i, j, kk);
+    return 0.0;
+  }
+};
+
+// Heun's corrector, from the slope d at the predictor and k at m: out = normalize(m + h/2
+// (k + d)); returns |d - k|^2 (0 unless `estimate`): the root and h/2 are taken once, of
+// the largest. d is not stored.
+template <class T>
+struct HeunCorrector {
+  static constexpr bool reduces = true;
+  Vec3Ptr<const T> m, k;
+  Vec3Ptr<T> out;
+  demag::PaddedVector<T> in;
+  bool has_demag, estimate;
+  T half_h;
+  GRIDSOLVE_HD double operator()(int i, int j, int kk, std::int64_t q, bool magnetic, T ms,
+                                 const T d[3]) const {
+    if (!magnetic) return 0.0;
+    T v[3], e[3];
+    for (int c = 0; c < 3; ++c) {
+      const T k0 = k.c[c][q];
+      v[c] = m.c[c][q] + half_h * (k0 + d[c]);
+      e[c] = d[c] - k0;
+    }
+    put_unit(v, q, out, in, has_demag, ms, i, j, kk);
+    return estimate ? double(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]) : 0.0;
+  }
+};
+
+// dm/dt (or the relax / descent direction) at every cell, handed to `emit`; the largest of
+// emit's values when it reduces. Without the DMI, thermal and spin-torque terms (`Extras`
+// false) their code is compiled out of the loop body: in double it otherwise costs
+// registers, occupancy and about 10% of a film's Heun step, unused.
+template <bool Extras, class T, class Emit>
+double slope_cells(Device device, const Box& cells, const FieldKernel<T>& f, const CellIndex ix,
+                   Slope kind, const Emit emit) {
   // The thermal field is zero outside LLG slopes (its draw has no step there).
   constexpr unsigned terms = Extras ? term_all | term_thermal : term_all & ~unsigned(term_dmi);
   const T g = T(gamma_ll);
-  for_each(device, cells, [=] GRIDSOLVE_HD(int i, int j, int kk) {
+  const auto body = [=] GRIDSOLVE_HD(int i, int j, int kk) -> double {
     const std::int64_t q = ix(i, j, kk);
     const int r = f.region(i, j, kk);
     const MaterialParams<T>& p = f.mat[r];
-    if (p.ms == T(0)) {
-      for (int c = 0; c < 3; ++c) out.c[c][q] = T(0);
-      return;
-    }
+    // A cell without material (Ms = 0) gets a zero slope, chosen at the end: the field is
+    // evaluated there too (and thrown away) so that no branch on the material keeps the
+    // loads of m, its neighbours and the demag field from being issued together. Nearly
+    // every cell of a mesh is magnetic, and the kernel is bound by those loads' latency.
     const CellState<T> cell = f.cell(i, j, kk, r);
     T bf[3] = {0, 0, 0};
     f.terms.template add<terms>(cell, bf);
-    const T* mi = cell.m;
-    T mxb[3], mxmxb[3];
-    cross(mi, bf, mxb);
-    cross(mi, mxb, mxmxb);
-    if (kind == Slope::llg) {
-      // (1 + a^2) dm/dt = -gamma (m x B + a m x (m x B))
-      const T pre = -g / (T(1) + p.alpha * p.alpha);
-      T dmdt[3];
-      for (int c = 0; c < 3; ++c) dmdt[c] = pre * (mxb[c] + p.alpha * mxmxb[c]);
-      if constexpr (Extras) {
-        f.zhang_li.add(cell, dmdt);
-        f.slonczewski.add(cell, dmdt);
+    const T ms = p.ms;
+    T d[3] = {0, 0, 0};
+    if (ms != T(0)) {
+      const T* mi = cell.m;
+      T mxb[3], mxmxb[3];
+      cross(mi, bf, mxb);
+      cross(mi, mxb, mxmxb);
+      if (kind == Slope::llg) {
+        // (1 + a^2) dm/dt = -gamma (m x B + a m x (m x B))
+        const T pre = -g * p.inv_1_alpha2;
+        for (int c = 0; c < 3; ++c) d[c] = pre * (mxb[c] + p.alpha * mxmxb[c]);
+        if constexpr (Extras) {
+          f.zhang_li.add(cell, d);
+          f.slonczewski.add(cell, d);
+        }
+      } else if (kind == Slope::damping) {
+        // The damping term alone at its fastest (alpha = 1).
+        for (int c = 0; c < 3; ++c) d[c] = -g / T(2) * mxmxb[c];
+      } else {
+        for (int c = 0; c < 3; ++c) d[c] = mxmxb[c];
       }
-      for (int c = 0; c < 3; ++c) out.c[c][q] = dmdt[c];
-    } else if (kind == Slope::damping) {
-      // The damping term alone at its fastest (alpha = 1).
-      for (int c = 0; c < 3; ++c) out.c[c][q] = -g / T(2) * mxmxb[c];
-    } else {
-      for (int c = 0; c < 3; ++c) out.c[c][q] = mxmxb[c];
     }
-  });
+    return emit(i, j, kk, q, ms != T(0), ms, d);
+  };
+  if constexpr (Emit::reduces) {
+    return reduce<double>(device, cells, body, MaxOp{}, 0.0);
+  } else {
+    for_each(device, cells, [=] GRIDSOLVE_HD(int i, int j, int kk) { body(i, j, kk); });
+    return 0.0;
+  }
 }
 
 template <class T>
-void MicromagSystem<T>::slope(CellVectors<T>& v, CellVectors<T>& k, std::array<double, 3> b,
-                              Slope kind) {
+template <class Emit>
+double MicromagSystem<T>::slope_pass(CellVectors<T>& v, std::array<double, 3> b, Slope kind,
+                                     const Emit& emit) {
   const demag::PaddedVector<T> hd = demag_output();
   // The thermal field enters LLG slopes only (relax and minimize follow the deterministic
   // field).
@@ -297,10 +393,40 @@ void MicromagSystem<T>::slope(CellVectors<T>& v, CellVectors<T>& k, std::array<d
       v, sides_, region_, params_, mesh_, has_demag() ? &hd : nullptr, b,
       llg ? thermal_ : ThermalDraw{}, llg ? problem_.current : std::array<double, 3>{0, 0, 0});
   // every CellVectors of the mesh has the same layout
-  if (has_extra_terms_)
-    slope_cells<true>(device_, cells_, f, k.ptr(), k.index(), kind);
-  else
-    slope_cells<false>(device_, cells_, f, k.ptr(), k.index(), kind);
+  const double r = has_extra_terms_ ? slope_cells<true>(device_, cells_, f, v.index(), kind, emit)
+                                    : slope_cells<false>(device_, cells_, f, v.index(), kind, emit);
+  return Emit::reduces ? max_over_ranks(r) : r;
+}
+
+template <class T>
+void MicromagSystem<T>::slope(CellVectors<T>& v, CellVectors<T>& k, std::array<double, 3> b,
+                              Slope kind) {
+  slope_pass(v, b, kind, StoreSlope<T>{k.ptr()});
+}
+
+template <class T>
+void MicromagSystem<T>::heun_predict(CellVectors<T>& k, std::array<double, 3> b, Slope kind,
+                                     double h, CellVectors<T>& out) {
+  const Vec3Ptr<T> a = m_.ptr();
+  slope_pass(m_, b, kind,
+             EulerPredictor<T>{
+                 k.ptr(), out.ptr(), {{a.c[0], a.c[1], a.c[2]}}, demag_input(), has_demag(), T(h)});
+}
+
+template <class T>
+double MicromagSystem<T>::heun_correct(CellVectors<T>& v, const CellVectors<T>& k,
+                                       std::array<double, 3> b, Slope kind, double h,
+                                       CellVectors<T>& out, bool estimate) {
+  const Vec3Ptr<T> a = m_.ptr(), s = k.ptr();
+  return 0.5 * h *
+         std::sqrt(slope_pass(v, b, kind,
+                              HeunCorrector<T>{{{a.c[0], a.c[1], a.c[2]}},
+                                               {{s.c[0], s.c[1], s.c[2]}},
+                                               out.ptr(),
+                                               demag_input(),
+                                               has_demag(),
+                                               estimate,
+                                               T(0.5 * h)}));
 }
 
 template <class T>
@@ -324,15 +450,7 @@ double MicromagSystem<T>::combine(const CellVectors<T>& m0, double h, const Stag
       T v[3] = {a.c[0][q], a.c[1][q], a.c[2][q]};
       for (int t = 0; t < s.count; ++t)
         for (int c = 0; c < 3; ++c) v[c] += ht * s.w[t] * s.k[t][c][q];
-      const T inv = inv_sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-      for (int c = 0; c < 3; ++c) {
-        v[c] *= inv;
-        o.c[c][q] = v[c];
-      }
-      if (has_demag) {
-        const std::int64_t p = in.at(i, j, k);
-        for (int c = 0; c < 3; ++c) in.c[c][p] = ms * v[c];
-      }
+      put_unit(v, q, o, in, has_demag, ms, i, j, k);
     });
     return 0.0;
   }
@@ -345,16 +463,7 @@ double MicromagSystem<T>::combine(const CellVectors<T>& m0, double h, const Stag
         T v[3] = {a.c[0][q], a.c[1][q], a.c[2][q]};
         for (int t = 0; t < s.count; ++t)
           for (int c = 0; c < 3; ++c) v[c] += ht * s.w[t] * s.k[t][c][q];
-        const T inv = inv_sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-        for (int c = 0; c < 3; ++c) {
-          v[c] *= inv;
-          o.c[c][q] = v[c];
-        }
-        if (has_demag) {
-          const std::int64_t p = in.at(i, j, k);
-          for (int c = 0; c < 3; ++c) in.c[c][p] = ms * v[c];
-        }
-        if (e.count == 0) return 0.0;
+        put_unit(v, q, o, in, has_demag, ms, i, j, k);
         T d[3] = {0, 0, 0};
         for (int t = 0; t < e.count; ++t)
           for (int c = 0; c < 3; ++c) d[c] += e.w[t] * e.k[t][c][q];

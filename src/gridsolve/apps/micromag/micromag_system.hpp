@@ -83,6 +83,16 @@ class MicromagSystem {
   void begin_thermal_step(double dt) {
     thermal_ = ThermalDraw{problem_.thermal_seed, thermal_steps_++, dt};
   }
+  // Heun's two evaluations, each with its combination in the same pass (no loop reads the
+  // slope back). The demag input must hold the state the slope is taken at and demag()
+  // must have run; the state made is written to the demag input.
+  // heun_predict: k = the slope at m(); out = normalize(m() + h k).
+  void heun_predict(CellVectors<T>& k, std::array<double, 3> b, Slope kind, double h,
+                    CellVectors<T>& out);
+  // heun_correct: the slope k' at v (the predictor, not stored); out = normalize(m() + h/2
+  // (k + k')); returns h/2 max |k' - k| over the cells (0 unless `estimate`).
+  double heun_correct(CellVectors<T>& v, const CellVectors<T>& k, std::array<double, 3> b,
+                      Slope kind, double h, CellVectors<T>& out, bool estimate);
   // out = normalize(m0 + h sum) on the magnetic cells, also written to the demag input;
   // returns h max |err| over the cells (0 when err has no terms).
   double combine(const CellVectors<T>& m0, double h, const StageSum<T>& sum, CellVectors<T>& out,
@@ -111,6 +121,9 @@ class MicromagSystem {
   demag::PaddedVector<T> demag_input() const;
   demag::PaddedVector<T> demag_output() const;
   bool has_demag() const { return conv_ || split_conv_; }
+  // The slope at v (filling v's ghosts), handed cell by cell to `emit` in the same pass.
+  template <class Emit>
+  double slope_pass(CellVectors<T>& v, std::array<double, 3> b, Slope kind, const Emit& emit);
   // A rank's largest or summed value made the run's (itself on one process).
   double max_over_ranks(double v) const;
   double sum_over_ranks(double v) const;

@@ -13,7 +13,7 @@ struct UniaxialAnisotropy {
     const MaterialParams<T>& p = c.p;
     if (p.ku1 == T(0)) return;
     const T mu = c.m[0] * p.u[0] + c.m[1] * p.u[1] + c.m[2] * p.u[2];
-    const T f = T(2) * p.ku1 / p.ms * mu;
+    const T f = T(2) * p.ku1 * p.inv_ms * mu;
     for (int d = 0; d < 3; ++d) b[d] += f * p.u[d];
   }
 
