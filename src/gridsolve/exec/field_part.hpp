@@ -56,11 +56,12 @@ Field<T> field_part(const Field<T>& whole, std::shared_ptr<const Decomposition> 
 // Every rank's part (on any device) written into `whole` (a CPU field of the
 // decomposition's global box) on rank `root`: the valid values, and with side_ghosts > 0
 // that many ghost layers beyond the global box's sides from the parts that touch them
-// (what the sides' rules put there; both fields need that many); whole's other ghosts are
-// left alone, and so is `whole` on the other ranks, which may pass an empty field. Every
-// rank calls it. Each part travels to the root as one message (in pieces of at most 1 GiB,
-// MPI counting in int), the root receiving one rank after another: it holds the whole
-// field and one part at a time, the others only their own part.
+// (what the sides' rules put there; both fields need that many; those beyond whole's
+// storage, past a periodic image, are dropped); whole's other ghosts are left alone, and
+// so is `whole` on the other ranks, which may pass an empty field. Every rank calls it.
+// Each part travels to the root as one message (in pieces of at most 1 GiB, MPI counting
+// in int), the root receiving one rank after another: it holds the whole field and one
+// part at a time, the others only their own part.
 template <class T>
 void gather_parts(const Field<T>& part, Field<T>& whole, int root = 0, int side_ghosts = 0) {
   if (part.device() != Device::cpu)
@@ -108,21 +109,35 @@ void gather_parts(const Field<T>& part, Field<T>& whole, int root = 0, int side_
   require(holds_global_box(whole, parts) && whole.ncomp() == ncomp &&
               whole.device() == Device::cpu,
           "parts gather into a CPU field of the decomposition's global box");
+  // What whole stores. A side ghost past a periodic axis's image (the global box already
+  // reaches into whole's first ghost layer there) lies beyond it: received, not written.
+  const int g = whole.ghost(), zg = whole.dims() == 3 ? g : 0;
+  Box held = whole.interior().grown(g);
+  held.lo[2] += g - zg, held.hi[2] -= g - zg;
+  auto inside = [&held](int i, int j, int k) {
+    return i >= held.lo[0] && i <= held.hi[0] && j >= held.lo[1] && j <= held.hi[1] &&
+           k >= held.lo[2] && k <= held.hi[2];
+  };
   const FieldView<T> to = whole.view();
   for (int r = 0; r < parts.ranks(); ++r) {
     const Box b = gathered(r);
     if (r == comm.rank()) {  // the root's own part: copied in place
+      const Box own = b.intersect(held);
       const FieldView<const T> from = part.cview();
       for (int c = 0; c < ncomp; ++c)
-        for (int k = b.lo[2]; k <= b.hi[2]; ++k)
-          for (int j = b.lo[1]; j <= b.hi[1]; ++j)
-            for (int i = b.lo[0]; i <= b.hi[0]; ++i) to(i, j, k, c) = from(i, j, k, c);
+        for (int k = own.lo[2]; k <= own.hi[2]; ++k)
+          for (int j = own.lo[1]; j <= own.hi[1]; ++j)
+            for (int i = own.lo[0]; i <= own.hi[0]; ++i) to(i, j, k, c) = from(i, j, k, c);
       continue;
     }
     std::vector<T> values(std::size_t(b.cells()) * std::size_t(ncomp));
     move(values, r, false);
     const T* next = values.data();
-    for_box(to, b, [&](T& x) { x = *next++; });
+    for (int c = 0; c < ncomp; ++c)
+      for (int k = b.lo[2]; k <= b.hi[2]; ++k)
+        for (int j = b.lo[1]; j <= b.hi[1]; ++j)
+          for (int i = b.lo[0]; i <= b.hi[0]; ++i, ++next)
+            if (inside(i, j, k)) to(i, j, k, c) = *next;
   }
 }
 

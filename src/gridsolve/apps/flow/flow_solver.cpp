@@ -180,8 +180,6 @@ void get_field(const Checkpoint& c, const std::string& name, Field<T>& f) {
 
 template <class T>
 void FlowSolver<T>::save_state(Checkpoint& c) const {
-  require(!cell_parts_ || !(periodic_[0] || periodic_[1] || periodic_[2]),
-          "flow checkpoints on several ranks with periodic sides are not written yet");
   const auto& n = grid_.cells();
   const int dims = case_.dims;
   for (int q = 0; q < dims; ++q) {
