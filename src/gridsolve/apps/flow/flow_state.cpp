@@ -3,6 +3,7 @@
 // wall values of the sides, the ghost rules, and the check that the fluid is one region.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "gridsolve/apps/flow/flow_loop_helpers.hpp"
@@ -27,6 +28,37 @@ bool face_is_free(const StencilOperator<T>& m, const Field<std::uint8_t>& fixed,
   return m.active.contains(F[0], F[1], F[2]) && !fixed.cview()(F[0], F[1], F[2]);
 }
 
+// On ranks, a body must stay three cells clear of every periodic side: its faces there
+// would keep values of their own at the image past the period (the wall terms beside
+// them are made from them), which the parts do not carry across. Bodies away from those
+// sides split as any other (a body across a periodic side runs as one process).
+void require_clear_of_periodic_sides(const FlowCase& c, const MacGrid& grid) {
+  const MacGeometry g = grid.host_geometry();
+  for (const Obstacle& o : c.obstacles) {
+    std::array<double, 2> lo = o.lo, hi = o.hi;
+    if (o.shape == Obstacle::Shape::circle) {
+      for (int a = 0; a < 2; ++a) lo[a] = o.centre[a] - o.radius, hi[a] = o.centre[a] + o.radius;
+    } else if (o.shape == Obstacle::Shape::polygon) {
+      lo = hi = o.vertices.front();
+      for (const auto& v : o.vertices)
+        for (int a = 0; a < 2; ++a) lo[a] = std::min(lo[a], v[a]), hi[a] = std::max(hi[a], v[a]);
+    }
+    // (a body spans z: along a periodic z it always meets the sides)
+    require(c.dims < 3 || !c.periodic(2),
+            fmt::format("flow on several ranks: {} spans the periodic z sides; run it as one "
+                        "process",
+                        o.describe()));
+    for (int a = 0; a < 2; ++a) {
+      const int n = c.cells[a];
+      if (!c.periodic(a)) continue;
+      require(n >= 6 && lo[a] > g.xf(a, 3) && hi[a] < g.xf(a, n - 3),
+              fmt::format("flow on several ranks: {} comes within three cells of the periodic "
+                          "sides along {}; run it as one process, or move it inward",
+                          o.describe(), "xyz"[a]));
+    }
+  }
+}
+
 }  // namespace
 
 // Out of line, with a body: the steps' files instantiate only their own members.
@@ -40,11 +72,6 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d, bool whole) : case_(c), d
   if (!whole && comm.size() > 1) {
     std::array<bool, 3> wraps{};
     for (int q = 0; q < c.dims; ++q) wraps[std::size_t(q)] = c.periodic(q);
-    // A body's faces at a periodic side keep values of their own at the image (the wall
-    // terms beside them were made from them), which the parts do not carry across.
-    require(c.obstacles.empty() || !(wraps[0] || wraps[1] || wraps[2]),
-            "flow on several ranks: obstacles with periodic sides are not split yet; run it "
-            "as one process");
     const Box cells{{0, 0, 0}, {c.cells[0] - 1, c.cells[1] - 1, c.cells[2] - 1}, Centring::cell()};
     // Three cells a part at least along a split axis: the faces two beyond a cut (the
     // limited schemes' reach) stay within one neighbour.
@@ -69,6 +96,7 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d, bool whole) : case_(c), d
       momentum_solvers_[std::size_t(q)] = momentum_row_->make<T>(MultigridOptions{});
   grid_ = MacGrid(c.dims, c.cells, c.lo, c.hi, c.spacing, d);
   require_resolved(c.obstacles, grid_, c.obstacle_treatment);
+  if (cell_parts_) require_clear_of_periodic_sides(c, grid_);
   const auto& n = grid_.cells();
   const MacGeometry hg = grid_.host_geometry();
   for (int q = 0; q < c.dims; ++q) periodic_[std::size_t(q)] = c.periodic(q);
