@@ -63,6 +63,13 @@ class Field {
     b.centring = centring_;
     return b;
   }
+  // Every index the field stores: the valid box and its ghost layers (along z only in 3D).
+  Box stored() const {
+    const int g = layout_.ghost, zg = dims_ == 3 ? g : 0;
+    Box b = interior().grown(g);
+    b.lo[2] += g - zg, b.hi[2] -= g - zg;
+    return b;
+  }
   std::int64_t storage_size() const { return layout_.size; }
   // The decomposition this field is one rank's part of (null: the field is whole), and
   // that rank.

@@ -39,11 +39,7 @@ Field<T> field_part(const Field<T>& whole, std::shared_ptr<const Decomposition> 
   if (whole.device() != Device::cpu)  // cut on the host, then placed on whole's device
     return field_part(whole.copy_to(Device::cpu), std::move(parts), rank).copy_to(whole.device());
   Field<T> part(std::move(parts), rank, whole.ncomp(), whole.ghost(), Device::cpu);
-  const int g = whole.ghost(), zg = whole.dims() == 3 ? g : 0;
-  Box b = part.interior().grown(g), held = whole.interior().grown(g);
-  b.lo[2] += g - zg, b.hi[2] -= g - zg;
-  held.lo[2] += g - zg, held.hi[2] -= g - zg;
-  b = b.intersect(held);
+  const Box b = part.stored().intersect(whole.stored());
   const FieldView<const T> from = whole.cview();
   const FieldView<T> to = part.view();
   for (int c = 0; c < whole.ncomp(); ++c)
@@ -111,13 +107,7 @@ void gather_parts(const Field<T>& part, Field<T>& whole, int root = 0, int side_
           "parts gather into a CPU field of the decomposition's global box");
   // What whole stores. A side ghost past a periodic axis's image (the global box already
   // reaches into whole's first ghost layer there) lies beyond it: received, not written.
-  const int g = whole.ghost(), zg = whole.dims() == 3 ? g : 0;
-  Box held = whole.interior().grown(g);
-  held.lo[2] += g - zg, held.hi[2] -= g - zg;
-  auto inside = [&held](int i, int j, int k) {
-    return i >= held.lo[0] && i <= held.hi[0] && j >= held.lo[1] && j <= held.hi[1] &&
-           k >= held.lo[2] && k <= held.hi[2];
-  };
+  const Box held = whole.stored();
   const FieldView<T> to = whole.view();
   for (int r = 0; r < parts.ranks(); ++r) {
     const Box b = gathered(r);
@@ -137,7 +127,7 @@ void gather_parts(const Field<T>& part, Field<T>& whole, int root = 0, int side_
       for (int k = b.lo[2]; k <= b.hi[2]; ++k)
         for (int j = b.lo[1]; j <= b.hi[1]; ++j)
           for (int i = b.lo[0]; i <= b.hi[0]; ++i, ++next)
-            if (inside(i, j, k)) to(i, j, k, c) = *next;
+            if (held.contains(i, j, k)) to(i, j, k, c) = *next;
   }
 }
 
