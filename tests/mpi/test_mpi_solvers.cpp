@@ -285,12 +285,18 @@ TEST(MpiSolvers, TransformSolverOnSlabs) {
   m.sides = "periodic";  // x periodic (transformed), y the line axis
   m.n = 50;
   expect_same_answer(m, "fft", residual_rule(1e-10), 1e-10, {1, n, 1});
+  m.sides = "periodic-all";  // y periodic too: its whole lines transformed after the transpose
+  m.n = 37;
+  expect_same_answer(m, "fft", residual_rule(1e-10), 1e-10, {1, n, 1});
   ModelProblem cube;
   cube.dims = 3;
   cube.n = 17;
   expect_same_answer(cube, "fft", residual_rule(1e-10), 1e-10, {1, 1, n});
   cube.sides = "neumann";
   cube.n = 12;
+  expect_same_answer(cube, "fft", residual_rule(1e-10), 1e-10, {1, 1, n});
+  cube.sides = "periodic-all";
+  cube.n = 14;
   expect_same_answer(cube, "fft", residual_rule(1e-10), 1e-10, {1, 1, n});
   if (n > 1) {
     Discretization<double> whole =
@@ -362,6 +368,12 @@ TEST(MpiSolvers, OnTheGpu) {
   cube.sides = "dirichlet";
   cube.n = 33;
   expect_same_answer(cube, "fft", residual_rule(1e-10), 1e-10, {1, 1, n}, Device::cuda);
+  cube.sides = "periodic-all";
+  cube.n = 20;
+  expect_same_answer(cube, "fft", residual_rule(1e-10), 1e-10, {1, 1, n}, Device::cuda);
+  slab.sides = "periodic-all";
+  slab.n = 101;
+  expect_same_answer(slab, "fft", residual_rule(1e-10), 1e-10, {1, n, 1}, Device::cuda);
 }
 
 // An L-shaped domain (the upper right quarter fixed) cut by unknowns: the ranks hold

@@ -129,7 +129,7 @@ int slab_axis(const StencilOperator<T>& op) {
   std::array<int, 3> first{0, 0, 0}, m{1, 1, 1};
   for (int a = 0; a < op.grid.dims; ++a)
     std::tie(first[a], m[a]) = unknown_range(op.grid, op.sides, a);
-  return fast_poisson::line_axis_of(transform_problem(op.grid, 1.0, op.sides, m));
+  return fast_poisson::line_axis_of(transform_problem(op.grid, 1.0, op.sides, m), true);
 }
 
 template <class T>
@@ -162,10 +162,7 @@ void DirectPoisson<T>::setup(const LinearOperator<T>& any) {
   SlabSplit split;
   if (several) {
     const fast_poisson::TransformProblem whole = transform_problem(g, op.k_constant, op.sides, m);
-    const int t = fast_poisson::line_axis_of(whole);
-    require(t >= 0,
-            "fft on several ranks needs an axis that is not periodic (every side is "
-            "periodic here: run it on one rank)");
+    const int t = fast_poisson::line_axis_of(whole, true);
     split = slab_split(*op.parts, op.rank, t, dims, first, m);
   }
   std::string key =

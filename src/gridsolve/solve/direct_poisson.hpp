@@ -34,7 +34,8 @@ class DirectPoisson final : public Solver<T> {
 };
 
 // The axis fft's slabs split on several ranks: the axis of its tridiagonal lines, the
-// slowest one without periodic sides (-1: every side periodic, which does not split).
+// slowest one without periodic sides (every side periodic: the slowest axis, whose lines
+// are transformed once the transpose has made them whole).
 template <class T>
 int slab_axis(const StencilOperator<T>& op);
 

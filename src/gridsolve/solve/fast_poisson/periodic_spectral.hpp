@@ -5,6 +5,8 @@
 #include <array>
 #include <memory>
 
+#include "gridsolve/transform/slab_transpose.hpp"
+
 namespace gridsolve::fast_poisson {
 
 template <class T>
@@ -21,6 +23,16 @@ class PeriodicSpectral {
 template <class T>
 std::unique_ptr<PeriodicSpectral<T>> make_cufft_periodic_spectral(int dims, std::array<int, 3> m,
                                                                   std::array<double, 3> c);
+// The same on several ranks: `m` the whole problem, split along its slowest axis by
+// `split.t_start` (each rank's data its slab, x fastest). Each rank transforms its slab
+// along the other axes (real to complex), one all-to-all hands each rank a range of kx
+// with every plane, the complex transform along the slowest axis and the division run
+// there, and the reverse. Every rank of the split calls solve() together.
+template <class T>
+std::unique_ptr<PeriodicSpectral<T>> make_cufft_periodic_spectral_on_slabs(int dims,
+                                                                           std::array<int, 3> m,
+                                                                           std::array<double, 3> c,
+                                                                           const SlabSplit& split);
 #endif
 
 }  // namespace gridsolve::fast_poisson

@@ -92,6 +92,136 @@ class CufftPeriodicSpectral final : public PeriodicSpectral<T> {
   double scale_ = 1;
 };
 
+// Lines of the slab version: mode (kx0 + i, y, t) at i + hr (y + ny t), kx0 the rank's first
+// kx, hr its count; divided as divide_modes divides.
+template <class C>
+__global__ void divide_line_modes(C* f, int hr, int ny, int nt, int kx0, const double* ex,
+                                  const double* ey, const double* et, double scale) {
+  const std::int64_t total = std::int64_t(hr) * ny * nt;
+  for (std::int64_t q = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; q < total;
+       q += std::int64_t(gridDim.x) * blockDim.x) {
+    const int i = int(q % hr);
+    const std::int64_t r = q / hr;
+    const int y = int(r % ny), t = int(r / ny);
+    const double s = ex[kx0 + i] + ey[y] + et[t];
+    const double w = s > 0 ? scale / s : 0.0;
+    f[q].x *= w;
+    f[q].y *= w;
+  }
+}
+
+// On slabs along the slowest axis t (y in 2D, z in 3D). The complex slab is [t][y][kx] (y
+// only in 3D), kept as pairs of reals so that the slab transposes move it: their x axis is
+// 2 (m_x / 2 + 1) reals, split at whole complex values for the lines.
+template <class T>
+class CufftPeriodicSlabs final : public PeriodicSpectral<T> {
+  using C = typename Cufft<T>::complex;
+
+ public:
+  CufftPeriodicSlabs(int dims, std::array<int, 3> m, std::array<double, 3> c,
+                     const SlabSplit& split)
+      : dims_(dims), m_(m) {
+    const int t = dims - 1, me = split.rank, ranks = split.ranks;
+    half_ = m[0] / 2 + 1;
+    ny_ = dims == 3 ? m[1] : 1;
+    nt_ = m[std::size_t(t)];
+    // The complex spectrum as reals: x (2 half_), y, t, slabs as given, lines by kx.
+    sp_.t = 2;  // the complex arrays are 3D whatever dims is: t is their slowest axis
+    sp_.s = 0;
+    sp_.rank = me;
+    sp_.ranks = ranks;
+    sp_.t_start = split.t_start;
+    for (int r = 0; r <= ranks; ++r)
+      sp_.s_start.push_back(2 * int(std::int64_t(half_) * r / ranks));
+    shape_ = {2 * half_, ny_, nt_};
+    local_t_ = sp_.t_count(me);
+    kx0_ = sp_.s_start[std::size_t(me)] / 2;
+    hr_ = sp_.s_count(me) / 2;
+    // Along x (and y) each local plane: a batch of dims - 1 dimensional real transforms.
+    if (local_t_ > 0) {
+      int n[2] = {0, 0};
+      const int rank = dims - 1;
+      if (dims == 3)
+        n[0] = m[1], n[1] = m[0];
+      else
+        n[0] = m[0];
+      check_fft(
+          cufftPlanMany(&r2c_, rank, n, nullptr, 1, 0, nullptr, 1, 0, Cufft<T>::r2c, local_t_),
+          "plan (periodic slabs, forward)");
+      check_fft(
+          cufftPlanMany(&c2r_, rank, n, nullptr, 1, 0, nullptr, 1, 0, Cufft<T>::c2r, local_t_),
+          "plan (periodic slabs, backward)");
+    }
+    // Along t each line of this rank's kx range: stride hr ny, one line after another.
+    if (hr_ > 0) {
+      int n[1] = {nt_};
+      int embed[1] = {nt_};
+      const int lines = hr_ * ny_;
+      check_fft(
+          cufftPlanMany(&lines_, 1, n, embed, lines, 1, embed, lines, 1, Cufft<T>::c2c, lines),
+          "plan (periodic slabs, lines)");
+    }
+    const std::int64_t slab = 2 * std::int64_t(half_) * ny_ * local_t_;
+    const std::int64_t line = 2 * std::int64_t(hr_) * ny_ * nt_;
+    spectrum_ = Buffer<T>(Device::cuda, std::max<std::int64_t>(slab, 1));
+    lines_buffer_ = Buffer<T>(Device::cuda, std::max<std::int64_t>(line, 1));
+    send_ = Buffer<T>(Device::cuda, std::max<std::int64_t>(std::max(slab, line), 1));
+    receive_ = Buffer<T>(Device::cuda, std::max<std::int64_t>(std::max(slab, line), 1));
+    std::vector<double> table;
+    for (int a = 0; a < 3; ++a) {
+      const int axis = a == 0 ? 0 : a == 1 ? (dims == 3 ? 1 : -1) : t;
+      const int count = a == 0 ? half_ : a == 1 ? ny_ : nt_;
+      for (int k = 0; k < count; ++k)
+        table.push_back(axis >= 0 ? c[std::size_t(axis)] *
+                                        mode_eigenvalue(AxisKind::pp, m[std::size_t(axis)], k)
+                                  : 0.0);
+    }
+    eig_ = Buffer<double>(Device::cuda, table.size());
+    copy_bytes(eig_.data(), Device::cuda, table.data(), Device::cpu, table.size() * sizeof(double));
+    scale_ = 1.0 / (double(m[0]) * m[1] * m[2]);
+  }
+  ~CufftPeriodicSlabs() override {
+    if (r2c_) cufftDestroy(r2c_);
+    if (c2r_) cufftDestroy(c2r_);
+    if (lines_) cufftDestroy(lines_);
+  }
+  CufftPeriodicSlabs(const CufftPeriodicSlabs&) = delete;
+  CufftPeriodicSlabs& operator=(const CufftPeriodicSlabs&) = delete;
+
+  void solve(T* data) override {
+    C* spec = reinterpret_cast<C*>(spectrum_.data());
+    C* lines = reinterpret_cast<C*>(lines_buffer_.data());
+    if (local_t_ > 0) check_fft(Cufft<T>::exec_r2c(r2c_, data, spec), "forward (periodic slabs)");
+    slabs_to_lines(Device::cuda, sp_, shape_, static_cast<const T*>(spectrum_.data()),
+                   lines_buffer_.data(), send_.data(), receive_.data());
+    if (hr_ > 0) {
+      check_fft(Cufft<T>::exec_c2c(lines_, lines, lines, CUFFT_FORWARD), "lines (periodic slabs)");
+      const std::int64_t total = std::int64_t(hr_) * ny_ * nt_;
+      const int threads = 256;
+      const int blocks = int(std::min<std::int64_t>((total + threads - 1) / threads, 65535));
+      const double* e = eig_.data();
+      divide_line_modes<<<blocks, threads>>>(lines, hr_, ny_, nt_, kx0_, e, e + half_,
+                                             e + half_ + ny_, scale_);
+      cuda::check_launch("periodic slabs division");
+      check_fft(Cufft<T>::exec_c2c(lines_, lines, lines, CUFFT_INVERSE), "lines (periodic slabs)");
+    }
+    lines_to_slabs(Device::cuda, sp_, shape_, static_cast<const T*>(lines_buffer_.data()),
+                   spectrum_.data(), send_.data(), receive_.data());
+    if (local_t_ > 0) check_fft(Cufft<T>::exec_c2r(c2r_, spec, data), "backward (periodic slabs)");
+  }
+
+ private:
+  int dims_;
+  std::array<int, 3> m_;
+  int half_ = 1, ny_ = 1, nt_ = 1, local_t_ = 0, kx0_ = 0, hr_ = 0;
+  SlabSplit sp_;
+  std::array<int, 3> shape_{1, 1, 1};
+  cufftHandle r2c_ = 0, c2r_ = 0, lines_ = 0;
+  Buffer<T> spectrum_, lines_buffer_, send_, receive_;
+  Buffer<double> eig_;
+  double scale_ = 1;
+};
+
 }  // namespace
 
 template <class T>
@@ -100,6 +230,18 @@ std::unique_ptr<PeriodicSpectral<T>> make_cufft_periodic_spectral(int dims, std:
   return std::make_unique<CufftPeriodicSpectral<T>>(dims, m, c);
 }
 
+template <class T>
+std::unique_ptr<PeriodicSpectral<T>> make_cufft_periodic_spectral_on_slabs(int dims,
+                                                                           std::array<int, 3> m,
+                                                                           std::array<double, 3> c,
+                                                                           const SlabSplit& split) {
+  return std::make_unique<CufftPeriodicSlabs<T>>(dims, m, c, split);
+}
+
+template std::unique_ptr<PeriodicSpectral<float>> make_cufft_periodic_spectral_on_slabs<float>(
+    int, std::array<int, 3>, std::array<double, 3>, const SlabSplit&);
+template std::unique_ptr<PeriodicSpectral<double>> make_cufft_periodic_spectral_on_slabs<double>(
+    int, std::array<int, 3>, std::array<double, 3>, const SlabSplit&);
 template std::unique_ptr<PeriodicSpectral<float>> make_cufft_periodic_spectral<float>(
     int, std::array<int, 3>, std::array<double, 3>);
 template std::unique_ptr<PeriodicSpectral<double>> make_cufft_periodic_spectral<double>(

@@ -76,12 +76,13 @@ std::array<double, 3> axis_coefficients(const TransformProblem& p) {
 
 }  // namespace
 
-int line_axis_of(const TransformProblem& p) {
+int line_axis_of(const TransformProblem& p, bool on_ranks) {
   // Lines run along the slowest non-periodic axis (on the GPU one thread per line reads
-  // adjacent addresses); periodic axes are always transformed.
+  // adjacent addresses); periodic axes are transformed, except that slabs need an axis
+  // whose lines the transpose makes whole: on ranks the slowest, periodic or not.
   for (int a = p.dims - 1; a >= 0; --a)
     if (axis_kind(p.sides[a][0], p.sides[a][1]) != AxisKind::pp) return a;
-  return -1;
+  return on_ranks ? p.dims - 1 : -1;
 }
 
 template <class T>
@@ -106,14 +107,11 @@ TransformPoisson<T>::TransformPoisson(Device device, const TransformProblem& p, 
                     shape_.kind[a] == AxisKind::nd || shape_.kind[a] == AxisKind::dn;
   }
   singular_ = !any_dirichlet;
-  line_axis_ = line_axis_of(p);
+  line_axis_ = line_axis_of(p, split_.several());
   for (int a = 0; a < p.dims; ++a) shape_.transformed[a] = a != line_axis_;
   n_ = shape_.m;
   std::array<int, 3> lines = n_;
   if (split_.several()) {
-    require(line_axis_ >= 0,
-            "fft on several ranks needs an axis that is not periodic (every axis periodic: run it "
-            "on one rank)");
     require(
         split_.t == line_axis_ && split_.s >= 0 && split_.s < p.dims && split_.s != split_.t,
         "fft on several ranks splits the line axis into slabs and a transformed axis into lines");
@@ -121,23 +119,42 @@ TransformPoisson<T>::TransformPoisson(Device device, const TransformProblem& p, 
     lines = split_.lines_extent(n_, split_.rank);
   }
 #if GRIDSOLVE_HAVE_CUDA
-  if (device == Device::cuda && line_axis_ < 0) {
-    periodic_ = make_cufft_periodic_spectral<T>(p.dims, shape_.m, axis_coefficients(p));
-  } else {
-    transforms_ =
-        device == Device::cuda ? make_cufft_transforms<T>(shape_) : make_fftw_transforms<T>(shape_);
+  // Every axis periodic on GPUs: complex spectra by cuFFT (on slabs on several ranks), three
+  // passes a solve on one GPU where the per-axis real transforms take a dozen.
+  if (device == Device::cuda && line_axis_of(p) < 0) {
+    periodic_ =
+        split_.several()
+            ? make_cufft_periodic_spectral_on_slabs<T>(p.dims, n_, axis_coefficients(p), split_)
+            : make_cufft_periodic_spectral<T>(p.dims, n_, axis_coefficients(p));
+    return;
   }
+  transforms_ =
+      device == Device::cuda ? make_cufft_transforms<T>(shape_) : make_fftw_transforms<T>(shape_);
 #else
   transforms_ = make_fftw_transforms<T>(shape_);
 #endif
+  if (line_axis_ >= 0 && shape_.kind[line_axis_] == AxisKind::pp) {
+    TransformShape along;  // the lines: the line axis alone transformed
+    along.m = lines;
+    along.kind = shape_.kind;
+    along.transformed[line_axis_] = true;
+#if GRIDSOLVE_HAVE_CUDA
+    line_transforms_ =
+        device == Device::cuda ? make_cufft_transforms<T>(along) : make_fftw_transforms<T>(along);
+#else
+    line_transforms_ = make_fftw_transforms<T>(along);
+#endif
+  }
   if (line_axis_ >= 0) {
     const std::size_t size = std::size_t(lines[0]) * lines[1] * lines[2];
     // The GPU keeps its line scratch in the tridiagonal back end; this one serves there
-    // only the singular constant-mode line.
-    scratch_ = Buffer<T>(device,
-                         device == Device::cuda && !singular_ ? 1 : std::max<std::size_t>(size, 1));
-    sigma_ =
-        Buffer<double>(device, std::max<std::size_t>(size / std::size_t(lines[line_axis_]), 1));
+    // only the singular constant-mode line. Transformed lines need neither.
+    if (!line_transforms_) {
+      scratch_ = Buffer<T>(
+          device, device == Device::cuda && !singular_ ? 1 : std::max<std::size_t>(size, 1));
+      sigma_ =
+          Buffer<double>(device, std::max<std::size_t>(size / std::size_t(lines[line_axis_]), 1));
+    }
     if (split_.several()) {
       const std::size_t slab = std::size_t(shape_.m[0]) * shape_.m[1] * shape_.m[2];
       lines_ = Buffer<T>(device, std::max<std::size_t>(size, 1));
@@ -204,6 +221,25 @@ void TransformPoisson<T>::solve(T* data) {
     }
     const Box all_lines{{0, 0, 0}, {q.m[0] - 1, q.m[1] - 1, q.m[2] - 1}};
     const int t = line_axis_;
+    if (line_transforms_) {
+      // A periodic line axis: its whole lines transformed as well, every mode divided by
+      // its eigenvalue and the constant one set to zero (the zero-mean solution), as the
+      // one-rank path does with every axis at once.
+      const double inv_norm_t = 1.0 / transform_norm(q.kind[t], q.m[t]);
+      q.transformed[t] = true;
+      line_transforms_->forward(data);
+      for_each(device_, all_lines, [=] GRIDSOLVE_HD(int i, int j, int k) {
+        const int idx[3] = {i, j, k};
+        const double s = q.shift(idx);
+        T& v = data[i + q.stride(1) * j + q.stride(2) * k];
+        v = s > 0 ? T(double(v) * inv_norm_t / s) : T(0);
+      });
+      line_transforms_->backward(data);
+      lines_to_slabs(device_, split_, n_, static_cast<const T*>(data), slab, send_.data(),
+                     receive_.data());
+      transforms_->backward(slab);
+      return;
+    }
     Box lines = all_lines;
     lines.hi[t] = 0;
     T* cp = scratch_.data();

@@ -24,15 +24,17 @@ struct TransformProblem {
 };
 
 // The axis solved by tridiagonal lines: the slowest one that is not periodic (-1: every
-// axis periodic, all transformed). On several ranks the slabs split it.
-int line_axis_of(const TransformProblem& p);
+// axis periodic, all transformed). On several ranks (`on_ranks`) the slabs split it, and a
+// box periodic on every axis takes its slowest axis as the line axis, solved by cyclic
+// tridiagonal lines once the transpose has made them whole.
+int line_axis_of(const TransformProblem& p, bool on_ranks = false);
 
 template <class T>
 class TransformPoisson {
  public:
   // Plans the transforms; throws Error for sizes or side pairs it cannot take. With a
   // split over several ranks, solve() takes this rank's slab of the unknowns (split along
-  // line_axis_of(problem)) and every rank of the split calls it together.
+  // line_axis_of(problem, true)) and every rank of the split calls it together.
   TransformPoisson(Device device, const TransformProblem& problem, SlabSplit split = {});
   ~TransformPoisson();
   TransformPoisson(const TransformPoisson&) = delete;
@@ -60,8 +62,12 @@ class TransformPoisson {
   int line_axis_ = -1;
   bool singular_ = false;
   std::unique_ptr<AxisTransforms<T>> transforms_;
-  // Every axis periodic on one GPU: the whole solve in one complex spectrum instead.
+  // Every axis periodic on GPUs: the whole solve in complex spectra instead (on slabs on
+  // several ranks).
   std::unique_ptr<PeriodicSpectral<T>> periodic_;
+  // On several CPU ranks with a periodic line axis: the transform along its lines, made
+  // whole by the transpose (the lines are diagonalized too instead of solved).
+  std::unique_ptr<AxisTransforms<T>> line_transforms_;
   Buffer<T> scratch_;     // modified super-diagonals of the line solves
   Buffer<double> sigma_;  // per-line shift of the GPU line solve
   Buffer<T> lines_, send_, receive_;  // on several ranks: this rank's lines, the messages
