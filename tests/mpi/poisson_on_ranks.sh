@@ -77,12 +77,13 @@ timeout 60 "${launch[@]}" "$gridsolve" "${channel[@]}" --out "$work/chn" >"$work
 a=$(value "$work/ch1" c_d_final) b=$(value "$work/chn" c_d_final)
 awk -v a="$a" -v b="$b" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && d <= 1e-9 * a) }' ||
   fail "channel c_d $b on $np ranks, $a on one"
-# The PISO step on these ranks: a strong and a weak row beside rank 0 alone.
+# The PISO step and the projection step on these ranks: a strong and a weak row each,
+# beside rank 0 alone.
 if [ "$np" -gt 1 ]; then
   timeout 60 "${launch[@]}" "$gridsolve" bench flow --device cpu --n 32 --repeats 3 \
     --out "$work/bflow" >"$work/bflow.txt" 2>&1 || fail "bench flow: exit $?: $(cat "$work/bflow.txt")"
-  for kind in strong weak; do
-    grep -qE "^$kind +$np " "$work/bflow.txt" || fail "bench flow has no $kind row: $(cat "$work/bflow.txt")"
+  for row in "piso cavity +strong" "piso cavity +weak" "projection tg +strong" "projection tg +weak"; do
+    grep -qE "^$row +$np " "$work/bflow.txt" || fail "bench flow has no '$row' row: $(cat "$work/bflow.txt")"
   done
   grep -q "\"ranks\": *$np" "$work/bflow/bench.json" || fail "bench flow json: $(cat "$work/bflow/bench.json")"
   # Bad input on ranks: exit 2 on every rank with the reason, never a hang.
@@ -144,6 +145,19 @@ paste -d, <(last_row "$work/tgn") <(last_row "$work/tg1") | awk -F, '{
   if ($1 != $7) exit 1
   for (c = 4; c <= 5; ++c) { d = $c - $(c + 6); if (d < 0) d = -d; if (d > 1e-10 * ($c < 0 ? -$c : $c)) exit 1 }
 }' || fail "periodic checkpoint of $np ranks as one process: $(last_row "$work/tg1"), on the ranks $(last_row "$work/tgn")"
+
+# The projection scheme's vortex (the transform pressure; the parts are slabs along y) on
+# these ranks: one process's steps, times and velocity changes.
+tgp=(flow "$(dirname "$0")/../../examples/flow/taylor_green_projection.toml" --device cpu
+  --no-plots --t-end 0.3 --frames 0 -q)
+"$gridsolve" "${tgp[@]}" --out "$work/tgp1" >"$work/tgp1.txt" 2>&1 ||
+  fail "projection vortex, one process: $(tail -3 "$work/tgp1.txt")"
+timeout 60 "${launch[@]}" "$gridsolve" "${tgp[@]}" --out "$work/tgpn" >"$work/tgpn.txt" 2>&1 ||
+  fail "projection vortex on $np ranks: exit $?: $(tail -3 "$work/tgpn.txt")"
+paste -d, <(last_row "$work/tgpn") <(last_row "$work/tgp1") | awk -F, '{
+  if ($1 != $7 || $2 != $8) exit 1
+  d = $5 - $11; if (d < 0) d = -d; if (d > 1e-10 * ($5 < 0 ? -$5 : $5)) exit 1
+}' || fail "projection vortex on $np ranks: $(last_row "$work/tgpn"), one process $(last_row "$work/tgp1")"
 
 # Multigrid-preconditioned CG on the same ranks and problem: the same answer and the same
 # iteration count as one process.

@@ -3,6 +3,7 @@
 // lid-driven cavity in 2D and 3D (walls, a moving lid; SIMPLEC, and PISO with BDF2 and the
 // TVD scheme, whose stencil reaches two faces into the next part) and DFG 2D-1 (an inflow, an outflow
 // rescaled to it, a cylinder on the immersed boundary, its forces summed over the ranks).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -163,6 +164,54 @@ TEST(MpiFlow, TaylorGreenLikeOneProcess) {
   expect_same_state(split, whole, "Taylor-Green");
 }
 
+// The transform pressure (`fft`) on ranks, every side periodic: the parts are slabs along
+// the slowest axis, whose whole lines the transpose makes and transforms too; the
+// pressure solved whole on every rank (the default for a problem this small) and split.
+TEST(MpiFlow, TransformPressureLikeOneProcess) {
+  const int ranks = Communicator::world().size();
+  for (const int dims : {2, 3}) {
+    FlowCase c;
+    c.dims = dims;
+    c.cells = dims == 2 ? std::array<int, 3>{20, 18, 1} : std::array<int, 3>{10, 9, 13};
+    const double period = 2 * std::numbers::pi;
+    c.hi = {period, period, dims == 3 ? period : 1};
+    for (int s = 0; s < 2 * dims; ++s) c.sides[std::size_t(s)].type = SideType::periodic;
+    c.nu = 0.05;
+    c.coupling = Coupling::projection;
+    c.time_scheme = TimeScheme::rk3;
+    c.pressure_solver = "fft";
+    for (const std::int64_t whole_nodes : {std::int64_t(-1), std::int64_t(0)}) {
+      SCOPED_TRACE(fmt::format("{}D, pressure {}", dims, whole_nodes < 0 ? "whole" : "split"));
+      c.pressure_whole_nodes = whole_nodes;
+      c.validate();
+      FlowSolver<double> whole(c, Device::cpu, true), split(c, Device::cpu);
+      if (ranks > 1) {
+        const std::array<int, 3> grid = split.cell_parts()->process_grid();
+        EXPECT_EQ(grid[std::size_t(dims - 1)], ranks) << "slabs along the slowest axis";
+      }
+      // Vortices carried by a uniform flow (the sines cross the cuts and the sides).
+      for (FlowSolver<double>* s : {&whole, &split}) {
+        s->set_velocity(0, [](double x, double y, double z) {
+          return 1 + std::sin(x) * std::cos(y) * std::cos(z);
+        });
+        s->set_velocity(1, [](double x, double y, double z) {
+          return 0.5 - std::cos(x) * std::sin(y) * std::cos(z);
+        });
+        if (dims == 3) s->set_velocity(2, [](double, double, double) { return 0.25; });
+      }
+      for (int step = 0; step < 5; ++step) {
+        const double dt = std::min(whole.cfl_time_step(0.5), 0.05);
+        whole.runge_kutta_step(dt, false);
+        split.runge_kutta_step(dt, false);
+      }
+      expect_same_state(split, whole, "Taylor-Green, fft pressure");
+      const double div = whole.max_divergence();
+      EXPECT_LT(div, 1e-10);
+      EXPECT_NEAR(split.max_divergence(), div, 1e-10);
+    }
+  }
+}
+
 // A channel periodic along x between walls, the upper one moving; with a cylinder in it;
 // a body within three cells of the periodic sides is refused on ranks (its faces at the
 // image would be its own).
@@ -225,6 +274,33 @@ TEST(MpiFlow, OnTheGpu) {
   for (int q = 0; q < 2; ++q)
     EXPECT_LE(part_difference(f.u[std::size_t(q)], e.u[std::size_t(q)]), 1e-9) << "projection "
                                                                                << "uv"[q];
+  // The transform pressure on the GPUs' slabs (complex spectra by cuFFT, the lines' transform
+  // after the all-to-all), split even though this problem is small.
+  FlowCase tg;
+  tg.cells = {24, 20, 1};
+  tg.hi = {2 * std::numbers::pi, 2 * std::numbers::pi, 1};
+  for (int side = 0; side < 4; ++side) tg.sides[std::size_t(side)].type = SideType::periodic;
+  tg.nu = 0.05;
+  tg.coupling = Coupling::projection;
+  tg.time_scheme = TimeScheme::rk3;
+  tg.pressure_solver = "fft";
+  tg.pressure_whole_nodes = 0;
+  tg.validate();
+  FlowSolver<double> tw(tg, Device::cpu, true), ts(tg, Device::cuda);
+  for (FlowSolver<double>* s : {&tw, &ts}) {
+    s->set_velocity(0, [](double x, double y, double) { return 1 + std::sin(x) * std::cos(y); });
+    s->set_velocity(1, [](double x, double y, double) { return 0.5 - std::cos(x) * std::sin(y); });
+  }
+  for (int s = 0; s < 5; ++s) {
+    tw.runge_kutta_step(0.05, false);
+    ts.runge_kutta_step(0.05, false);
+  }
+  FlowSolver<double>::WholeState g = tw.whole_state(), h = ts.whole_state();
+  for (int q = 0; q < 2; ++q)
+    EXPECT_LE(part_difference(h.u[std::size_t(q)], g.u[std::size_t(q)]), 1e-9) << "fft pressure "
+                                                                               << "uv"[q];
+  EXPECT_LE(part_difference(h.p, g.p), 1e-9) << "fft pressure";
+  EXPECT_LT(ts.max_divergence(), 1e-10);
 }
 
 }  // namespace

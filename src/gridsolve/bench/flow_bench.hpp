@@ -14,7 +14,7 @@ struct FlowStepTiming {
   int n = 0;                       // cells per side (of each unit cube)
   double cells = 0;                // in all
   double ms_per_step = 0;          // median over the timed steps
-  double ns_per_cell = 0;          // per cell per PISO step
+  double ns_per_cell = 0;          // per cell per step
   double pressure_share = 0;       // of the step time
   double pressure_iterations = 0;  // per step (two correctors)
   double bound_ms = 0;             // the copy-bandwidth bound of one step
@@ -53,11 +53,16 @@ TaylorGreenTiming time_taylor_green(Device d, int n, flow::Coupling coupling);
 // `dims` dimensions; `wide` > 1 puts that many unit cubes side by side along x (n wide
 // cells each: the weak-scaling mesh of `wide` ranks that each keep n^dims cells).
 flow::FlowCase piso_cavity(int n, int dims = 2, int wide = 1);
-// PISO steps of the case: warm-up, then `steps` timed steps (the median). Under mpirun
-// the solver splits over the ranks and the slowest rank's time counts, unless `whole`
-// (this rank alone).
-FlowStepTiming time_piso_step(Device d, const flow::FlowCase& c, int steps,
-                              double copy_bytes_per_s, bool whole = false);
+// The Taylor-Green vortices on the periodic box [0, 2 pi]^dims, n cells per side, by the
+// projection scheme with the transform pressure (nu 0.01, central convection); `tall` > 1
+// stacks that many boxes along the slowest axis (the slabs the pressure splits into: the
+// weak-scaling mesh of `tall` ranks that each keep n^dims cells).
+flow::FlowCase taylor_green_box(int n, int dims = 2, int tall = 1);
+// Steps of the case (PISO, or the projection scheme from the Taylor-Green vortices at CFL
+// 0.5): warm-up, then `steps` timed steps (the median). Under mpirun the solver splits
+// over the ranks and the slowest rank's time counts, unless `whole` (this rank alone).
+FlowStepTiming time_flow_step(Device d, const flow::FlowCase& c, int steps, double copy_bytes_per_s,
+                              bool whole = false);
 // SIMPLEC on the steady cavity at n^2 to the cavity's default tolerance.
 SteadyCavityTiming time_steady_cavity(Device d, double re, int n);
 

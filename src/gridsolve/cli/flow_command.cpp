@@ -232,9 +232,11 @@ void taylor_green_table(Device d, const std::vector<int>& sizes, nlohmann::json&
         "needs)\n");
 }
 
-// Under mpirun: the PISO step on the run's ranks, strong (the cavity of --n cells per side)
-// and weak (each rank keeping --n^dims cells: unit cubes side by side along x), beside
-// rank 0 alone on the --n cavity in the same launch.
+// Under mpirun: a step on the run's ranks, strong (the box of --n cells per side split) and
+// weak (each rank keeping --n^dims cells), beside rank 0 alone on the --n box in the same
+// launch, for two cases: PISO on the Re 1000 cavity (unit cubes side by side along x, the
+// pressure by multigrid) and the projection scheme on the periodic Taylor-Green box (boxes
+// stacked along the slowest axis, the pressure by the transform solver on slabs).
 int flow_ranks_bench(const BenchSettings& s, Device d) {
   const Communicator& comm = Communicator::world();
   require(s.dims == 2 || s.dims == 3, fmt::format("--dims must be 2 or 3, got {}", s.dims));
@@ -242,51 +244,73 @@ int flow_ranks_bench(const BenchSettings& s, Device d) {
   const int n = s.n != 8192 ? s.n : s.dims == 3 ? (gpu ? 256 : 24) : (gpu ? 4096 : 256);
   const int steps = std::clamp(s.repeats, 3, 50);
   const double bw = copy_bandwidth(d);
-  const FlowStepTiming strong = time_piso_step(d, piso_cavity(n, s.dims), steps, bw);
-  const FlowStepTiming weak = time_piso_step(d, piso_cavity(n, s.dims, comm.size()), steps, bw);
-  FlowStepTiming alone;
-  if (comm.is_root()) alone = time_piso_step(d, piso_cavity(n, s.dims), steps, bw, true);
-  alone.ms_per_step = comm.max(alone.ms_per_step);
-  if (!comm.is_root()) return 0;
-  const std::string cube = s.dims == 3 ? fmt::format("{}^3", n) : fmt::format("{}^2", n);
-  fmt::print(
-      "gridsolve bench flow on {} ranks ({}): the PISO step of the Re 1000 cavity, fp64, median "
-      "of {} steps; rank 0 alone on the {} cavity beside it\n",
-      comm.size(), to_string(d), steps, cube);
-  fmt::print("{:<7} {:>5} {:>16} {:>10} {:>12} {:>8} {:>6} {:>9} {:>12}\n", "kind", "ranks",
-             "cells", "ms/step", "1-rank ms", "speedup", "effic", "pressure", "bound ms");
-  nlohmann::json rows = nlohmann::json::array();
-  struct Row {
-    const char* kind;
-    const FlowStepTiming& t;
-    double speedup;
+  const int ranks = comm.size();
+  struct Case {
+    const char* name;
+    flow::FlowCase strong, weak;
+    const char* weak_mesh;
   };
-  for (const Row& r : {Row{"strong", strong, alone.ms_per_step / strong.ms_per_step},
-                       Row{"weak", weak, alone.ms_per_step * comm.size() / weak.ms_per_step}}) {
-    fmt::print("{:<7} {:>5} {:>16.0f} {:>10.3f} {:>12.3f} {:>8.2f} {:>5.0f}% {:>8.0f}% {:>12.3f}\n",
-               r.kind, comm.size(), r.t.cells, r.t.ms_per_step, alone.ms_per_step, r.speedup,
-               100 * r.speedup / comm.size(), 100 * r.t.pressure_share, r.t.bound_ms);
-    rows.push_back({{"kind", r.kind},
-                    {"ranks", comm.size()},
-                    {"cells", r.t.cells},
-                    {"ms_per_step", r.t.ms_per_step},
-                    {"one_rank_ms_per_step", alone.ms_per_step},
-                    {"speedup", r.speedup},
-                    {"efficiency", r.speedup / comm.size()},
-                    {"pressure_share", r.t.pressure_share},
-                    {"bound_ms", r.t.bound_ms}});
+  const std::vector<Case> cases{
+      {"piso cavity", piso_cavity(n, s.dims), piso_cavity(n, s.dims, ranks),
+       "cavities side by side along x"},
+      {"projection tg", taylor_green_box(n, s.dims), taylor_green_box(n, s.dims, ranks),
+       "periodic boxes stacked along the slab axis"}};
+  const std::string cube = s.dims == 3 ? fmt::format("{}^3", n) : fmt::format("{}^2", n);
+  if (comm.is_root())
+    fmt::print(
+        "gridsolve bench flow on {} ranks ({}): fp64, median of {} steps; rank 0 alone on the "
+        "{} box beside each\n",
+        ranks, to_string(d), steps, cube);
+  nlohmann::json rows = nlohmann::json::array();
+  std::string traffic;
+  for (const Case& c : cases) {
+    const FlowStepTiming strong = time_flow_step(d, c.strong, steps, bw);
+    const FlowStepTiming weak = time_flow_step(d, c.weak, steps, bw);
+    FlowStepTiming alone;
+    if (comm.is_root()) alone = time_flow_step(d, c.strong, steps, bw, true);
+    alone.ms_per_step = comm.max(alone.ms_per_step);
+    traffic = strong.traffic;
+    if (!comm.is_root()) continue;
+    fmt::print("{:<14} {:<7} {:>5} {:>16} {:>10} {:>12} {:>8} {:>6} {:>9} {:>12}\n", "case", "kind",
+               "ranks", "cells", "ms/step", "1-rank ms", "speedup", "effic", "pressure",
+               "bound ms");
+    struct Row {
+      const char* kind;
+      const FlowStepTiming& t;
+      double speedup;
+    };
+    for (const Row& r : {Row{"strong", strong, alone.ms_per_step / strong.ms_per_step},
+                         Row{"weak", weak, alone.ms_per_step * ranks / weak.ms_per_step}}) {
+      fmt::print(
+          "{:<14} {:<7} {:>5} {:>16.0f} {:>10.3f} {:>12.3f} {:>8.2f} {:>5.0f}% {:>8.0f}% "
+          "{:>12.3f}\n",
+          c.name, r.kind, ranks, r.t.cells, r.t.ms_per_step, alone.ms_per_step, r.speedup,
+          100 * r.speedup / ranks, 100 * r.t.pressure_share, r.t.bound_ms);
+      rows.push_back({{"case", c.name},
+                      {"kind", r.kind},
+                      {"ranks", ranks},
+                      {"cells", r.t.cells},
+                      {"ms_per_step", r.t.ms_per_step},
+                      {"one_rank_ms_per_step", alone.ms_per_step},
+                      {"speedup", r.speedup},
+                      {"efficiency", r.speedup / ranks},
+                      {"pressure_share", r.t.pressure_share},
+                      {"bound_ms", r.t.bound_ms}});
+    }
+    fmt::print("{}: strong, the {} box split; weak, {} of them, {}\n", c.name, cube, ranks,
+               c.weak_mesh);
+    std::fflush(stdout);
   }
+  if (!comm.is_root()) return 0;
   fmt::print(
-      "strong: the {} cavity split; weak: {} such cavities side by side, one a rank. pressure: "
-      "the slowest rank's share of the step in pressure solves; bound: {} at the copy "
-      "bandwidth\n",
-      cube, comm.size(), strong.traffic);
+      "pressure: the slowest rank's share of the step in pressure solves; bound: {} at the "
+      "copy bandwidth\n",
+      traffic);
   if (!s.out.empty()) {
     std::filesystem::create_directories(s.out);
-    write_json_file(s.out + "/bench.json", {{"bench", "flow"},
-                                            {"ranks", comm.size()},
-                                            {"device", to_string(d)},
-                                            {"rows", rows}});
+    write_json_file(
+        s.out + "/bench.json",
+        {{"bench", "flow"}, {"ranks", ranks}, {"device", to_string(d)}, {"rows", rows}});
   }
   return 0;
 }
@@ -312,7 +336,7 @@ int flow_bench_command(const BenchSettings& s) {
   fmt::print("{:>6} {:>12} {:>12} {:>14} {:>10} {:>14} {:>10}\n", "cells", "ms/step", "ns/cell",
              "bound ms/step", "of bound", "pressure share", "p-iters");
   for (int n : sizes) {
-    const FlowStepTiming t = time_piso_step(d, piso_cavity(n), steps, bw);
+    const FlowStepTiming t = time_flow_step(d, piso_cavity(n), steps, bw);
     fmt::print("{:>5}^2 {:>12.3f} {:>12.3f} {:>14.3f} {:>9.1f}% {:>13.1f}% {:>10.1f}\n", n,
                t.ms_per_step, t.ns_per_cell, t.bound_ms, 100 * t.bound_ms / t.ms_per_step,
                100 * t.pressure_share, t.pressure_iterations);

@@ -75,7 +75,14 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d, bool whole) : case_(c), d
     const Box cells{{0, 0, 0}, {c.cells[0] - 1, c.cells[1] - 1, c.cells[2] - 1}, Centring::cell()};
     // Three cells a part at least along a split axis: the faces two beyond a cut (the
     // limited schemes' reach) stay within one neighbour.
-    const Decomposition split(cells, c.dims, comm.size(), wraps, std::array<int, 3>{}, 3);
+    // The transform solver's pressure (every side periodic) splits into slabs along the
+    // slowest axis, where its ranks path transposes to whole lines.
+    std::array<int, 3> process_grid{};
+    if (c.direct_pressure()) {
+      process_grid = {1, 1, 1};
+      process_grid[std::size_t(c.dims - 1)] = comm.size();
+    }
+    const Decomposition split(cells, c.dims, comm.size(), wraps, process_grid, 3);
     // Along a periodic axis every field's parts hold the image past the period (the last
     // part), as the periodic operators' grids do: each decomposition is staggered there.
     auto with_images = [&](Decomposition d, int except) {
