@@ -148,30 +148,28 @@ __global__ void __launch_bounds__(finish_threads)
 // across calls so a reduction allocates nothing.
 void* reduce_scratch(std::size_t bytes);
 int reduce_sms();
-constexpr int reduce_blocks_most = 32 * 1024;  // partials a reduction's scratch holds
+constexpr int reduce_blocks_most = 8 * 1024;  // partials a reduction's scratch holds (8 an SM)
 
-// How a reduction's blocks cover the box. A light loop body (a norm, a combination) runs
-// as many blocks as fit on the device at once, each striding over rows: few partials to
-// finish. A heavy one (registers for half the device's threads or fewer: the LLG slope
-// with its Runge-Kutta step) is bound by its loads' latency, and striding makes each
-// thread wait on one cell after another; it gets a block per row (one cell a thread, as
-// box loops run), up to reduce_blocks_most partials. A fixed 4 blocks an SM before left
-// light bodies at half occupancy and half the memory bandwidth.
+// How a reduction's blocks cover the box: as many blocks as fit on the device at once (by
+// the loop body's registers, at most 8 an SM), each striding over rows, so few partials
+// are left to finish. A fixed 4 blocks an SM before left light bodies (norms, dot
+// products) at half occupancy and half the memory bandwidth. A block per row (one cell a
+// thread) for bodies that fit only 4 blocks an SM was tried: it made the multigrid
+// residual norm (64 registers) 4 to 7% slower a solve, one block's reduction per 256
+// cells, and gave the LLG step's fused passes nothing measurable.
 template <class T, class F, class Op>
 dim3 reduce_grid(const Box& b) {
-  static const std::array<int, 2> fit = [] {
+  static const int fit = [] {
     int per_sm = 0;
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce_kernel<T, F, Op>,
                                                       reduce_threads, 0) != cudaSuccess ||
         per_sm < 1)
       per_sm = 4;
-    const bool heavy = per_sm * reduce_threads <= 1024;
-    return std::array<int, 2>{std::min(per_sm, 8) * reduce_sms(), heavy ? 1 : 0};
+    return std::min(per_sm, 8) * reduce_sms();
   }();
   const int gx = std::min((b.extent(0) + reduce_threads - 1) / reduce_threads, 8);
   const int rows = b.extent(1) * b.extent(2);
-  const int target = fit[1] ? reduce_blocks_most : fit[0];
-  return dim3(unsigned(gx), unsigned(std::max(1, std::min(rows, target / gx))));
+  return dim3(unsigned(gx), unsigned(std::max(1, std::min(rows, fit / gx))));
 }
 
 template <class T, class F, class Op>
