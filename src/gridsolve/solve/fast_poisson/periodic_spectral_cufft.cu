@@ -17,23 +17,52 @@ namespace gridsolve::fast_poisson {
 
 namespace {
 
-// Mode (kx, ky, kz) of the half spectrum divided by sum_a c_a lambda_a(k_a) (tables
-// `eig`: axis a's eigenvalues times c_a, the transforms' 1 / size folded in); the constant
-// mode (zero eigenvalue) set to 0, which drops b's mean and fixes the solution's.
+// Mode (kx0 + i, ky, kz) of the half spectrum, stored at i + hx (ky + ny kz), divided by
+// sum_a c_a lambda_a(k_a) (tables: axis a's eigenvalues times c_a, the transforms' 1 / size
+// folded in); the constant mode (zero eigenvalue) set to 0, which drops b's mean and fixes
+// the solution's. kx0 is 0 on one GPU, the rank's first kx on slabs.
 template <class C>
-__global__ void divide_modes(C* f, int hx, int ny, int nz, const double* ex, const double* ey,
-                             const double* ez, double scale) {
+__global__ void divide_modes(C* f, int hx, int ny, int nz, int kx0, const double* ex,
+                             const double* ey, const double* ez, double scale) {
   const std::int64_t total = std::int64_t(hx) * ny * nz;
   for (std::int64_t t = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; t < total;
        t += std::int64_t(gridDim.x) * blockDim.x) {
     const int kx = int(t % hx);
     const std::int64_t r = t / hx;
     const int ky = int(r % ny), kz = int(r / ny);
-    const double s = ex[kx] + ey[ky] + ez[kz];
+    const double s = ex[kx0 + kx] + ey[ky] + ez[kz];
     const double w = s > 0 ? scale / s : 0.0;
     f[t].x *= w;
     f[t].y *= w;
   }
+}
+
+// The eigenvalue tables, one after another: `half` for x, then ny, then nz entries. On the
+// legacy default stream, as cuFFT runs (the exec layer's stream is ordered with it).
+template <class C>
+void divide_spectrum(C* f, int hx, int ny, int nz, int kx0, const Buffer<double>& eig, int half,
+                     double scale) {
+  const std::int64_t total = std::int64_t(hx) * ny * nz;
+  const int threads = 256;
+  const int blocks = int(std::min<std::int64_t>((total + threads - 1) / threads, 65535));
+  const double* e = eig.data();
+  divide_modes<<<blocks, threads>>>(f, hx, ny, nz, kx0, e, e + half, e + half + ny, scale);
+  cuda::check_launch("periodic spectral division");
+}
+
+// Appends axis `a`'s eigenvalues times c_a for modes 0 .. count - 1 (zeros where a < 0:
+// an axis the problem lacks).
+void append_eigenvalues(std::vector<double>& table, int a, int count, const std::array<int, 3>& m,
+                        const std::array<double, 3>& c) {
+  for (int k = 0; k < count; ++k)
+    table.push_back(a >= 0 ? c[std::size_t(a)] * mode_eigenvalue(AxisKind::pp, m[std::size_t(a)], k)
+                           : 0.0);
+}
+
+Buffer<double> on_device(const std::vector<double>& table) {
+  Buffer<double> b(Device::cuda, table.size());
+  copy_bytes(b.data(), Device::cuda, table.data(), Device::cpu, table.size() * sizeof(double));
+  return b;
 }
 
 template <class T>
@@ -54,12 +83,8 @@ class CufftPeriodicSpectral final : public PeriodicSpectral<T> {
     // Eigenvalues per axis: c_a 4 sin^2(pi k / m_a) (0 on an axis the problem lacks).
     std::vector<double> table;
     for (int a = 0; a < 3; ++a)
-      for (int k = 0; k < (a == 0 ? half_ : m[std::size_t(a)]); ++k)
-        table.push_back(a < dims ? c[std::size_t(a)] *
-                                       mode_eigenvalue(AxisKind::pp, m[std::size_t(a)], k)
-                                 : 0.0);
-    eig_ = Buffer<double>(Device::cuda, table.size());
-    copy_bytes(eig_.data(), Device::cuda, table.data(), Device::cpu, table.size() * sizeof(double));
+      append_eigenvalues(table, a < dims ? a : -1, a == 0 ? half_ : m[std::size_t(a)], m, c);
+    eig_ = on_device(table);
     scale_ = 1.0 / (double(m[0]) * m[1] * m[2]);
   }
   ~CufftPeriodicSpectral() override {
@@ -73,13 +98,7 @@ class CufftPeriodicSpectral final : public PeriodicSpectral<T> {
     // cuFFT runs on the legacy default stream, with which the exec layer's stream is
     // ordered; the division goes there too.
     check_fft(Cufft<T>::exec_r2c(r2c_, data, spectrum_.data()), "forward (periodic)");
-    const std::int64_t total = std::int64_t(half_) * m_[1] * m_[2];
-    const int threads = 256;
-    const int blocks = int(std::min<std::int64_t>((total + threads - 1) / threads, 65535));
-    const double* ex = eig_.data();
-    divide_modes<<<blocks, threads>>>(spectrum_.data(), half_, m_[1], m_[2], ex, ex + half_,
-                                      ex + half_ + m_[1], scale_);
-    cuda::check_launch("periodic spectral division");
+    divide_spectrum(spectrum_.data(), half_, m_[1], m_[2], 0, eig_, half_, scale_);
     check_fft(Cufft<T>::exec_c2r(c2r_, spectrum_.data(), data), "backward (periodic)");
   }
 
@@ -92,24 +111,6 @@ class CufftPeriodicSpectral final : public PeriodicSpectral<T> {
   double scale_ = 1;
 };
 
-// Lines of the slab version: mode (kx0 + i, y, t) at i + hr (y + ny t), kx0 the rank's first
-// kx, hr its count; divided as divide_modes divides.
-template <class C>
-__global__ void divide_line_modes(C* f, int hr, int ny, int nt, int kx0, const double* ex,
-                                  const double* ey, const double* et, double scale) {
-  const std::int64_t total = std::int64_t(hr) * ny * nt;
-  for (std::int64_t q = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; q < total;
-       q += std::int64_t(gridDim.x) * blockDim.x) {
-    const int i = int(q % hr);
-    const std::int64_t r = q / hr;
-    const int y = int(r % ny), t = int(r / ny);
-    const double s = ex[kx0 + i] + ey[y] + et[t];
-    const double w = s > 0 ? scale / s : 0.0;
-    f[q].x *= w;
-    f[q].y *= w;
-  }
-}
-
 // On slabs along the slowest axis t (y in 2D, z in 3D). The complex slab is [t][y][kx] (y
 // only in 3D), kept as pairs of reals so that the slab transposes move it: their x axis is
 // 2 (m_x / 2 + 1) reals, split at whole complex values for the lines.
@@ -119,8 +120,7 @@ class CufftPeriodicSlabs final : public PeriodicSpectral<T> {
 
  public:
   CufftPeriodicSlabs(int dims, std::array<int, 3> m, std::array<double, 3> c,
-                     const SlabSplit& split)
-      : dims_(dims), m_(m) {
+                     const SlabSplit& split) {
     const int t = dims - 1, me = split.rank, ranks = split.ranks;
     half_ = m[0] / 2 + 1;
     ny_ = dims == 3 ? m[1] : 1;
@@ -167,17 +167,12 @@ class CufftPeriodicSlabs final : public PeriodicSpectral<T> {
     lines_buffer_ = Buffer<T>(Device::cuda, std::max<std::int64_t>(line, 1));
     send_ = Buffer<T>(Device::cuda, std::max<std::int64_t>(std::max(slab, line), 1));
     receive_ = Buffer<T>(Device::cuda, std::max<std::int64_t>(std::max(slab, line), 1));
+    // Tables in the lines' order: x, then y (3D only), then the slab axis t.
     std::vector<double> table;
-    for (int a = 0; a < 3; ++a) {
-      const int axis = a == 0 ? 0 : a == 1 ? (dims == 3 ? 1 : -1) : t;
-      const int count = a == 0 ? half_ : a == 1 ? ny_ : nt_;
-      for (int k = 0; k < count; ++k)
-        table.push_back(axis >= 0 ? c[std::size_t(axis)] *
-                                        mode_eigenvalue(AxisKind::pp, m[std::size_t(axis)], k)
-                                  : 0.0);
-    }
-    eig_ = Buffer<double>(Device::cuda, table.size());
-    copy_bytes(eig_.data(), Device::cuda, table.data(), Device::cpu, table.size() * sizeof(double));
+    append_eigenvalues(table, 0, half_, m, c);
+    append_eigenvalues(table, dims == 3 ? 1 : -1, ny_, m, c);
+    append_eigenvalues(table, t, nt_, m, c);
+    eig_ = on_device(table);
     scale_ = 1.0 / (double(m[0]) * m[1] * m[2]);
   }
   ~CufftPeriodicSlabs() override {
@@ -196,13 +191,7 @@ class CufftPeriodicSlabs final : public PeriodicSpectral<T> {
                    lines_buffer_.data(), send_.data(), receive_.data());
     if (hr_ > 0) {
       check_fft(Cufft<T>::exec_c2c(lines_, lines, lines, CUFFT_FORWARD), "lines (periodic slabs)");
-      const std::int64_t total = std::int64_t(hr_) * ny_ * nt_;
-      const int threads = 256;
-      const int blocks = int(std::min<std::int64_t>((total + threads - 1) / threads, 65535));
-      const double* e = eig_.data();
-      divide_line_modes<<<blocks, threads>>>(lines, hr_, ny_, nt_, kx0_, e, e + half_,
-                                             e + half_ + ny_, scale_);
-      cuda::check_launch("periodic slabs division");
+      divide_spectrum(lines, hr_, ny_, nt_, kx0_, eig_, half_, scale_);
       check_fft(Cufft<T>::exec_c2c(lines_, lines, lines, CUFFT_INVERSE), "lines (periodic slabs)");
     }
     lines_to_slabs(Device::cuda, sp_, shape_, static_cast<const T*>(lines_buffer_.data()),
@@ -211,8 +200,6 @@ class CufftPeriodicSlabs final : public PeriodicSpectral<T> {
   }
 
  private:
-  int dims_;
-  std::array<int, 3> m_;
   int half_ = 1, ny_ = 1, nt_ = 1, local_t_ = 0, kx0_ = 0, hr_ = 0;
   SlabSplit sp_;
   std::array<int, 3> shape_{1, 1, 1};
