@@ -41,7 +41,9 @@ class CufftDemagFft final : public DemagFft<T> {
       plan_skip();
       fused_ = l.mode == FftMode::fused && column_pass_fits<T>(l);
       if (fused_) {
-        // Columns padded to whole memory sectors; the tensor by column as well.
+        // Columns padded to whole memory sectors, the three components' columns of one x
+        // frequency side by side (so that one strided inverse call reads all three when the
+        // columns need no padding); the tensor by column as well.
         col_pitch_ = (std::int64_t(l.n[1]) + 31) / 32 * 32;
         cols_ = Buffer<T>(Device::cuda, 3 * 2 * col_pitch_ * l.hx);
         kernel_cols_ = Buffer<T>(Device::cuda, 4 * kernel_column() * l.hx);
@@ -50,8 +52,14 @@ class CufftDemagFft final : public DemagFft<T> {
         fill_register_fft_twiddles(py, reinterpret_cast<Cx<T>*>(tw.data()));
         twiddle_ = Buffer<T>(Device::cuda, tw.size());
         copy_bytes(twiddle_.data(), Device::cuda, tw.data(), Device::cpu, tw.size() * sizeof(T));
-        int px = l.p[0], hx = l.hx, rx = l.rx;
-        inv_x_cols_ = plan_many(1, &px, &hx, int(col_pitch_), 1, &rx, 1, rx, F::c2r, l.n[1]);
+        int px = l.p[0], hx = l.hx, rx = l.rx, sx = l.sx;
+        // One call each way for all three components: their rows follow each other in the
+        // real buffers, and in the columns where the pitch is the row count.
+        fwd_x_all_ = plan_many(1, &px, &rx, 1, rx, &sx, 1, sx, F::r2c, 3 * l.n[1]);
+        const bool packed = col_pitch_ == l.n[1];
+        inverse_calls_ = packed ? 1 : 3;
+        inv_x_cols_ = plan_many(1, &px, &hx, int(3 * col_pitch_), 1, &rx, 1, rx, F::c2r,
+                                packed ? 3 * l.n[1] : l.n[1]);
       }
     } else {
       plan_plain();
@@ -106,16 +114,15 @@ class CufftDemagFft final : public DemagFft<T> {
       transpose<T>(kernel, hx, kc * hx, kernel_cols_.data(), kc, kc * hx, int(kc), int(hx), 4);
       kernel_source_ = kernel;
     }
-    const std::int64_t rows = std::int64_t(l_.sx) * l_.p[1];  // one component, complex
-    for (int c = 0; c < 3; ++c)
-      check_fft(F::exec_r2c(fwd_x_, input(c), cx(rows_.data()) + c * rows), "x transform");
+    const std::int64_t rows = std::int64_t(l_.sx) * ny;  // one component, complex
+    check_fft(F::exec_r2c(fwd_x_all_, input(0), cx(rows_.data())), "x transform");
     using V = Cx<T>;
     transpose<V>(reinterpret_cast<const V*>(rows_.data()), l_.sx, rows,
-                 reinterpret_cast<V*>(cols_.data()), col_pitch_, col_pitch_ * hx, int(ny),
+                 reinterpret_cast<V*>(cols_.data()), 3 * col_pitch_, col_pitch_, int(ny),
                  int(hx), 3);
     ColumnPassArgs<T> a;
     a.pieces = 1;
-    a.piece[0] = ColumnPiece<T>{cols_.data(), col_pitch_ * hx, col_pitch_, 0};
+    a.piece[0] = ColumnPiece<T>{cols_.data(), col_pitch_, 3 * col_pitch_, 0};
     a.kernel = kernel_cols_.data();
     a.kernel_comp = kc * hx;
     a.twiddle = twiddle_.data();
@@ -123,8 +130,8 @@ class CufftDemagFft final : public DemagFft<T> {
     a.ny = l_.n[1];
     a.py = l_.p[1];
     run_column_pass(a);
-    for (int c = 0; c < 3; ++c)
-      check_fft(F::exec_c2r(inv_x_cols_, cx(cols_.data() + c * 2 * col_pitch_ * hx), output(c)),
+    for (int c = 0; c < inverse_calls_; ++c)
+      check_fft(F::exec_c2r(inv_x_cols_, cx(cols_.data() + c * 2 * col_pitch_), output(c)),
                 "inverse x transform");
     return true;
   }
@@ -210,8 +217,9 @@ class CufftDemagFft final : public DemagFft<T> {
   std::int64_t col_pitch_ = 0;
   const T* kernel_source_ = nullptr;
   bool fused_ = false;
+  int inverse_calls_ = 3;  // 1 where the columns are packed (the row count a multiple of 32)
   std::vector<cufftHandle> plans_;
-  cufftHandle fwd_x_{}, inv_x_{}, fwd_y_{}, fwd_z_{}, inv_x_cols_{};
+  cufftHandle fwd_x_{}, inv_x_{}, fwd_y_{}, fwd_z_{}, fwd_x_all_{}, inv_x_cols_{};
 };
 
 }  // namespace
