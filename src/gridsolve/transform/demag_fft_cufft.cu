@@ -42,8 +42,7 @@ class CufftDemagFft final : public DemagFft<T> {
       fused_ = l.mode == FftMode::fused && column_pass_fits<T>(l);
       if (fused_) {
         // Columns padded to whole memory sectors, the three components' columns of one x
-        // frequency side by side (so that one strided inverse call reads all three when the
-        // columns need no padding); the tensor by column as well.
+        // frequency side by side; the tensor by column as well.
         col_pitch_ = (std::int64_t(l.n[1]) + 31) / 32 * 32;
         cols_ = Buffer<T>(Device::cuda, 3 * 2 * col_pitch_ * l.hx);
         kernel_cols_ = Buffer<T>(Device::cuda, 4 * kernel_column() * l.hx);
@@ -52,14 +51,10 @@ class CufftDemagFft final : public DemagFft<T> {
         fill_register_fft_twiddles(py, reinterpret_cast<Cx<T>*>(tw.data()));
         twiddle_ = Buffer<T>(Device::cuda, tw.size());
         copy_bytes(twiddle_.data(), Device::cuda, tw.data(), Device::cpu, tw.size() * sizeof(T));
-        int px = l.p[0], hx = l.hx, rx = l.rx, sx = l.sx;
-        // One call each way for all three components: their rows follow each other in the
-        // real buffers, and in the columns where the pitch is the row count.
+        int px = l.p[0], rx = l.rx, sx = l.sx;
+        // One call each way for all three components: their rows follow each other.
         fwd_x_all_ = plan_many(1, &px, &rx, 1, rx, &sx, 1, sx, F::r2c, 3 * l.n[1]);
-        const bool packed = col_pitch_ == l.n[1];
-        inverse_calls_ = packed ? 1 : 3;
-        inv_x_cols_ = plan_many(1, &px, &hx, int(3 * col_pitch_), 1, &rx, 1, rx, F::c2r,
-                                packed ? 3 * l.n[1] : l.n[1]);
+        inv_x_all_ = plan_many(1, &px, &sx, 1, sx, &rx, 1, rx, F::c2r, 3 * l.n[1]);
       }
     } else {
       plan_plain();
@@ -104,8 +99,10 @@ class CufftDemagFft final : public DemagFft<T> {
   }
 
   // A single layer: the x transforms by cuFFT into rows, a transpose into columns, the
-  // fused column pass, and the inverse x transforms by cuFFT reading the columns (cuFFT's
-  // strided reads cost about what a transpose back would).
+  // fused column pass, a transpose back into rows and the inverse x transforms. (cuFFT's
+  // inverse reading the columns directly, with a stride, took 162 us for the three
+  // components of a 2048^2 film on an H200 where the transpose back and the contiguous
+  // inverse take about 135.)
   bool convolve_fused(const T* kernel) override {
     if (!fused_) return false;
     const std::int64_t hx = l_.hx, ny = l_.n[1], kc = kernel_column();
@@ -130,9 +127,9 @@ class CufftDemagFft final : public DemagFft<T> {
     a.ny = l_.n[1];
     a.py = l_.p[1];
     run_column_pass(a);
-    for (int c = 0; c < inverse_calls_; ++c)
-      check_fft(F::exec_c2r(inv_x_cols_, cx(cols_.data() + c * 2 * col_pitch_), output(c)),
-                "inverse x transform");
+    transpose<V>(reinterpret_cast<const V*>(cols_.data()), 3 * col_pitch_, col_pitch_,
+                 reinterpret_cast<V*>(rows_.data()), l_.sx, rows, int(hx), int(ny), 3);
+    check_fft(F::exec_c2r(inv_x_all_, cx(rows_.data()), output(0)), "inverse x transform");
     return true;
   }
 
@@ -217,9 +214,8 @@ class CufftDemagFft final : public DemagFft<T> {
   std::int64_t col_pitch_ = 0;
   const T* kernel_source_ = nullptr;
   bool fused_ = false;
-  int inverse_calls_ = 3;  // 1 where the columns are packed (the row count a multiple of 32)
   std::vector<cufftHandle> plans_;
-  cufftHandle fwd_x_{}, inv_x_{}, fwd_y_{}, fwd_z_{}, fwd_x_all_{}, inv_x_cols_{};
+  cufftHandle fwd_x_{}, inv_x_{}, fwd_y_{}, fwd_z_{}, fwd_x_all_{}, inv_x_all_{};
 };
 
 }  // namespace
