@@ -225,11 +225,21 @@ SolveReport DirectPoisson<T>::run(const Field<T>* b, Field<T>& u, const SolveOpt
   bool knowns = op.has_fixed_regions;
   for (int f = 0; f < 2 * op.grid.dims; ++f)
     knowns = knowns || op.sides[f] == BoundaryKind::dirichlet;
-  for_each(op.device, box, [=] GRIDSOLVE_HD(int i, int j, int k) {
-    const std::int64_t o =
-        transpose ? std::int64_t(i) * m1 + j : i + std::int64_t(m0) * (j + std::int64_t(m1) * k);
-    w[o] = knowns ? a.known_rhs(v, i + f0, j + f1, k + f2) : a.b(i + f0, j + f1, k + f2);
-  });
+  // Two loops, not one with a branch: the known neighbours' fold takes 96 registers, which
+  // left the plain copy at a third of the threads it needs to stream (20.8 us against 6.5 for
+  // the copy back of a 1024^2 grid on an H200).
+  if (knowns)
+    for_each(op.device, box, [=] GRIDSOLVE_HD(int i, int j, int k) {
+      const std::int64_t o = transpose ? std::int64_t(i) * m1 + j
+                                       : i + std::int64_t(m0) * (j + std::int64_t(m1) * k);
+      w[o] = a.known_rhs(v, i + f0, j + f1, k + f2);
+    });
+  else
+    for_each(op.device, box, [=] GRIDSOLVE_HD(int i, int j, int k) {
+      const std::int64_t o = transpose ? std::int64_t(i) * m1 + j
+                                       : i + std::int64_t(m0) * (j + std::int64_t(m1) * k);
+      w[o] = a.b(i + f0, j + f1, k + f2);
+    });
   if (bcr) {
     c.bcr->solve(w);
     report.kernel = "batched tridiagonal";

@@ -58,22 +58,26 @@ struct ContinuitySource {
 };
 
 // u = HbyA + scale d (p_lo - p_hi) at every free face of every component, one launch over
-// the union of their boxes (the component's offset a compile-time constant).
-template <class T>
+// the union of their boxes (the component's offset and the dimension count compile-time
+// constants). Where d is one number for a component (`d_uniform` > 0: 1 / h with the
+// transform pressure) it is not read: a fifth of the words the loop moves.
+template <class T, int Dims>
 struct VelocityCorrection {
-  int dims = 2;
   T scale = 1;
   FieldView<const T> p, h[3], d[3];
+  T d_uniform[3] = {0, 0, 0};
   FieldView<const std::uint8_t> held[3];  // empty: no face held
   FieldView<T> u[3];
   Box active[3];
 
   GRIDSOLVE_HD void operator()(int i, int j, int k) const {
+    const T pc = p(i, j, k);
     GRIDSOLVE_UNROLL
-    for (int c = 0; c < 3; ++c) {
-      if (c >= dims || !active[c].contains(i, j, k) || (held[c] && held[c](i, j, k))) continue;
+    for (int c = 0; c < Dims; ++c) {
+      if (!active[c].contains(i, j, k) || (held[c] && held[c](i, j, k))) continue;
       const T below = p(i - (c == 0), j - (c == 1), k - (c == 2));
-      u[c](i, j, k) = h[c](i, j, k) + scale * d[c](i, j, k) * (below - p(i, j, k));
+      const T dc = d_uniform[c] > 0 ? d_uniform[c] : d[c](i, j, k);
+      u[c](i, j, k) = h[c](i, j, k) + scale * dc * (below - pc);
     }
   }
 };
@@ -299,24 +303,32 @@ double FlowSolver<T>::assemble_pressure(bool coefficients, bool measure, double 
 // The velocity corrected with the new pressure at every free face.
 template <class T>
 void FlowSolver<T>::correct_velocity(double scale) {
-  VelocityCorrection<T> k;
-  k.dims = case_.dims;
-  k.scale = T(scale);
-  k.p = p_.cview();
-  Box all = mom_[0].active;
-  for (int comp = 0; comp < case_.dims; ++comp) {
-    const std::size_t c = std::size_t(comp);
-    k.active[c] = mom_[c].active;
-    k.held[c] = mom_[c].mask.cview();
-    k.h[c] = hbya_[c].cview();
-    k.d[c] = d_[c].cview();
-    k.u[c] = u_[c].view();
-    for (int a = 0; a < 3; ++a) {
-      all.lo[a] = std::min(all.lo[a], k.active[c].lo[a]);
-      all.hi[a] = std::max(all.hi[a], k.active[c].hi[a]);
+  auto correct = [&](auto k) {
+    k.scale = T(scale);
+    k.p = p_.cview();
+    Box all = mom_[0].active;
+    const MacGeometry hg = grid_.host_geometry();
+    for (int comp = 0; comp < case_.dims; ++comp) {
+      const std::size_t c = std::size_t(comp);
+      k.active[c] = mom_[c].active;
+      k.held[c] = mom_[c].mask.cview();
+      k.h[c] = hbya_[c].cview();
+      k.d[c] = d_[c].cview();
+      // The transform pressure's operator is the plain Laplacian of spacing h
+      // (build_projection_operator): its correction is by 1 / h, one number.
+      if (direct_pressure_) k.d_uniform[c] = T(1.0 / hg.width(comp, 0));
+      k.u[c] = u_[c].view();
+      for (int a = 0; a < 3; ++a) {
+        all.lo[a] = std::min(all.lo[a], k.active[c].lo[a]);
+        all.hi[a] = std::max(all.hi[a], k.active[c].hi[a]);
+      }
     }
-  }
-  for_each(device_, all, k);
+    for_each(device_, all, k);
+  };
+  if (case_.dims == 2)
+    correct(VelocityCorrection<T, 2>{});
+  else
+    correct(VelocityCorrection<T, 3>{});
 }
 
 template <class T>

@@ -129,16 +129,24 @@ void FlowSolver<T>::explicit_momentum(double gamma_dt, double rho_dt) {
     tuned = true;
   }
 #endif
+  // The lean rows where they apply and their frames in one launch; a component without lean
+  // rows (a part too thin for them, or cells not uniform) takes the general row everywhere.
+  std::array<Box, 3> outer;
+  bool frames = false;
   for (int comp = 0; comp < dims; ++comp) {
     const std::size_t c = std::size_t(comp);
+    outer[c] = Box{{0, 0, 0}, {-1, -1, -1}};
     if (uniform && !inner[c].empty()) {
       if (!tuned) for_each_fixed(device_, inner[c], dims, comp, lean[c]);
-      for_each_fixed_frame(device_, hbya_[c].interior(), inner[c], dims, comp, rows[c]);
+      outer[c] = hbya_[c].interior();
+      frames = true;
     } else {
       for_each_fixed(device_, hbya_[c].interior(), dims, comp, rows[c]);
     }
-    share_ghosts(hbya_[c]);  // the pressure source reads u* on the faces beside its cells
   }
+  if (frames) for_each_frame(device_, outer, inner, dims, rows);
+  // The pressure source reads u* on the faces beside its cells.
+  for (int comp = 0; comp < dims; ++comp) share_ghosts(hbya_[std::size_t(comp)]);
 }
 
 // The projection of one stage: the source div u* / (alpha dt), the pressure from the
