@@ -489,14 +489,18 @@ void coarsen_operator_into(const StencilView<T>& fine, const Coarsening& c,
 // lambdas go through a function pointer the host compiler cannot inline (in a CUDA build,
 // multigrid on the CPU ran 1.2-1.5x slower for it); a functor's operator() inlines into the
 // CPU loop and launches on the GPU alike.
-template <class T>
+// The transfers' loop bodies take the dimension count as a constant and run their loops
+// over fixed bounds (at most 3 nodes an axis restricting, 2 interpolating) with an early
+// exit, in the order of the plain loops over lo .. hi (so the sums are the same to the
+// bit): with bounds known only at run time the per-axis arrays sat in local memory, and
+// on a 2047^2 level the interpolation took 67 us and the restriction 39 on an H200.
+template <class T, int Dims>
 struct RestrictBody {
   Transfer<T> tr;
   FieldView<const T> rv;
   FieldView<T> out;
   StencilView<T> coarse;
   std::array<int, 3> nf;
-  int dims;
   bool positional;  // every axis's weights come from positions (none learned per node)
 
   GRIDSOLVE_HD void operator()(int I, int J, int K) const {
@@ -508,44 +512,67 @@ struct RestrictBody {
     // Per axis, the fine nodes that interpolate from this coarse node: its own (weight 1)
     // and the in-between neighbours below and above (weight 1 - w_lower and w_lower of
     // that node; aligned neighbours belong to other coarse nodes).
-    int lo[3], hi[3], f[3];
+    int lo[3], count[3], f[3];
+    GRIDSOLVE_UNROLL
     for (int a = 0; a < 3; ++a) {
       const AxisMap& x = tr.m.a[a];
       f[a] = x.fine_of(C[a]);
-      const bool on = a < dims && x.on;
+      const bool on = a < Dims && x.on;
       // Below fine node 0 of a periodic axis lies the ghost, the image of node nf - 2.
       lo[a] = on && (f[a] - 1 >= 0 || x.wraps) && !x.aligned(f[a] - 1) ? f[a] - 1 : f[a];
-      hi[a] = on && f[a] + 1 < nf[a] && !x.aligned(f[a] + 1) ? f[a] + 1 : f[a];
+      const int hi = on && f[a] + 1 < nf[a] && !x.aligned(f[a] + 1) ? f[a] + 1 : f[a];
+      count[a] = hi - lo[a] + 1;
     }
     double s = 0;
     if (positional) {
       // Weights from positions depend on their own axis's index only: the 3 x 3 (x 3)
       // weights are the products of three per-axis lists, made once per coarse node.
       double w[3][3];
-      for (int a = 0; a < 3; ++a)
-        for (int q = lo[a]; q <= hi[a]; ++q) {
+      GRIDSOLVE_UNROLL
+      for (int a = 0; a < 3; ++a) {
+        GRIDSOLVE_UNROLL
+        for (int t = 0; t < 3; ++t) {
+          if (t >= count[a]) break;
+          const int q = lo[a] + t;
           const AxisMap& x = tr.m.a[a];
           const double wl = q == f[a] ? 1.0 : x.wl[x.fold(q)];
-          w[a][q - lo[a]] = q == f[a] ? 1.0 : q > f[a] ? wl : 1.0 - wl;
+          w[a][t] = q == f[a] ? 1.0 : q > f[a] ? wl : 1.0 - wl;
         }
-      for (int k = lo[2]; k <= hi[2]; ++k) {
+      }
+      GRIDSOLVE_UNROLL
+      for (int kk = 0; kk < 3; ++kk) {
+        if (kk >= count[2]) break;
         double sj = 0;
-        for (int j = lo[1]; j <= hi[1]; ++j) {
+        GRIDSOLVE_UNROLL
+        for (int jj = 0; jj < 3; ++jj) {
+          if (jj >= count[1]) break;
           double si = 0;
-          for (int i = lo[0]; i <= hi[0]; ++i) si += w[0][i - lo[0]] * double(rv(i, j, k));
-          sj += w[1][j - lo[1]] * si;
+          GRIDSOLVE_UNROLL
+          for (int ii = 0; ii < 3; ++ii) {
+            if (ii >= count[0]) break;
+            si += w[0][ii] * double(rv(lo[0] + ii, lo[1] + jj, lo[2] + kk));
+          }
+          sj += w[1][jj] * si;
         }
-        s += w[2][k - lo[2]] * sj;
+        s += w[2][kk] * sj;
       }
       out(I, J, K) = T(s);
       return;
     }
-    for (int k = lo[2]; k <= hi[2]; ++k) {
-      for (int j = lo[1]; j <= hi[1]; ++j) {
-        for (int i = lo[0]; i <= hi[0]; ++i) {
+    GRIDSOLVE_UNROLL
+    for (int kk = 0; kk < 3; ++kk) {
+      if (kk >= count[2]) break;
+      GRIDSOLVE_UNROLL
+      for (int jj = 0; jj < 3; ++jj) {
+        if (jj >= count[1]) break;
+        GRIDSOLVE_UNROLL
+        for (int ii = 0; ii < 3; ++ii) {
+          if (ii >= count[0]) break;
+          const int i = lo[0] + ii, j = lo[1] + jj, k = lo[2] + kk;
           double w = 1;
           const int p[3] = {i, j, k};
-          for (int a = 0; a < dims; ++a) {
+          GRIDSOLVE_UNROLL
+          for (int a = 0; a < Dims; ++a) {
             if (p[a] == f[a]) continue;
             const double wl = tr.lower_weight(a, i, j, k);
             w *= p[a] > f[a] ? wl : 1.0 - wl;
@@ -564,43 +591,55 @@ void restrict_residual(const Field<T>& r, const InterpolationWeights<T>& weights
                        Device d) {
   const Transfer<T> tr = transfer_of(c, weights);
   const bool positional = !tr.lower[0] && !tr.lower[1] && !tr.lower[2];
-  for_each(
-      d, coarse.active,
-      RestrictBody<T>{tr, r.cview(), coarse_rhs.view(), coarse, c.fine, coarse.dims, positional});
+  if (coarse.dims == 3)
+    for_each(d, coarse.active,
+             RestrictBody<T, 3>{tr, r.cview(), coarse_rhs.view(), coarse, c.fine, positional});
+  else  // 1D and 2D: the axes past the last are not coarsened
+    for_each(d, coarse.active,
+             RestrictBody<T, 2>{tr, r.cview(), coarse_rhs.view(), coarse, c.fine, positional});
 }
 
-template <class T>
+template <class T, int Dims>
 struct InterpolateAddBody {
   Transfer<T> tr;
   FieldView<const T> ev;
   FieldView<T> uv;
   StencilView<T> fine;
-  int dims;
 
   GRIDSOLVE_HD void operator()(int i, int j, int k) const {
     if (!fine.is_free(i, j, k)) return;
     const int f[3] = {i, j, k};
     // Per axis: one coarse node with weight 1, or two with weights wl and 1 - wl.
-    int lo[3], hi[3];
+    int lo[3], count[3];
     double wl[3];
+    GRIDSOLVE_UNROLL
     for (int a = 0; a < 3; ++a) {
       const AxisMap& x = tr.m.a[a];
-      if (a >= dims || x.aligned(f[a])) {
-        lo[a] = hi[a] = x.coarse_of_aligned(f[a]);
+      if (a >= Dims || x.aligned(f[a])) {
+        lo[a] = x.coarse_of_aligned(f[a]);
+        count[a] = 1;
         wl[a] = 1.0;
       } else {
         lo[a] = x.coarse_of_aligned(f[a] - 1);
-        hi[a] = x.coarse_of_aligned(f[a] + 1);
+        count[a] = x.coarse_of_aligned(f[a] + 1) - lo[a] + 1;
         wl[a] = tr.lower_weight(a, i, j, k);
       }
     }
     double s = 0;
-    for (int K = lo[2]; K <= hi[2]; ++K) {
-      const double wk = K == lo[2] ? wl[2] : 1.0 - wl[2];
-      for (int J = lo[1]; J <= hi[1]; ++J) {
-        const double wj = wk * (J == lo[1] ? wl[1] : 1.0 - wl[1]);
-        for (int I = lo[0]; I <= hi[0]; ++I)
-          s += wj * (I == lo[0] ? wl[0] : 1.0 - wl[0]) * double(ev(I, J, K));
+    GRIDSOLVE_UNROLL
+    for (int kk = 0; kk < 2; ++kk) {
+      if (kk >= count[2]) break;
+      const double wk = kk == 0 ? wl[2] : 1.0 - wl[2];
+      GRIDSOLVE_UNROLL
+      for (int jj = 0; jj < 2; ++jj) {
+        if (jj >= count[1]) break;
+        const double wj = wk * (jj == 0 ? wl[1] : 1.0 - wl[1]);
+        GRIDSOLVE_UNROLL
+        for (int ii = 0; ii < 2; ++ii) {
+          if (ii >= count[0]) break;
+          s += wj * (ii == 0 ? wl[0] : 1.0 - wl[0]) *
+               double(ev(lo[0] + ii, lo[1] + jj, lo[2] + kk));
+        }
       }
     }
     uv(i, j, k) += T(s);
@@ -610,8 +649,11 @@ struct InterpolateAddBody {
 template <class T>
 void interpolate_add(const Field<T>& e, const InterpolationWeights<T>& weights,
                      const StencilView<T>& fine, Field<T>& u, const Coarsening& c, Device d) {
-  for_each(d, fine.active,
-           InterpolateAddBody<T>{transfer_of(c, weights), e.cview(), u.view(), fine, fine.dims});
+  const Transfer<T> tr = transfer_of(c, weights);
+  if (fine.dims == 3)
+    for_each(d, fine.active, InterpolateAddBody<T, 3>{tr, e.cview(), u.view(), fine});
+  else
+    for_each(d, fine.active, InterpolateAddBody<T, 2>{tr, e.cview(), u.view(), fine});
 }
 
 #define GRIDSOLVE_INSTANTIATE(T)                                                                   \
