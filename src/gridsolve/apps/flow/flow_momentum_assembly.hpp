@@ -354,15 +354,12 @@ struct FramesOf {
     const Box& b = slab[s];
     const int r = t - start[s], nx = b.extent(0), ny = b.extent(1);
     const int i = b.lo[0] + r % nx, j = b.lo[1] + (r / nx) % ny, k = b.lo[2] + r / (nx * ny);
-    if (comp[s] == 0) {
+    if (comp[s] == 0)
       body[0].template apply<Dims, 0>(i, j, k);
-    } else if constexpr (Dims == 2) {
+    else if (Dims == 2 || comp[s] == 1)
       body[1].template apply<Dims, 1>(i, j, k);
-    } else if (comp[s] == 1) {
-      body[1].template apply<Dims, 1>(i, j, k);
-    } else {
+    else
       body[Dims - 1].template apply<Dims, Dims - 1>(i, j, k);
-    }
   }
 };
 template <int Dims, class Body>
