@@ -131,11 +131,10 @@ void FlowSolver<T>::explicit_momentum(double gamma_dt, double rho_dt) {
 #endif
   // The lean rows where they apply and their frames in one launch; a component without lean
   // rows (a part too thin for them, or cells not uniform) takes the general row everywhere.
-  std::array<Box, 3> outer;
+  std::array<Box, 3> outer;  // empty: that component has no frame
   bool frames = false;
   for (int comp = 0; comp < dims; ++comp) {
     const std::size_t c = std::size_t(comp);
-    outer[c] = Box{{0, 0, 0}, {-1, -1, -1}};
     if (uniform && !inner[c].empty()) {
       if (!tuned) for_each_fixed(device_, inner[c], dims, comp, lean[c]);
       outer[c] = hbya_[c].interior();
