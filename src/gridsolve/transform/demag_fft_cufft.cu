@@ -54,7 +54,16 @@ class CufftDemagFft final : public DemagFft<T> {
         int px = l.p[0], rx = l.rx, sx = l.sx;
         // One call each way for all three components: their rows follow each other.
         fwd_x_all_ = plan_many(1, &px, &rx, 1, rx, &sx, 1, sx, F::r2c, 3 * l.n[1]);
-        inv_x_all_ = plan_many(1, &px, &sx, 1, sx, &rx, 1, rx, F::c2r, 3 * l.n[1]);
+        if (inverse_from_columns()) {
+          // The columns read in place, x frequency by x frequency: one call where the
+          // components' columns follow each other unpadded, else one call per component.
+          const int stride = int(3 * col_pitch_);
+          const bool whole = col_pitch_ == l.n[1];
+          inv_x_all_ = plan_many(1, &px, &px, stride, 1, &rx, 1, rx, F::c2r,
+                                 (whole ? 3 : 1) * l.n[1]);
+        } else {
+          inv_x_all_ = plan_many(1, &px, &sx, 1, sx, &rx, 1, rx, F::c2r, 3 * l.n[1]);
+        }
       }
     } else {
       plan_plain();
@@ -99,10 +108,8 @@ class CufftDemagFft final : public DemagFft<T> {
   }
 
   // A single layer: the x transforms by cuFFT into rows, a transpose into columns, the
-  // fused column pass, a transpose back into rows and the inverse x transforms. (cuFFT's
-  // inverse reading the columns directly, with a stride, took 162 us for the three
-  // components of a 2048^2 film on an H200 where the transpose back and the contiguous
-  // inverse take about 135.)
+  // fused column pass, then the inverse x transforms, in float from rows after a transpose
+  // back and in double straight from the columns (inverse_from_columns).
   bool convolve_fused(const T* kernel) override {
     if (!fused_) return false;
     const std::int64_t hx = l_.hx, ny = l_.n[1], kc = kernel_column();
@@ -127,9 +134,17 @@ class CufftDemagFft final : public DemagFft<T> {
     a.ny = l_.n[1];
     a.py = l_.p[1];
     run_column_pass(a);
-    transpose<V>(reinterpret_cast<const V*>(cols_.data()), 3 * col_pitch_, col_pitch_,
-                 reinterpret_cast<V*>(rows_.data()), l_.sx, rows, int(hx), int(ny), 3);
-    check_fft(F::exec_c2r(inv_x_all_, cx(rows_.data()), output(0)), "inverse x transform");
+    if (!inverse_from_columns()) {
+      transpose<V>(reinterpret_cast<const V*>(cols_.data()), 3 * col_pitch_, col_pitch_,
+                   reinterpret_cast<V*>(rows_.data()), l_.sx, rows, int(hx), int(ny), 3);
+      check_fft(F::exec_c2r(inv_x_all_, cx(rows_.data()), output(0)), "inverse x transform");
+    } else if (col_pitch_ == ny) {
+      check_fft(F::exec_c2r(inv_x_all_, cx(cols_.data()), output(0)), "inverse x transform");
+    } else {
+      for (int c = 0; c < 3; ++c)
+        check_fft(F::exec_c2r(inv_x_all_, cx(cols_.data()) + c * col_pitch_, output(c)),
+                  "inverse x transform");
+    }
     return true;
   }
 
@@ -201,6 +216,12 @@ class CufftDemagFft final : public DemagFft<T> {
       fwd_z_ = plan_many(1, &pz, &pz, s, 1, &pz, s, 1, F::c2c, s);
     }
   }
+
+  // Where cuFFT's inverse reads the columns with a stride rather than rows after a transpose
+  // back. On an H200, 2048^2 film: in float the strided read took 162 us for the three
+  // components where the transpose and the contiguous inverse take 135; in double the
+  // Heun step took 2.49 ms reading the columns and 2.63 ms with the transpose back.
+  static constexpr bool inverse_from_columns() { return sizeof(T) == sizeof(double); }
 
   // Entries of one column of the tensor's reduced spectrum (ky = 0 .. p[1] / 2).
   std::int64_t kernel_column() const { return l_.p[1] / 2 + 1; }
