@@ -494,10 +494,12 @@ void coarsen_operator_into(const StencilView<T>& fine, const Coarsening& c,
 // exit, in the order of the plain loops over lo .. hi (so the sums are the same to the
 // bit): with bounds known only at run time the per-axis arrays sat in local memory, and
 // on a 2047^2 level the interpolation took 67 us and the restriction 39 on an H200.
-template <class T, int Dims>
+// The fine values a restriction reads: a field's (Source = FieldView), or the fine
+// level's residual formed where it is read (ResidualSource).
+template <class T, int Dims, class Source = FieldView<const T>>
 struct RestrictBody {
   Transfer<T> tr;
-  FieldView<const T> rv;
+  Source rv;
   FieldView<T> out;
   StencilView<T> coarse;
   std::array<int, 3> nf;
@@ -585,6 +587,56 @@ struct RestrictBody {
   }
 };
 
+// b - A u at a fine node, as the cycle's residual loop writes it there (the same
+// expression, so the same value to the bit): zero off the free nodes of the active box,
+// where that loop leaves the residual field's zeros. Uniform: constant coefficients and
+// no mask, the row without per-node tests.
+template <class T, bool Uniform, bool Three>
+struct ResidualSource {
+  static constexpr bool three = Three;
+  StencilView<T> a;
+  FieldView<const T> v;
+  GRIDSOLVE_HD T operator()(int i, int j, int k) const {
+    if (!a.active.contains(i, j, k)) return T(0);
+    if constexpr (Uniform) {
+      T s = a.cw * v(i - 1, j, k) + a.ce * v(i + 1, j, k) + a.cs * v(i, j - 1, k) +
+            a.cn * v(i, j + 1, k);
+      if constexpr (Three) s += a.cb * v(i, j, k - 1) + a.ct * v(i, j, k + 1);
+      return (a.rhs ? a.rhs(i, j, k) : a.b_const) + s - a.cp * v(i, j, k);
+    } else {
+      return a.is_free(i, j, k) ? a.residual(v, i, j, k) : T(0);
+    }
+  }
+};
+
+template <class T>
+void restrict_residual_of(const StencilView<T>& fine, const Field<T>& u,
+                          const InterpolationWeights<T>& weights, const StencilView<T>& coarse,
+                          Field<T>& coarse_rhs, const Coarsening& c, Device d) {
+  const Transfer<T> tr = transfer_of(c, weights);
+  const bool positional = !tr.lower[0] && !tr.lower[1] && !tr.lower[2];
+  auto run = [&](auto source) {
+    source.a = fine;
+    source.v = u.cview();
+    constexpr int dims = decltype(source)::three ? 3 : 2;
+    for_each(d, coarse.active,
+             RestrictBody<T, dims, decltype(source)>{tr, source, coarse_rhs.view(), coarse, c.fine,
+                                                     positional});
+  };
+  const bool uniform = fine.uniform && !fine.mask;
+  if (fine.dims == 3) {
+    if (uniform)
+      run(ResidualSource<T, true, true>{});
+    else
+      run(ResidualSource<T, false, true>{});
+  } else {
+    if (uniform)
+      run(ResidualSource<T, true, false>{});
+    else
+      run(ResidualSource<T, false, false>{});
+  }
+}
+
 template <class T>
 void restrict_residual(const Field<T>& r, const InterpolationWeights<T>& weights,
                        const StencilView<T>& coarse, Field<T>& coarse_rhs, const Coarsening& c,
@@ -667,6 +719,9 @@ void interpolate_add(const Field<T>& e, const InterpolationWeights<T>& weights,
                                          StencilOperator<T>&);                                     \
   template void restrict_residual<T>(const Field<T>&, const InterpolationWeights<T>&,              \
                                      const StencilView<T>&, Field<T>&, const Coarsening&, Device); \
+  template void restrict_residual_of<T>(const StencilView<T>&, const Field<T>&,                    \
+                                        const InterpolationWeights<T>&, const StencilView<T>&,     \
+                                        Field<T>&, const Coarsening&, Device);                     \
   template void interpolate_add<T>(const Field<T>&, const InterpolationWeights<T>&,                \
                                    const StencilView<T>&, Field<T>&, const Coarsening&, Device);
 GRIDSOLVE_INSTANTIATE(float)

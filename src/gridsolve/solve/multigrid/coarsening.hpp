@@ -76,6 +76,15 @@ void restrict_residual(const Field<T>& r, const InterpolationWeights<T>& weights
                        const StencilView<T>& coarse, Field<T>& coarse_rhs, const Coarsening& c,
                        Device d);
 
+// The same from the fine level's residual b - A u (its operator `fine`, its unknowns u),
+// formed where the restriction reads it instead of written to a field and read back:
+// the same coarse right-hand side to the bit. u's ghosts must hold what the residual
+// reads (no periodic images or rank boundaries are refreshed here).
+template <class T>
+void restrict_residual_of(const StencilView<T>& fine, const Field<T>& u,
+                          const InterpolationWeights<T>& weights, const StencilView<T>& coarse,
+                          Field<T>& coarse_rhs, const Coarsening& c, Device d);
+
 // u += P e at the free fine nodes.
 template <class T>
 void interpolate_add(const Field<T>& e, const InterpolationWeights<T>& weights,
