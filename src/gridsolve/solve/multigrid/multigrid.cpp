@@ -550,12 +550,14 @@ void MultigridHierarchy<T>::cycle_at(int l, const StencilView<T>& view, Field<T>
   Level& below = *levels_[l + 1];
   smooth(op, view, u, here.tmp, options_.pre_smooth, false, d);
   const StencilView<T> coarse = below.op.view();
-  if (!fine_->parts && !op.periodic && view.uniform && !view.mask) {
+  if (d == Device::cuda && !fine_->parts && !op.periodic && view.uniform && !view.mask) {
     // The residual formed where the restriction reads it: on a 2047^2 level on an H200 the
     // residual pass (32 us) and the restriction reading it back (30 us) moved the residual
     // field twice. Only for constant rows: per-node rows would be read again for each of
     // the (up to 9) coarse nodes a fine node restricts to, more than the field saves (the
-    // flow's pressure levels; a cavity PISO step at 1024^2 was 4% slower).
+    // flow's pressure levels; a cavity PISO step at 1024^2 was 4% slower). Not on the CPU,
+    // where the residual's 2.25 evaluations a fine node cost more than its pass: a 2047^2
+    // mg solve on this 2-core machine took 1.20 s against 0.68-0.83 s.
     multigrid::restrict_residual_of(view, u, here.weights, coarse, below.op.rhs, here.next, d);
   } else {
     residual_of(op, view, u, here.r, d);
