@@ -23,6 +23,16 @@ ProblemSpec random_poisson(int dims, int n) {
   return testing::random_poisson(dims, n, 11);
 }
 
+// A model problem of the given size, sides and mask (the other settings their defaults).
+ModelProblem model_problem(int dims, int n, const char* sides, const char* mask) {
+  ModelProblem m;
+  m.dims = dims;
+  m.n = n;
+  m.sides = sides;
+  m.mask = mask;
+  return m;
+}
+
 SolveReport run(const ProblemSpec& spec, const std::string& solver, Discretization<double>& d,
                 MultigridOptions mg = {}, double tol = 1e-8) {
   d = assemble<double>(spec, Device::cpu);
@@ -268,12 +278,7 @@ TEST(Multigrid, SingleLevelGridsAreSolvedExactly) {
   } cases[] = {{2, 3, "dirichlet", "none"}, {2, 4, "dirichlet", "none"}, {2, 5, "dirichlet", "hole"},
                {3, 4, "robin", "none"},     {2, 4, "neumann", "hole"}};
   for (const Small& c : cases) {
-    ModelProblem m;
-    m.dims = c.dims;
-    m.n = c.n;
-    m.sides = c.sides;
-    m.mask = c.mask;
-    const ProblemSpec spec = make_model_problem(m);
+    const ProblemSpec spec = make_model_problem(model_problem(c.dims, c.n, c.sides, c.mask));
     for (const char* solver : {"mg", "mgcg"}) {
       Discretization<double> d;
       const SolveReport r = run(spec, solver, d, {}, 1e-12);
@@ -340,11 +345,7 @@ TEST(MultigridTransfers, ResidualFormedInTheRestrictionIsTheResidualFieldRestric
                {3, 33, "robin", "fixed", "variable"},
                {3, 30, "dirichlet", "none", "constant"}};
   for (const Case& c : cases) {
-    ModelProblem m;
-    m.dims = c.dims;
-    m.n = c.n;
-    m.sides = c.sides;
-    m.mask = c.mask;
+    ModelProblem m = model_problem(c.dims, c.n, c.sides, c.mask);
     m.coefficient = c.k;
     m.rhs = "manufactured";
     Discretization<double> d = assemble<double>(make_model_problem(m), Device::cpu);

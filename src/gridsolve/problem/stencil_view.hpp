@@ -75,6 +75,17 @@ struct StencilView {
     return b(i, j, k) + neighbours(u, i, j, k) - diag(i, j, k) * u(i, j, k);
   }
 
+  // The same for constant coefficients (uniform) at any node, with the dimension count a
+  // constant (Three: 3D) and no per-node tests: the same value to the bit. The loops that
+  // run over whole fine levels take it (with the general row's branches a 2047^2 level's
+  // residual ran at half the copy bandwidth on an H200).
+  template <bool Three, class U>
+  GRIDSOLVE_HD T uniform_residual(const FieldView<U>& u, int i, int j, int k) const {
+    T s = cw * u(i - 1, j, k) + ce * u(i + 1, j, k) + cs * u(i, j - 1, k) + cn * u(i, j + 1, k);
+    if constexpr (Three) s += cb * u(i, j, k - 1) + ct * u(i, j, k + 1);
+    return (rhs ? rhs(i, j, k) : b_const) + s - cp * u(i, j, k);
+  }
+
   // b_P plus the contributions of known neighbours: the right-hand side of the
   // system in the unknowns alone, whose norm scales the relative residual.
   template <class U>

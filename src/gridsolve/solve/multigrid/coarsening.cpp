@@ -590,7 +590,7 @@ struct RestrictBody {
 // b - A u at a fine node, as the cycle's residual loop writes it there (the same
 // expression, so the same value to the bit): zero off the free nodes of the active box,
 // where that loop leaves the residual field's zeros. Uniform: constant coefficients and
-// no mask, the row without per-node tests.
+// no mask (StencilView::uniform_residual).
 template <class T, bool Uniform, bool Three>
 struct ResidualSource {
   static constexpr bool three = Three;
@@ -599,10 +599,7 @@ struct ResidualSource {
   GRIDSOLVE_HD T operator()(int i, int j, int k) const {
     if (!a.active.contains(i, j, k)) return T(0);
     if constexpr (Uniform) {
-      T s = a.cw * v(i - 1, j, k) + a.ce * v(i + 1, j, k) + a.cs * v(i, j - 1, k) +
-            a.cn * v(i, j + 1, k);
-      if constexpr (Three) s += a.cb * v(i, j, k - 1) + a.ct * v(i, j, k + 1);
-      return (a.rhs ? a.rhs(i, j, k) : a.b_const) + s - a.cp * v(i, j, k);
+      return a.template uniform_residual<Three>(v, i, j, k);
     } else {
       return a.is_free(i, j, k) ? a.residual(v, i, j, k) : T(0);
     }
