@@ -55,18 +55,32 @@ struct StencilView {
   GRIDSOLVE_HD T diag(int i, int j, int k) const { return uniform ? cp : ap(i, j, k); }
   GRIDSOLVE_HD T b(int i, int j, int k) const { return rhs ? rhs(i, j, k) : b_const; }
 
+  // Row P as numbers: what an update of node P reads besides u, read once (a sweep that
+  // updates nodes in stages loads the rows of the later stages early, beside u).
+  struct Row {
+    T b, diag, w, e, s, n, bottom, top;
+    bool free;
+  };
+  GRIDSOLVE_HD Row row(int i, int j, int k) const {
+    if (uniform) return Row{b(i, j, k), cp, cw, ce, cs, cn, cb, ct, is_free(i, j, k)};
+    const bool three = dims == 3;
+    return Row{b(i, j, k),     ap(i, j, k),
+               aw(i, j, k),    ae(i, j, k),
+               as(i, j, k),    an(i, j, k),
+               three ? ab(i, j, k) : T(0), three ? at(i, j, k) : T(0),
+               is_free(i, j, k)};
+  }
+
   // sum_nb a_nb u_nb
   template <class U>
-  GRIDSOLVE_HD T neighbours(const FieldView<U>& u, int i, int j, int k) const {
-    if (uniform) {
-      T s = cw * u(i - 1, j, k) + ce * u(i + 1, j, k) + cs * u(i, j - 1, k) + cn * u(i, j + 1, k);
-      if (dims == 3) s += cb * u(i, j, k - 1) + ct * u(i, j, k + 1);
-      return s;
-    }
-    T s = aw(i, j, k) * u(i - 1, j, k) + ae(i, j, k) * u(i + 1, j, k) +
-          as(i, j, k) * u(i, j - 1, k) + an(i, j, k) * u(i, j + 1, k);
-    if (dims == 3) s += ab(i, j, k) * u(i, j, k - 1) + at(i, j, k) * u(i, j, k + 1);
+  GRIDSOLVE_HD T neighbours(const Row& r, const FieldView<U>& u, int i, int j, int k) const {
+    T s = r.w * u(i - 1, j, k) + r.e * u(i + 1, j, k) + r.s * u(i, j - 1, k) + r.n * u(i, j + 1, k);
+    if (dims == 3) s += r.bottom * u(i, j, k - 1) + r.top * u(i, j, k + 1);
     return s;
+  }
+  template <class U>
+  GRIDSOLVE_HD T neighbours(const FieldView<U>& u, int i, int j, int k) const {
+    return neighbours(row(i, j, k), u, i, j, k);
   }
 
   // b_P - (A u)_P at a free node.

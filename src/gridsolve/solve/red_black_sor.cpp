@@ -4,6 +4,7 @@
 
 #include "gridsolve/exec/communicator.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
+#include "gridsolve/exec/red_black_sweep.hpp"
 #include "gridsolve/solve/convergence_monitor.hpp"
 #include "gridsolve/solve/solve_steps.hpp"
 #if GRIDSOLVE_HAVE_CUDA
@@ -20,17 +21,26 @@ double optimal_omega(double rho) {
 
 namespace {
 
+// The SOR update of a free node (a fixed node keeps its value).
+template <class T>
+struct SorUpdate {
+  StencilView<T> a;
+  T omega;
+  using Row = typename StencilView<T>::Row;
+  GRIDSOLVE_HD Row row(int i, int j, int k) const { return a.row(i, j, k); }
+  GRIDSOLVE_HD T operator()(const Row& r, const FieldView<const T>& v, int i, int j,
+                            int k) const {
+    const T old = v(i, j, k);
+    if (!r.free) return old;
+    return old + omega * ((r.b + a.neighbours(r, v, i, j, k)) / r.diag - old);
+  }
+};
+
 template <class T>
 void half_sweep(const StencilOperator<T>& op, const Field<T>* b, Field<T>& u, int colour, T omega) {
   // The other colour's latest values: periodic images, and on several ranks the ghosts.
   op.exchange_ghosts(u);
-  const StencilView<T> a = op.view(b);
-  const FieldView<T> v = u.view();
-  for_each_colour(op.device, op.active, colour, [=] GRIDSOLVE_HD(int i, int j, int k) {
-    if (!a.is_free(i, j, k)) return;
-    const T old = v(i, j, k);
-    v(i, j, k) = old + omega * ((a.b(i, j, k) + a.neighbours(v, i, j, k)) / a.diag(i, j, k) - old);
-  });
+  colour_update(op.device, op.active, colour, SorUpdate<T>{op.view(b), omega}, u.view());
 }
 
 template <class T>
@@ -61,6 +71,26 @@ void red_black_iteration_generic(const StencilOperator<T>& op, Field<T>& u, T om
                                  const Field<T>* b) {
   half_sweep(op, b, u, 0, omega);
   half_sweep(op, b, u, 1, omega);
+}
+
+template <class T>
+void red_black_iterations(const StencilOperator<T>& op, Field<T>& u, T omega, int count,
+                          Field<T>& second, const Field<T>* b) {
+  const bool pairs =
+      count > 1 && red_black_sweep_fuses(op.device, op.grid.dims,
+                                         op.periodic != 0 || op.parts != nullptr);
+  if (pairs && second.empty())
+    second = Field<T>(u.interior(), u.dims(), 1, u.ghost(), u.device());
+  const SorUpdate<T> update{op.view(b), omega};
+  for (int s = 0; s < count; ++s) {
+    if (pairs && s + 1 < count) {
+      red_black_sweep(op.device, op.active, 0, update, u.cview(), second.view());
+      red_black_sweep(op.device, op.active, 0, update, second.cview(), u.view());
+      ++s;
+      continue;
+    }
+    red_black_iteration_generic(op, u, omega, b);
+  }
 }
 
 template <class T>
@@ -148,5 +178,9 @@ template void red_black_iteration_generic<float>(const StencilOperator<float>&, 
                                                  float, const Field<float>*);
 template void red_black_iteration_generic<double>(const StencilOperator<double>&, Field<double>&,
                                                   double, const Field<double>*);
+template void red_black_iterations<float>(const StencilOperator<float>&, Field<float>&, float, int,
+                                          Field<float>&, const Field<float>*);
+template void red_black_iterations<double>(const StencilOperator<double>&, Field<double>&, double,
+                                           int, Field<double>&, const Field<double>*);
 
 }  // namespace gridsolve

@@ -31,4 +31,11 @@ template <class T>
 void red_black_iteration_generic(const StencilOperator<T>& op, Field<T>& u, T omega,
                                  const Field<T>* b = nullptr);
 
+// `count` such iterations. Where both colours fit one pass (red_black_sweep.hpp: a 2D
+// operator on one rank, no periodic axis, on the GPU) they go in pairs through `second`,
+// a field like u made here when empty, at half the traffic; the same values to the bit.
+template <class T>
+void red_black_iterations(const StencilOperator<T>& op, Field<T>& u, T omega, int count,
+                          Field<T>& second, const Field<T>* b = nullptr);
+
 }  // namespace gridsolve

@@ -121,7 +121,7 @@ void FlowSolver<T>::solve_momentum(int comp, int sweeps) {
   const T omega = T(momentum_row_->reads.omega ? predictor_omega(comp) : 1.0);
   const bool wraps = periodic_[0] || periodic_[1] || periodic_[2];
   auto sweep = [&](int count) {
-    for (int s = 0; s < count; ++s) red_black_iteration_generic(op, u_[c], omega);
+    red_black_iterations(op, u_[c], omega, count, sweep_second_[c]);
     if (wraps) exchange_velocity_ghosts(comp, inflow_factor_);
   };
   const double tolerance = case_.predictor_tolerance();

@@ -223,6 +223,9 @@ class FlowSolver {
   std::array<StaggeredField<T>, 3> u_, u_n_, u_nm1_, hbya_, b0_, d_, wall_;
   // The convecting velocity of a BDF2 step (2 u^n - u^{n-1}); scratch, rebuilt every step.
   std::array<StaggeredField<T>, 3> u_conv_;
+  // The predictor's second field: its sweeps go in pairs through it where both colours
+  // fit one pass (red_black_iterations); made at the first predictor that needs it.
+  std::array<StaggeredField<T>, 3> sweep_second_;
   // Per face: area / distance to a body's wall, summed over the links to fixed faces.
   std::array<StaggeredField<T>, 3> body_;
   // The projection scheme: each component's momentum rate of the previous stage.

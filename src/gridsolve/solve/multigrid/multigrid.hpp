@@ -62,6 +62,10 @@ class MultigridHierarchy {
   const StencilOperator<T>& op_at(int level) const;
   void smooth(const StencilOperator<T>& op, const StencilView<T>& v, Field<T>& u, Field<T>& tmp,
               int sweeps, bool reverse, Device d);
+  // Gauss-Seidel sweeps of op's level go in pairs, each in one pass (red_black_sweep.hpp),
+  // through the level's second field; a level that smooths so, or by Jacobi, has one.
+  bool sweeps_in_pairs(const StencilOperator<T>& op) const;
+  bool second_field(const StencilOperator<T>& op) const;
   const StencilOperator<T>* fine_;
   MultigridOptions options_;
   bool symmetric_ = false;  // set while the cycle serves as a preconditioner
