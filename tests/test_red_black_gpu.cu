@@ -71,7 +71,8 @@ void check_sor_pairs(const ProblemSpec& spec, std::uint64_t seed) {
     red_black_iterations(op, in_pairs, T(1.37), count, second);
     for (int s = 0; s < count; ++s) red_black_iteration_generic(op, by_colour, T(1.37));
     EXPECT_EQ(differing(in_pairs, by_colour), 0) << count << " iterations";
-    EXPECT_EQ(second.empty(), count == 1) << "the second field is made only for pairs";
+    // Pairs in double; float sweeps by colours (red_black_sweep_fuses says why).
+    EXPECT_EQ(second.empty(), count == 1 || sizeof(T) == 4) << "the second field is for pairs";
   }
 }
 

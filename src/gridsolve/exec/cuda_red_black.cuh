@@ -73,12 +73,6 @@ __global__ void __launch_bounds__(rb_threads)
   // second colour on the tile; both only at nodes of the active box.
   constexpr int ring_most = ((rb_tile_x + 3) / 2 * (rb_tile_y + 2) + rb_threads - 1) / rb_threads;
   constexpr int tile_most = ((rb_tile_x + 1) / 2 * rb_tile_y + rb_threads - 1) / rb_threads;
-  const ColourNodes<ring_most> ring(first, max(i0 - 1, active.lo[0]),
-                                    min(i0 + rb_tile_x, active.hi[0]), max(j0 - 1, active.lo[1]),
-                                    min(j0 + rb_tile_y, active.hi[1]), k);
-  const ColourNodes<tile_most> tile(1 - first, max(i0, active.lo[0]),
-                                    min(i0 + rb_tile_x - 1, active.hi[0]), max(j0, active.lo[1]),
-                                    min(j0 + rb_tile_y - 1, active.hi[1]), k);
   // The tile and two rings, where the input has values: every load issued before the
   // first store.
   constexpr int loads = (sx * sy + rb_threads - 1) / rb_threads;
@@ -104,9 +98,23 @@ __global__ void __launch_bounds__(rb_threads)
   v.begin = {i0 - 1, j0 - 1, k};
   v.extent = {rb_tile_x + 2, rb_tile_y + 2, 1};
   v.ghost = 1;
-  update_in_tile(s, sx, i_origin, j_origin, v, update, ring, k);
+  // (Each stage finds its nodes when it starts: found before the loads, they were held
+  // through them; with constant rows that took 40 registers a thread against 30, 6 blocks
+  // an SM instead of 8.)
+  {
+    const ColourNodes<ring_most> ring(first, max(i0 - 1, active.lo[0]),
+                                      min(i0 + rb_tile_x, active.hi[0]),
+                                      max(j0 - 1, active.lo[1]),
+                                      min(j0 + rb_tile_y, active.hi[1]), k);
+    update_in_tile(s, sx, i_origin, j_origin, v, update, ring, k);
+  }
   __syncthreads();
-  update_in_tile(s, sx, i_origin, j_origin, v, update, tile, k);
+  {
+    const ColourNodes<tile_most> tile(1 - first, max(i0, active.lo[0]),
+                                      min(i0 + rb_tile_x - 1, active.hi[0]), max(j0, active.lo[1]),
+                                      min(j0 + rb_tile_y - 1, active.hi[1]), k);
+    update_in_tile(s, sx, i_origin, j_origin, v, update, tile, k);
+  }
   __syncthreads();
 #pragma unroll
   for (int q = int(threadIdx.x); q < rb_tile_x * rb_tile_y; q += rb_threads) {

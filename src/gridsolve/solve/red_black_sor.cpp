@@ -78,7 +78,7 @@ void red_black_iterations(const StencilOperator<T>& op, Field<T>& u, T omega, in
                           Field<T>& second, const Field<T>* b) {
   const bool pairs =
       count > 1 && red_black_sweep_fuses(op.device, op.grid.dims,
-                                         op.periodic != 0 || op.parts != nullptr);
+                                         op.periodic != 0 || op.parts != nullptr, sizeof(T));
   if (pairs && second.empty())
     second = Field<T>(u.interior(), u.dims(), 1, u.ghost(), u.device());
   const SorUpdate<T> update{op.view(b), omega};

@@ -526,7 +526,8 @@ bool MultigridHierarchy<T>::second_field(const StencilOperator<T>& op) const {
 template <class T>
 bool MultigridHierarchy<T>::sweeps_in_pairs(const StencilOperator<T>& op) const {
   return options_.smoother == Smoother::rb_gs &&
-         red_black_sweep_fuses(op.device, op.grid.dims, op.periodic != 0 || op.parts != nullptr);
+         red_black_sweep_fuses(op.device, op.grid.dims, op.periodic != 0 || op.parts != nullptr,
+                               sizeof(T));
 }
 
 template <class T>
