@@ -112,7 +112,7 @@ sanitize_rc=0
 sanitize_line="not run"
 if [ "$check" = all ] || [ "$check" = sanitize ]; then
   sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-  filter=${GRIDSOLVE_SANITIZE_FILTER:-'Cases/UniformKernels.*/0:Cases/UniformKernels.*/4:Cases/ModelProblems.*/0:Cases3D/ModelProblems.*/0:Cases/GeneralColouredSor.*/0:Cases/FusedSorGeneral.*/0:FusedSor.AxisymmetricMagnetOperator:SizeClasses/TridiagonalGpu.MatchesLapack/*_101:TridiagonalGpu.SingularRowIsReported:GpuResources.SolveLarger*:GpuNorms.*:MicromagGpu.DemagMatchesDirectSum'}
+  filter=${GRIDSOLVE_SANITIZE_FILTER:-'Cases/UniformKernels.*/0:Cases/UniformKernels.*/4:Cases/ModelProblems.*/0:Cases3D/ModelProblems.*/0:Cases/GeneralColouredSor.*/0:Cases/FusedSorGeneral.*/0:FusedSor.AxisymmetricMagnetOperator:SizeClasses/TridiagonalGpu.MatchesLapack/*_101:TridiagonalGpu.SingularRowIsReported:GpuResources.SolveLarger*:GpuNorms.*:MicromagGpu.DemagMatchesDirectSum:RedBlackSweepGpu.MultigridCycleMatchesTheCpu'}
   limit=${GRIDSOLVE_SANITIZE_LIMIT:-100}
   sanitize_line=""
   for tool in memcheck racecheck synccheck; do

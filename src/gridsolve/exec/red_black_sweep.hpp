@@ -51,7 +51,7 @@ void colour_update(Device d, const Box& active, int colour, const U& update, Fie
 // red_black_sweep_fuses, which also says where it pays. On the host the colour passes
 // stream well enough. In float they were faster on an H200: a 2047^2 multigrid solve took
 // 2.12-2.16 ms sweeping in one pass against 1.82-1.98 ms by colours, where double gained
-// (3.82-3.99 ms against 4.14-4.30, the same runs).
+// (3.82-4.10 ms against 4.14-4.30, the same calls).
 inline bool red_black_sweep_fuses(Device d, int dims, bool refreshes_between_colours,
                                   std::size_t value_bytes) {
   return d == Device::cuda && dims == 2 && !refreshes_between_colours && value_bytes == 8;
