@@ -114,8 +114,8 @@ TEST(RedBlackSweepGpu, MultigridCycleMatchesTheCpu) {
       Field<double> r_cpu = random_field(cpu.u, 3).copy_to(Device::cpu);
       on_cpu.precondition(r_cpu, z_cpu);
       on_gpu.precondition(r_cpu.copy_to(Device::cuda), z_gpu);
-      for (auto [a, b, what] : {std::tuple{&u_cpu, &u_gpu, "cycle"},
-                                std::tuple{&z_cpu, &z_gpu, "preconditioner"}}) {
+      for (auto [a, b, what] :
+           {std::tuple{&u_cpu, &u_gpu, "cycle"}, std::tuple{&z_cpu, &z_gpu, "preconditioner"}}) {
         const std::vector<double> x = a->to_vector(), y = b->to_vector();
         double diff = 0, size = 0;
         for (std::size_t q = 0; q < x.size(); ++q) {

@@ -103,8 +103,7 @@ __global__ void __launch_bounds__(rb_threads)
   // an SM instead of 8.)
   {
     const ColourNodes<ring_most> ring(first, max(i0 - 1, active.lo[0]),
-                                      min(i0 + rb_tile_x, active.hi[0]),
-                                      max(j0 - 1, active.lo[1]),
+                                      min(i0 + rb_tile_x, active.hi[0]), max(j0 - 1, active.lo[1]),
                                       min(j0 + rb_tile_y, active.hi[1]), k);
     update_in_tile(s, sx, i_origin, j_origin, v, update, ring, k);
   }

@@ -77,9 +77,8 @@ void red_black_sweep(Device d, const Box& active, int first, const U& update,
                      const FieldView<const T>& in, const FieldView<T>& out) {
   require(active.lo[2] == active.hi[2], "red_black_sweep: 2D fields only");
   const Box readable = grown_in_plane(in.box(), in.ghost);
-  const Box region = grown_in_plane(active, 1)
-                         .intersect(readable)
-                         .intersect(grown_in_plane(out.box(), out.ghost));
+  const Box region =
+      grown_in_plane(active, 1).intersect(readable).intersect(grown_in_plane(out.box(), out.ghost));
   if (d == Device::cuda) {
 #if defined(__CUDACC__)
     cuda::launch_red_black_sweep(active, region, readable, first, update, in, out);

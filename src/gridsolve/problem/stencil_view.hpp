@@ -64,10 +64,14 @@ struct StencilView {
   GRIDSOLVE_HD Row row(int i, int j, int k) const {
     if (uniform) return Row{b(i, j, k), cp, cw, ce, cs, cn, cb, ct, is_free(i, j, k)};
     const bool three = dims == 3;
-    return Row{b(i, j, k),     ap(i, j, k),
-               aw(i, j, k),    ae(i, j, k),
-               as(i, j, k),    an(i, j, k),
-               three ? ab(i, j, k) : T(0), three ? at(i, j, k) : T(0),
+    return Row{b(i, j, k),
+               ap(i, j, k),
+               aw(i, j, k),
+               ae(i, j, k),
+               as(i, j, k),
+               an(i, j, k),
+               three ? ab(i, j, k) : T(0),
+               three ? at(i, j, k) : T(0),
                is_free(i, j, k)};
   }
 

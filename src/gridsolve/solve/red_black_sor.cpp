@@ -28,8 +28,7 @@ struct SorUpdate {
   T omega;
   using Row = typename StencilView<T>::Row;
   GRIDSOLVE_HD Row row(int i, int j, int k) const { return a.row(i, j, k); }
-  GRIDSOLVE_HD T operator()(const Row& r, const FieldView<const T>& v, int i, int j,
-                            int k) const {
+  GRIDSOLVE_HD T operator()(const Row& r, const FieldView<const T>& v, int i, int j, int k) const {
     const T old = v(i, j, k);
     if (!r.free) return old;
     return old + omega * ((r.b + a.neighbours(r, v, i, j, k)) / r.diag - old);
@@ -79,8 +78,7 @@ void red_black_iterations(const StencilOperator<T>& op, Field<T>& u, T omega, in
   const bool pairs =
       count > 1 && red_black_sweep_fuses(op.device, op.grid.dims,
                                          op.periodic != 0 || op.parts != nullptr, sizeof(T));
-  if (pairs && second.empty())
-    second = Field<T>(u.interior(), u.dims(), 1, u.ghost(), u.device());
+  if (pairs && second.empty()) second = Field<T>(u.interior(), u.dims(), 1, u.ghost(), u.device());
   const SorUpdate<T> update{op.view(b), omega};
   for (int s = 0; s < count; ++s) {
     if (pairs && s + 1 < count) {

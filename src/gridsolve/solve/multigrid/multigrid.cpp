@@ -87,12 +87,10 @@ struct UniformGsUpdate {
   struct Row {
     T scaled_b;
   };
-  GRIDSOLVE_HD Row row(int i, int j, int k) const {
-    return Row{has_rhs ? rhs(i, j, k) * inv : c0};
-  }
-  GRIDSOLVE_HD T operator()(const Row& r, const FieldView<const T>& v, int i, int j,
-                            int k) const {
-    T s = r.scaled_b + cx * (v(i - 1, j, k) + v(i + 1, j, k)) + cy * (v(i, j - 1, k) + v(i, j + 1, k));
+  GRIDSOLVE_HD Row row(int i, int j, int k) const { return Row{has_rhs ? rhs(i, j, k) * inv : c0}; }
+  GRIDSOLVE_HD T operator()(const Row& r, const FieldView<const T>& v, int i, int j, int k) const {
+    T s = r.scaled_b + cx * (v(i - 1, j, k) + v(i + 1, j, k)) +
+          cy * (v(i, j - 1, k) + v(i, j + 1, k));
     if (three) s += cz * (v(i, j, k - 1) + v(i, j, k + 1));
     return s;
   }
@@ -103,8 +101,7 @@ struct GsUpdate {
   StencilView<T> a;
   using Row = typename StencilView<T>::Row;
   GRIDSOLVE_HD Row row(int i, int j, int k) const { return a.row(i, j, k); }
-  GRIDSOLVE_HD T operator()(const Row& r, const FieldView<const T>& v, int i, int j,
-                            int k) const {
+  GRIDSOLVE_HD T operator()(const Row& r, const FieldView<const T>& v, int i, int j, int k) const {
     if (!r.free) return v(i, j, k);
     return (r.b + a.neighbours(r, v, i, j, k)) / r.diag;
   }
@@ -126,7 +123,8 @@ template <class T>
 void gs_half_sweep(const StencilOperator<T>& op, const StencilView<T>& a, Field<T>& u, int colour,
                    Device d) {
   op.exchange_ghosts(u);
-  with_gs_update(a, [&](const auto& update) { colour_update(d, a.active, colour, update, u.view()); });
+  with_gs_update(a,
+                 [&](const auto& update) { colour_update(d, a.active, colour, update, u.view()); });
 }
 
 // Both colours in one pass, from `in` into `out` (red_black_sweep.hpp).
@@ -223,8 +221,8 @@ void MultigridHierarchy<T>::build_levels(const StencilOperator<T>& op, Device d)
   auto level0 = std::make_unique<Level>();
   level0->r = Field<T>(op.grid, d);
   // (split over ranks, the levels' fields are made again as parts below)
-  const bool seconds = !fine_->parts;
-  if (seconds && second_field(op)) level0->tmp = Field<T>(op.grid, d);
+  const bool whole = !fine_->parts;
+  if (whole && second_field(op)) level0->tmp = Field<T>(op.grid, d);
   std::array<std::vector<double>, 3> x;
   for (int a = 0; a < 3; ++a) {
     x[a].resize(std::size_t(op.grid.n[a]));
@@ -261,7 +259,7 @@ void MultigridHierarchy<T>::build_levels(const StencilOperator<T>& op, Device d)
     g = level->op.grid;
     level->u = Field<T>(g, d);
     level->r = Field<T>(g, d);
-    if (seconds && second_field(level->op)) level->tmp = Field<T>(g, d);
+    if (whole && second_field(level->op)) level->tmp = Field<T>(g, d);
     view = level->op.view();
     levels_.push_back(std::move(level));
   }
@@ -278,8 +276,8 @@ void MultigridHierarchy<T>::split_over_ranks(const StencilOperator<T>& part) {
   std::vector<StencilOperator<T>> host;
   host.push_back(gather_operator(part, false));  // coarse levels restrict their own sources
   std::size_t whole_bytes = 0;
-  for (const Field<T>* f : {&host[0].ap, &host[0].aw, &host[0].ae, &host[0].as, &host[0].an,
-                            &host[0].ab, &host[0].at})
+  for (const Field<T>* f :
+       {&host[0].ap, &host[0].aw, &host[0].ae, &host[0].as, &host[0].an, &host[0].ab, &host[0].at})
     whole_bytes += std::size_t(f->storage_size()) * sizeof(T);
   whole_bytes += std::size_t(host[0].mask.storage_size());
   // The build's peak on the GPU was 2.6 times the whole operator's fields (the magnet at
