@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpu_test_support.hpp"
+#include "test_helpers.hpp"
 #include "gridsolve/exec/device.hpp"
 #include "gridsolve/problem/assemble.hpp"
 #include "gridsolve/problem/model_problems.hpp"
@@ -39,17 +40,7 @@ double max_rel_diff(const std::vector<double>& a, const std::vector<double>& b) 
   return s > 0 ? m / s : m;
 }
 
-ProblemSpec model(int dims, int n, const std::string& sides, const std::string& mask,
-                  const std::string& k, const std::string& rhs) {
-  ModelProblem m;
-  m.dims = dims;
-  m.n = n;
-  m.sides = sides;
-  m.mask = mask;
-  m.coefficient = k;
-  m.rhs = rhs;
-  return make_model_problem(m);
-}
+using testing::model;
 
 TEST(GpuMultigrid, SameSolutionAsCpu) {
   SKIP_WITHOUT_GPU();

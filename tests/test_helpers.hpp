@@ -20,6 +20,19 @@ inline ProblemSpec random_poisson(int dims, int n, std::uint64_t seed) {
   return make_model_problem(m);
 }
 
+// The model problem (model_problems.hpp) of the given shape, as a spec.
+inline ProblemSpec model(int dims, int n, const std::string& sides, const std::string& mask,
+                         const std::string& k, const std::string& rhs = "manufactured") {
+  ModelProblem m;
+  m.dims = dims;
+  m.n = n;
+  m.sides = sides;
+  m.mask = mask;
+  m.coefficient = k;
+  m.rhs = rhs;
+  return make_model_problem(m);
+}
+
 template <class T = double>
 struct Solved {
   Discretization<T> d;

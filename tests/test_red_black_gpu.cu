@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gpu_test_support.hpp"
+#include "test_helpers.hpp"
 #include "gridsolve/exec/device.hpp"
 #include "gridsolve/problem/assemble.hpp"
 #include "gridsolve/problem/model_problems.hpp"
@@ -19,16 +20,10 @@
 namespace gridsolve {
 namespace {
 
+// A 2D model problem.
 ProblemSpec model(int n, const std::string& sides, const std::string& mask, const std::string& k,
                   const std::string& rhs = "manufactured") {
-  ModelProblem m;
-  m.dims = 2;
-  m.n = n;
-  m.sides = sides;
-  m.mask = mask;
-  m.coefficient = k;
-  m.rhs = rhs;
-  return make_model_problem(m);
+  return testing::model(2, n, sides, mask, k, rhs);
 }
 
 // Every stored value (ghosts too) random, then sent to the device: no sweep may lean on

@@ -55,8 +55,8 @@ struct StencilView {
   GRIDSOLVE_HD T diag(int i, int j, int k) const { return uniform ? cp : ap(i, j, k); }
   GRIDSOLVE_HD T b(int i, int j, int k) const { return rhs ? rhs(i, j, k) : b_const; }
 
-  // Row P as numbers: what an update of node P reads besides u, read once (a sweep that
-  // updates nodes in stages loads the rows of the later stages early, beside u).
+  // Row P as numbers: what an update of node P reads besides u (the relaxations' updates
+  // take it apart from u: exec/red_black_sweep.hpp).
   struct Row {
     T b, diag, w, e, s, n, bottom, top;
     bool free;
