@@ -7,6 +7,7 @@
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/field_part.hpp"
 #include "gridsolve/exec/ghost_exchange.hpp"
+#include "gridsolve/exec/parallel_for.hpp"
 #include "gridsolve/problem/problem_spec.hpp"
 
 namespace gridsolve {
@@ -35,6 +36,48 @@ StencilOperator<T> operator_part(const StencilOperator<T>& whole,
   o.rank = rank;
   if (whole.device != Device::cpu) return o.copy_to(whole.device);
   return o;
+}
+
+namespace {
+
+template <class U>
+struct CopyValues {
+  FieldView<const U> from;
+  FieldView<U> to;
+  GRIDSOLVE_HD void operator()(int i, int j, int k) const { to(i, j, k) = from(i, j, k); }
+};
+
+}  // namespace
+
+template <class T>
+StencilOperator<T> with_ghost_layers(const StencilOperator<T>& part, int layers) {
+  require(bool(part.parts), "with_ghost_layers takes one rank's part of an operator");
+  StencilOperator<T> w;
+  w.grid = part.grid;
+  w.device = part.device;
+  w.active = part.active;
+  w.global_active = part.global_active;
+  w.uniform = part.uniform;
+  w.cp = part.cp, w.cw = part.cw, w.ce = part.ce, w.cs = part.cs;
+  w.cn = part.cn, w.cb = part.cb, w.ct = part.ct, w.b_const = part.b_const;
+  w.unknowns = part.unknowns;
+  w.sides = part.sides;
+  w.singular = part.singular;
+  w.periodic = part.periodic;
+  w.parts = part.parts;
+  w.rank = part.rank;
+  const GhostSides sides = part.ghost_sides();
+  auto widen = [&](const auto& from, auto& to) {
+    using F = std::decay_t<decltype(to)>;
+    using U = std::remove_cv_t<std::remove_reference_t<decltype(*from.storage())>>;
+    if (from.empty()) return;
+    to = F(part.parts, part.rank, 1, layers, part.device);
+    for_each(part.device, from.interior(), CopyValues<U>{from.cview(), to.view()});
+    exchange_ghosts(to, sides);
+  };
+  widen(part.ap, w.ap), widen(part.aw, w.aw), widen(part.ae, w.ae), widen(part.as, w.as);
+  widen(part.an, w.an), widen(part.ab, w.ab), widen(part.at, w.at), widen(part.mask, w.mask);
+  return w;
 }
 
 template <class T>
@@ -124,6 +167,8 @@ template std::array<std::vector<double>, 3> unknowns_per_plane(const StencilOper
 template std::array<std::vector<double>, 3> unknowns_per_plane(const StencilOperator<double>&);
 template std::int64_t unknowns_in(const StencilOperator<float>&, const Box&);
 template std::int64_t unknowns_in(const StencilOperator<double>&, const Box&);
+template StencilOperator<float> with_ghost_layers(const StencilOperator<float>&, int);
+template StencilOperator<double> with_ghost_layers(const StencilOperator<double>&, int);
 template StencilOperator<float> gather_operator(const StencilOperator<float>&, bool, Device);
 template StencilOperator<double> gather_operator(const StencilOperator<double>&, bool, Device);
 template StencilOperator<float> operator_part(const StencilOperator<float>&,

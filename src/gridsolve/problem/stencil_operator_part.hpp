@@ -21,6 +21,13 @@ template <class T>
 StencilOperator<T> operator_part(const StencilOperator<T>& whole,
                                  std::shared_ptr<const Decomposition> parts, int rank);
 
+// A part with `layers` ghost layers (at most 3) on its coefficients and mask, filled from
+// the neighbouring parts and across periodic sides (the images' values, as operator_part
+// cuts the mask): what a reader reaching further than one node beyond the part needs
+// (a multigrid level coarsened on its part reads two). Its right-hand side is left out.
+template <class T>
+StencilOperator<T> with_ghost_layers(const StencilOperator<T>& part, int layers);
+
 // The reverse, on every rank: the whole operator, its fields gathered from every rank's
 // part (what a multigrid hierarchy coarsens before splitting its levels over the ranks
 // again), in host memory, or with on = the part's device on that device (the messages by

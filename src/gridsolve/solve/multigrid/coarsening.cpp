@@ -1,8 +1,11 @@
 #include "gridsolve/solve/multigrid/coarsening.hpp"
 
 #include <cmath>
+#include <span>
 #include <type_traits>
 
+#include "gridsolve/exec/communicator.hpp"
+#include "gridsolve/exec/ghost_exchange.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
 #include "gridsolve/problem/problem_spec.hpp"
 
@@ -77,8 +80,10 @@ struct Maps {
   }
 };
 
-// Fine-level reads in index space that may run past a periodic side: every index is
-// folded into the active box first (the unknown it is an image of).
+// Fine-level reads in index space that may run past a periodic side: whether a node is an
+// unknown is asked of the index folded into the active box (the unknown it is an image
+// of); its values are read there on a whole level, and where the node lies on a rank's
+// part (whose ghosts hold the images' values, two layers deep).
 template <class T>
 struct FineAccess {
   StencilView<T> v;
@@ -87,32 +92,39 @@ struct FineAccess {
   GRIDSOLVE_HD void fold(int& i, int& j, int& k) const {
     if (v.periodic) i = v.fold(0, i), j = v.fold(1, j), k = v.fold(2, k);
   }
+  // Where node (i, j, k)'s values are read.
+  GRIDSOLVE_HD void locate(int& i, int& j, int& k) const {
+    if (!v.part) fold(i, j, k);
+  }
   GRIDSOLVE_HD bool in_range(int i, int j, int k) const {
     fold(i, j, k);
     return i >= 0 && j >= 0 && k >= 0 && i < n[0] && j < n[1] && k < n[2];
   }
   // Every neighbour of (i, j, k) lies in the active box (across a periodic side too).
   GRIDSOLVE_HD bool strictly_inside(int i, int j, int k) const {
-    const Box& b = v.active;
+    const Box& b = v.global_active;
     auto inner = [&](int a, int q) { return v.wraps(a) || (q > b.lo[a] && q < b.hi[a]); };
     return inner(0, i) && inner(1, j) && (v.dims == 2 || inner(2, k));
   }
   GRIDSOLVE_HD bool free(int i, int j, int k) const {
-    fold(i, j, k);
-    return in_range(i, j, k) && v.active.contains(i, j, k) && v.is_free(i, j, k);
+    int fi = i, fj = j, fk = k;
+    fold(fi, fj, fk);
+    if (!in_range(fi, fj, fk) || !v.global_active.contains(fi, fj, fk)) return false;
+    locate(i, j, k);
+    return v.is_free(i, j, k);
   }
   // Coupling between fine node (i,j,k) and its + neighbour on `axis`, zero unless both
   // are unknowns.
   GRIDSOLVE_HD double conductance(int i, int j, int k, int axis) const {
     const int i2 = i + (axis == 0), j2 = j + (axis == 1), k2 = k + (axis == 2);
     if (!free(i, j, k) || !free(i2, j2, k2)) return 0.0;
-    fold(i, j, k);
+    locate(i, j, k);
     return double(v.coefficient(2 * axis + 1, i, j, k));
   }
   // What the row of a free node loses to non-free neighbours and Robin terms.
   GRIDSOLVE_HD double sink(int i, int j, int k) const {
     if (!free(i, j, k)) return 0.0;
-    fold(i, j, k);
+    locate(i, j, k);
     if (v.uniform && !v.mask && strictly_inside(i, j, k)) return 0.0;  // the common case
     double s = double(v.diag(i, j, k));
     const int di[6] = {-1, 1, 0, 0, 0, 0}, dj[6] = {0, 0, -1, 1, 0, 0}, dk[6] = {0, 0, 0, 0, -1, 1};
@@ -142,8 +154,10 @@ GRIDSOLVE_HD double axis_weight(const Maps& m, const FineAccess<T>& fa, int i, i
   // fixed node does not show that coupling: take positions there instead.
   const int a0 = axis == 0, a1 = axis == 1, a2 = axis == 2;
   if (fa.free(i, j, k) && fa.free(i - a0, j - a1, k - a2) && fa.free(i + a0, j + a1, k + a2)) {
-    const double cl = double(fa.v.coefficient(2 * axis, i, j, k));
-    const double cr = double(fa.v.coefficient(2 * axis + 1, i, j, k));
+    int li = i, lj = j, lk = k;
+    fa.locate(li, lj, lk);
+    const double cl = double(fa.v.coefficient(2 * axis, li, lj, lk));
+    const double cr = double(fa.v.coefficient(2 * axis + 1, li, lj, lk));
     if (cl + cr > 0) return d == 1 ? cl / (cl + cr) : cr / (cl + cr);
   }
   return x.weight(q, I);
@@ -202,32 +216,40 @@ Transfer<T> transfer_of(const Coarsening& c, const InterpolationWeights<T>& w) {
 
 template <class T>
 InterpolationWeights<T> interpolation_weights(const StencilView<T>& fine, const Coarsening& c,
-                                              const Grid& fine_grid, Device d) {
+                                              const Grid& fine_grid, Device d,
+                                              const LevelPlace& fine_place) {
   InterpolationWeights<T> w;
   if (fine.uniform) return w;  // positions give the weights
   const Maps m(c);
   const FineAccess<T> fa{fine, c.fine};
+  const bool on_parts = bool(fine_place.parts);
+  // Periodic images and, on parts, the neighbours' weights in the ghosts.
+  GhostSides sides;
+  for (int a = 0; a < 3; ++a)
+    if (c.wraps[a]) sides.face[2 * a] = sides.face[2 * a + 1] = GhostRule::periodic;
   for (int a = 0; a < fine_grid.dims; ++a) {
     if (!c.coarsened[a]) continue;
-    w.lower[a] = Field<T>(fine_grid, d);
+    w.lower[a] = on_parts ? Field<T>(fine_place.parts, fine_place.rank, 1, 1, d) : Field<T>(fine_grid, d);
     const FieldView<T> out = w.lower[a].view();
     const int axis = a;
-    for_each(d, fine_grid.nodes(), [=] GRIDSOLVE_HD(int i, int j, int k) {
+    for_each(d, w.lower[a].interior(), [=] GRIDSOLVE_HD(int i, int j, int k) {
       const int q = axis == 0 ? i : axis == 1 ? j : k;
       const AxisMap& x = m.a[axis];
       out(i, j, k) =
           x.aligned(q) ? T(1) : T(axis_weight(m, fa, i, j, k, axis, x.coarse_of_aligned(q - 1)));
     });
+    if (on_parts) exchange_ghosts(w.lower[a], sides);
   }
+  w.on_parts = on_parts;
   return w;
 }
 
 template <class T>
 StencilOperator<T> coarsen_operator(const StencilView<T>& fine, const Coarsening& c,
                                     const InterpolationWeights<T>& weights, const Grid& fine_grid,
-                                    Device d) {
+                                    Device d, const LevelPlace& place) {
   StencilOperator<T> op;
-  coarsen_operator_into(fine, c, weights, fine_grid, d, op);
+  coarsen_operator_into(fine, c, weights, fine_grid, d, op, place);
   return op;
 }
 
@@ -249,7 +271,7 @@ struct CoarsenBody {
   GRIDSOLVE_HD void operator()(int I, int J, int K) const {
     const int C[3] = {I, J, K};
     const int F[3] = {m.a[0].fine_of(I), m.a[1].fine_of(J), m.a[2].fine_of(K)};
-    const std::uint8_t kind = fine.active.contains(F[0], F[1], F[2])
+    const std::uint8_t kind = fine.global_active.contains(F[0], F[1], F[2])
                                   ? (fine.mask ? fine.mask(F[0], F[1], F[2]) : std::uint8_t(0))
                                   : std::uint8_t(1);  // outside the fine active box: fixed
     for (int f = 0; f < 2 * dims; ++f) nb[f](I, J, K) = T(0);
@@ -265,7 +287,8 @@ struct CoarsenBody {
       bool regular = true;
       for (int a = 0; a < dims; ++a)
         regular = regular && (!m.a[a].on || (m.a[a].wraps && (nfine[a] - 1) % 2 == 0) ||
-                              (F[a] - 2 > fine.active.lo[a] && F[a] + 2 < fine.active.hi[a]));
+                              (F[a] - 2 > fine.global_active.lo[a] &&
+                               F[a] + 2 < fine.global_active.hi[a]));
       if (regular) {
         const double coef[3] = {double(fine.cw), double(fine.cs), double(fine.cb)};
         double diag_r = 0;
@@ -287,12 +310,18 @@ struct CoarsenBody {
       const int axis = f / 2, s = (f % 2) ? 1 : -1;
       int from[3] = {C[0], C[1], C[2]};
       if (s < 0) from[axis] -= 1;  // the edge from the lower coarse node
-      // On a periodic axis the edge below coarse node 0 is the edge from the last coarse
-      // unknown to its image (one or two fine intervals long).
-      if (from[axis] < 0 && m.a[axis].wraps) from[axis] += nc[axis] - 1;
-      if (from[axis] < 0 || from[axis] + 1 >= nc[axis]) continue;
-      const int lo = m.a[axis].fine_of(from[axis]);
-      const int hi = m.a[axis].fine_of(from[axis] + 1);
+      int lo, hi;
+      if (from[axis] < 0 && m.a[axis].wraps) {
+        // On a periodic axis the edge below coarse node 0 comes from the image of the last
+        // coarse unknown, below fine node 0 (one or two fine intervals long): read there,
+        // where a rank's part holds it in its ghosts (a whole level folds the indices).
+        lo = m.a[axis].fine_of(nc[axis] - 2) - (nfine[axis] - 1);
+        hi = 0;
+      } else {
+        if (from[axis] < 0 || from[axis] + 1 >= nc[axis]) continue;
+        lo = m.a[axis].fine_of(from[axis]);
+        hi = m.a[axis].fine_of(from[axis] + 1);
+      }
       // Parallel over the transverse fine lines, series along the coarse edge.
       const int b1 = (axis + 1) % 3, b2 = (axis + 2) % 3;
       double sum = 0;
@@ -374,9 +403,9 @@ struct RowSpread {
 // relative in double, 1e-5 in float) count as alike.
 template <class T>
 void hold_alike_rows_as_uniform(StencilOperator<T>& op) {
-  if (op.uniform || op.parts || op.singular) return;
+  if (op.uniform || op.singular) return;
   const int dims = op.grid.dims;
-  Box inner = op.active;
+  Box inner = op.parts ? op.global_active : op.active;
   for (int a = 0; a < dims; ++a)
     if (!((op.periodic >> a) & 1)) inner.lo[a] += 1, inner.hi[a] -= 1;
   if (inner.empty()) return;
@@ -385,7 +414,7 @@ void hold_alike_rows_as_uniform(StencilOperator<T>& op) {
   const FieldView<const std::uint8_t> mask = op.mask.cview();
   const int coefficients = 1 + 2 * dims;
   const std::uint8_t periodic = op.periodic;
-  const RowSpread spread = reduce<RowSpread>(
+  RowSpread spread = reduce<RowSpread>(
       op.device, op.active,
       [=] GRIDSOLVE_HD(int i, int j, int k) -> RowSpread {
         RowSpread r = RowSpread::none();
@@ -412,6 +441,14 @@ void hold_alike_rows_as_uniform(StencilOperator<T>& op) {
         return r;
       },
       SumOp{}, RowSpread::none());
+  if (op.parts) {  // the spread over every rank's part: one message
+    double all[15];
+    for (int q = 0; q < 7; ++q) all[q] = -spread.lo[q], all[7 + q] = spread.hi[q];
+    all[14] = double(spread.misplaced);
+    Communicator::world().max(std::span<double>(all, 15));
+    for (int q = 0; q < 7; ++q) spread.lo[q] = -all[q], spread.hi[q] = all[7 + q];
+    spread.misplaced = std::int64_t(all[14]);
+  }
   if (spread.misplaced != 0) return;
   const double tolerance = sizeof(T) == 8 ? 1e-12 : 1e-5;
   for (int q = 0; q < coefficients; ++q)
@@ -419,7 +456,12 @@ void hold_alike_rows_as_uniform(StencilOperator<T>& op) {
   T* numbers[7] = {&op.cp, &op.cw, &op.ce, &op.cs, &op.cn, &op.cb, &op.ct};
   for (int q = 0; q < 7; ++q) *numbers[q] = q < coefficients ? T(spread.hi[q]) : T(0);
   op.uniform = true;
-  op.active = inner;
+  if (op.parts) {
+    op.global_active = inner;
+    op.active = inner.intersect(op.parts->box(op.rank));
+  } else {
+    op.active = inner;
+  }
   for (Field<T>* f : {&op.ap, &op.aw, &op.ae, &op.as, &op.an, &op.ab, &op.at}) *f = Field<T>();
   op.mask = Field<std::uint8_t>();
 }
@@ -429,7 +471,7 @@ void hold_alike_rows_as_uniform(StencilOperator<T>& op) {
 template <class T>
 void coarsen_operator_into(const StencilView<T>& fine, const Coarsening& c,
                            const InterpolationWeights<T>& weights, const Grid& fine_grid, Device d,
-                           StencilOperator<T>& op) {
+                           StencilOperator<T>& op, const LevelPlace& place) {
   op.grid = fine_grid;
   for (int a = 0; a < 3; ++a) {
     op.grid.n[a] = c.coarse[a];
@@ -437,15 +479,24 @@ void coarsen_operator_into(const StencilView<T>& fine, const Coarsening& c,
   }
   op.device = d;
   op.uniform = false;
-  op.active = op.grid.nodes();
+  Box active = op.grid.nodes();
   op.periodic = fine.periodic;  // the coarse grid keeps one period on each periodic axis
   for (int a = 0; a < 3; ++a)
-    if (c.wraps[a]) op.active.hi[a] -= 1;
+    if (c.wraps[a]) active.hi[a] -= 1;
+  const bool on_parts = bool(place.parts);
+  op.parts = place.parts;
+  op.rank = place.rank;
+  op.global_active = on_parts ? active : Box{};
+  op.active = on_parts ? active.intersect(place.parts->box(place.rank)) : active;
   const Grid& g = op.grid;
+  const Box stored = on_parts ? place.parts->box(place.rank) : g.nodes();
   // Every value below is written for each active node, so kept fields need no clearing.
   auto field = [&](auto& f) {
     using F = std::decay_t<decltype(f)>;
-    if (f.empty() || f.device() != d || f.interior().hi != g.nodes().hi) f = F(g, d);
+    if (!f.empty() && f.device() == d && f.interior().lo == stored.lo &&
+        f.interior().hi == stored.hi)
+      return;
+    f = on_parts ? F(place.parts, place.rank, 1, 1, d) : F(g, d);
   };
   field(op.ap), field(op.aw), field(op.ae), field(op.as), field(op.an);
   if (g.dims == 3) field(op.ab), field(op.at);
@@ -479,10 +530,19 @@ void coarsen_operator_into(const StencilView<T>& fine, const Coarsening& c,
       d, op.active,
       [=] GRIDSOLVE_HD(int i, int j, int k) -> std::int64_t { return mv(i, j, k) == 0 ? 1 : 0; },
       SumOp{}, std::int64_t(0));
+  if (on_parts) op.unknowns = std::int64_t(Communicator::world().sum(double(op.unknowns)));
   // Only below a uniform level: a level of per-node rows (variable k, masks, the flow's
   // pressure, refreshed every step) rarely coarsens to alike rows, and the test is a pass
   // over the level with a host synchronization.
   if (fine.uniform) hold_alike_rows_as_uniform(op);
+  // A part's ghosts, as operator_part cuts them: the neighbours' marks (which neighbours
+  // are unknowns) and rows, the images' across periodic sides.
+  if (on_parts && !op.uniform) {
+    const GhostSides sides = op.ghost_sides();
+    for (Field<T>* f : {&op.ap, &op.aw, &op.ae, &op.as, &op.an, &op.ab, &op.at})
+      if (!f->empty()) exchange_ghosts(*f, sides);
+    exchange_ghosts(op.mask, sides);
+  }
 }
 
 // The loop bodies below are functors, not lambdas: the host calls of nvcc's extended
@@ -707,13 +767,13 @@ void interpolate_add(const Field<T>& e, const InterpolationWeights<T>& weights,
 
 #define GRIDSOLVE_INSTANTIATE(T)                                                                   \
   template InterpolationWeights<T> interpolation_weights<T>(                                       \
-      const StencilView<T>&, const Coarsening&, const Grid&, Device);                              \
+      const StencilView<T>&, const Coarsening&, const Grid&, Device, const LevelPlace&);           \
   template StencilOperator<T> coarsen_operator<T>(const StencilView<T>&, const Coarsening&,        \
                                                   const InterpolationWeights<T>&, const Grid&,     \
-                                                  Device);                                         \
+                                                  Device, const LevelPlace&);                      \
   template void coarsen_operator_into<T>(const StencilView<T>&, const Coarsening&,                 \
                                          const InterpolationWeights<T>&, const Grid&, Device,      \
-                                         StencilOperator<T>&);                                     \
+                                         StencilOperator<T>&, const LevelPlace&);                  \
   template void restrict_residual<T>(const Field<T>&, const InterpolationWeights<T>&,              \
                                      const StencilView<T>&, Field<T>&, const Coarsening&, Device); \
   template void restrict_residual_of<T>(const StencilView<T>&, const Field<T>&,                    \

@@ -2,6 +2,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <memory>
 
 #include "gridsolve/exec/field.hpp"
 #include "gridsolve/problem/stencil_operator.hpp"
@@ -47,9 +48,21 @@ struct InterpolationWeights {
   bool on_parts = false;
 };
 
+// Where a level's fields live: whole on every rank (parts null), or as rank `rank`'s part of
+// `parts`. A level made on parts reads the finer level's part two nodes beyond its own box
+// (a coarse edge spans two fine intervals, a transverse line one more): that part's
+// coefficients and mask must hold two ghost layers, filled.
+struct LevelPlace {
+  std::shared_ptr<const Decomposition> parts;
+  int rank = 0;
+};
+
+// On parts (`fine_place`) the weights of the part's own nodes, their ghosts then filled
+// from the neighbours and across periodic sides (on_parts set).
 template <class T>
 InterpolationWeights<T> interpolation_weights(const StencilView<T>& fine, const Coarsening& c,
-                                              const Grid& fine_grid, Device d);
+                                              const Grid& fine_grid, Device d,
+                                              const LevelPlace& fine_place = {});
 
 // The coarse operator, kept five / seven point, symmetric and an M-matrix: coupling
 // between coarse neighbours is the fine couplings along the coarse edge taken in series
@@ -58,16 +71,19 @@ InterpolationWeights<T> interpolation_weights(const StencilView<T>& fine, const 
 // neighbours and Robin sides is lumped onto the coarse diagonal through the
 // interpolation weights. Coefficient jumps and cut-outs carry over physically, as
 // conductances do. Fixed and outside nodes stay fixed and outside.
+// On parts (`place`: the coarse level's decomposition, Decomposition::coarsened) the
+// rank's part of the coarse operator, the same values as the cut of the whole one, its
+// ghosts filled; the unknown count and the test for alike rows are summed over the ranks.
 template <class T>
 StencilOperator<T> coarsen_operator(const StencilView<T>& fine, const Coarsening& c,
                                     const InterpolationWeights<T>& weights, const Grid& fine_grid,
-                                    Device d);
+                                    Device d, const LevelPlace& place = {});
 // The same into `op`, reusing its fields where they are already allocated (an update of
 // the coefficients on an unchanged hierarchy).
 template <class T>
 void coarsen_operator_into(const StencilView<T>& fine, const Coarsening& c,
                            const InterpolationWeights<T>& weights, const Grid& fine_grid, Device d,
-                           StencilOperator<T>& op);
+                           StencilOperator<T>& op, const LevelPlace& place = {});
 
 // coarse_rhs = P^T r (free coarse nodes; zero elsewhere). The operators are in
 // integrated (finite-volume) form, so restriction is the plain transpose.

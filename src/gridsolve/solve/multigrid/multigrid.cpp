@@ -192,6 +192,30 @@ void scatter_coarse(int count, const int* ids, const T* x, Field<T>& u, Device d
   });
 }
 
+
+// Node positions of a level along each axis (x: in finest-grid spacings) as the level's
+// buffers, with the positional interpolation weights, the plan c pointed at them, and x
+// made the next coarser level's positions.
+void place_nodes(multigrid::Coarsening& c, std::array<std::vector<double>, 3>& x,
+                 Buffer<double> (&xs)[3], Buffer<double> (&ws)[3], Device d) {
+  for (int a = 0; a < 3; ++a) {
+    xs[a] = Buffer<double>(d, x[a].size());
+    copy_bytes(xs[a].data(), d, x[a].data(), Device::cpu, x[a].size() * sizeof(double));
+    c.fine_x[a] = xs[a].data();
+    std::vector<double> w(x[a].size(), 1.0);
+    for (std::size_t q = 1; q + 1 < x[a].size(); ++q)
+      w[q] = (x[a][q + 1] - x[a][q]) / (x[a][q + 1] - x[a][q - 1]);
+    ws[a] = Buffer<double>(d, w.size());
+    copy_bytes(ws[a].data(), d, w.data(), Device::cpu, w.size() * sizeof(double));
+    c.fine_lower_weight[a] = ws[a].data();
+    std::vector<double> coarse(std::size_t(c.coarse[a]));
+    for (int I = 0; I < c.coarse[a]; ++I)
+      coarse[std::size_t(I)] =
+          x[a][std::size_t(c.coarsened[a] ? std::min(2 * I, c.fine[a] - 1) : I)];
+    x[a] = std::move(coarse);
+  }
+}
+
 }  // namespace
 
 template <class T>
@@ -206,10 +230,7 @@ template <class T>
 void MultigridHierarchy<T>::build(const StencilOperator<T>& op) {
   levels_.clear();
   coarse_.reset();
-  if (op.parts)
-    split_over_ranks(op);
-  else
-    build_levels(op, op.device);
+  build_levels(op, op.device);
   // The coarsest level is whole on every rank (a level split over ranks has coarser ones).
   const StencilOperator<T>& coarsest = levels_.size() > 1 ? levels_.back()->op : op;
   if (coarsest.unknowns <= 4096 && !coarsest.parts)
@@ -218,11 +239,16 @@ void MultigridHierarchy<T>::build(const StencilOperator<T>& op) {
 
 template <class T>
 void MultigridHierarchy<T>::build_levels(const StencilOperator<T>& op, Device d) {
+  const bool on_ranks = bool(op.parts);
+  const bool jacobi = options_.smoother == Smoother::jacobi;
   auto level0 = std::make_unique<Level>();
-  level0->r = Field<T>(op.grid, d);
-  // (split over ranks, the levels' fields are made again as parts below)
-  const bool whole = !fine_->parts;
-  if (whole && second_field(op)) level0->tmp = Field<T>(op.grid, d);
+  if (on_ranks) {
+    level0->r = op.make_field();
+    if (jacobi) level0->tmp = op.make_field();
+  } else {
+    level0->r = Field<T>(op.grid, d);
+    if (second_field(op)) level0->tmp = Field<T>(op.grid, d);
+  }
   std::array<std::vector<double>, 3> x;
   for (int a = 0; a < 3; ++a) {
     x[a].resize(std::size_t(op.grid.n[a]));
@@ -230,119 +256,58 @@ void MultigridHierarchy<T>::build_levels(const StencilOperator<T>& op, Device d)
   }
   levels_.push_back(std::move(level0));
   Grid g = op.grid;
-  StencilView<T> view = op.view();
+  const StencilOperator<T>* upper_op = &op;
+  // On several ranks the levels stay split while they are large (each coarse node on the
+  // rank of the fine node it lies on, Decomposition::coarsened): every rank coarsens its
+  // own part, so no rank ever holds a large level whole. The last split level is gathered
+  // whole on every rank (at set-up its operator, in each cycle its residual), and every
+  // rank makes and runs the coarser levels alike: the correction needs no message back.
+  bool split = on_ranks;
+  StencilOperator<T> read;  // what a split level's coarsening reads (upper_op's widened or whole)
   while (true) {
     multigrid::Coarsening c =
         multigrid::Coarsening::plan(g.n, g.dims, options_.coarsest_nodes, op.periodic);
     if (!c.any()) break;
     Level& upper = *levels_.back();
-    for (int a = 0; a < 3; ++a) {
-      upper.x[a] = Buffer<double>(d, x[a].size());
-      copy_bytes(upper.x[a].data(), d, x[a].data(), Device::cpu, x[a].size() * sizeof(double));
-      c.fine_x[a] = upper.x[a].data();
-      std::vector<double> w(x[a].size(), 1.0);
-      for (std::size_t q = 1; q + 1 < x[a].size(); ++q)
-        w[q] = (x[a][q + 1] - x[a][q]) / (x[a][q + 1] - x[a][q - 1]);
-      upper.w[a] = Buffer<double>(d, w.size());
-      copy_bytes(upper.w[a].data(), d, w.data(), Device::cpu, w.size() * sizeof(double));
-      c.fine_lower_weight[a] = upper.w[a].data();
-      std::vector<double> coarse(std::size_t(c.coarse[a]));
-      for (int I = 0; I < c.coarse[a]; ++I)
-        coarse[std::size_t(I)] =
-            x[a][std::size_t(c.coarsened[a] ? std::min(2 * I, c.fine[a] - 1) : I)];
-      x[a] = std::move(coarse);
-    }
+    place_nodes(c, x, upper.x, upper.w, d);
     upper.next = c;
-    upper.weights = multigrid::interpolation_weights(view, c, g, d);
-    auto level = std::make_unique<Level>();
-    level->op = multigrid::coarsen_operator(view, c, upper.weights, g, d);
-    g = level->op.grid;
-    level->u = Field<T>(g, d);
-    level->r = Field<T>(g, d);
-    if (whole && second_field(level->op)) level->tmp = Field<T>(g, d);
-    view = level->op.view();
-    levels_.push_back(std::move(level));
-  }
-}
-
-template <class T>
-void MultigridHierarchy<T>::split_over_ranks(const StencilOperator<T>& part) {
-  const Device d = part.device;
-  const int rank = part.rank;
-  // Every level whole on every rank: the coarse operators and weights one rank would make,
-  // built on the rank's GPU where the whole operator and its levels fit beside what the
-  // GPU holds already (coarsening there takes seconds where the host takes minutes on a
-  // large grid), else on the host.
-  std::vector<StencilOperator<T>> host;
-  host.push_back(gather_operator(part, false));  // coarse levels restrict their own sources
-  std::size_t whole_bytes = 0;
-  for (const Field<T>* f :
-       {&host[0].ap, &host[0].aw, &host[0].ae, &host[0].as, &host[0].an, &host[0].ab, &host[0].at})
-    whole_bytes += std::size_t(f->storage_size()) * sizeof(T);
-  whole_bytes += std::size_t(host[0].mask.storage_size());
-  // The build's peak on the GPU was 2.6 times the whole operator's fields (the magnet at
-  // 28001^2 on four H200s: 83 GB beside 32 GB): short of three times, the host builds.
-  const Device build = d == Device::cuda && 3 * whole_bytes < memory_available(d) ? d : Device::cpu;
-  if (build != Device::cpu) host[0] = host[0].copy_to(build);
-  build_levels(host[0], build);
-  const int last = int(levels_.size()) - 1;
-  for (int l = 1; l <= last; ++l) host.push_back(std::move(levels_[std::size_t(l)]->op));
-  host[0] = StencilOperator<T>();  // the whole fine operator is no longer needed
-  auto on_device = [d](auto&& f) { return f.device() == d ? std::move(f) : f.copy_to(d); };
-
-  std::shared_ptr<const Decomposition> parts = part.parts;
-  bool split = true;  // level l is split over the ranks (level 0: the caller's part)
-  for (int l = 0; l <= last; ++l) {
-    Level& here = *levels_[std::size_t(l)];
-    if (l == 0) {
-      here.r = part.make_field();
-      here.tmp = options_.smoother == Smoother::jacobi ? part.make_field() : Field<T>();
-    } else {
-      here.op = split ? operator_part(host[std::size_t(l)], parts, rank).copy_to(d)
-                      : host[std::size_t(l)].copy_to(d);
-      here.u = here.op.make_field();
-      here.r = here.op.make_field();
-      here.tmp = options_.smoother == Smoother::jacobi ? here.op.make_field() : Field<T>();
-    }
-    if (l == last) break;
-    for (int a = 0; a < 3; ++a) {  // node positions: small, whole on every level
-      for (Buffer<double>* b : {&here.x[a], &here.w[a]}) {
-        if (build == d) continue;
-        Buffer<double> moved(d, b->size());
-        copy_bytes(moved.data(), d, b->data(), build, b->size() * sizeof(double));
-        *b = std::move(moved);
-      }
-      here.next.fine_x[a] = here.x[a].data();
-      here.next.fine_lower_weight[a] = here.w[a].data();
-    }
-    const StencilOperator<T>& below = host[std::size_t(l) + 1];
-    std::optional<Decomposition> below_parts;
-    if (split && l + 1 < last && below.grid.node_count() > split_level_nodes(options_, d))
-      below_parts = parts->coarsened(below.grid.n, here.next.coarsened);
-    const bool below_split = below_parts.has_value();
-    if (split && !below_split) {
-      here.gathers = true;
-      here.gathered = Field<T>(l == 0 ? part.grid : host[std::size_t(l)].grid, d);
-      here.whole_sides = l == 0 ? part.ghost_sides() : host[std::size_t(l)].ghost_sides();
-    }
-    here.weights.on_parts = split && below_split;
-    for (Field<T>& w : here.weights.lower) {
-      if (w.empty()) continue;
-      if (here.weights.on_parts) {
-        // Periodic images, then the part's ghosts (level 0's whole operator is gone: its
-        // part has the same periodic sides).
-        if (l == 0) {
-          if (part.periodic) gridsolve::exchange_ghosts(w, part.ghost_sides());
-        } else {
-          host[std::size_t(l)].exchange_ghosts(w);
-        }
-        w = on_device(field_part(w, parts, rank));
+    multigrid::LevelPlace below;
+    const StencilOperator<T>* reads = upper_op;
+    if (split) {
+      std::optional<Decomposition> below_parts;
+      const std::int64_t below_nodes = std::int64_t(c.coarse[0]) * c.coarse[1] * c.coarse[2];
+      if (multigrid::Coarsening::plan(c.coarse, g.dims, options_.coarsest_nodes, op.periodic)
+              .any() &&
+          below_nodes > split_level_nodes(options_, d))
+        below_parts = upper_op->parts->coarsened(c.coarse, c.coarsened);
+      if (below_parts) {
+        read = with_ghost_layers(*upper_op, 2);
+        reads = &read;
+        upper.weights = multigrid::interpolation_weights(
+            read.view(), c, g, d, multigrid::LevelPlace{upper_op->parts, upper_op->rank});
+        below = multigrid::LevelPlace{
+            std::make_shared<const Decomposition>(std::move(*below_parts)), upper_op->rank};
       } else {
-        w = on_device(std::move(w));
+        read = gather_operator(*upper_op, false, d);  // coarse levels restrict their own sources
+        reads = &read;
+        upper.gathers = true;
+        upper.gathered = Field<T>(g, d);
+        upper.whole_sides = upper_op->ghost_sides();
+        upper.weights = multigrid::interpolation_weights(read.view(), c, g, d);
+        split = false;
       }
+    } else {
+      upper.weights = multigrid::interpolation_weights(upper_op->view(), c, g, d);
     }
-    if (below_split) parts = std::make_shared<const Decomposition>(std::move(*below_parts));
-    split = below_split;
+    const StencilView<T> view = reads->view();
+    auto level = std::make_unique<Level>();
+    level->op = multigrid::coarsen_operator(view, c, upper.weights, g, d, below);
+    g = level->op.grid;
+    level->u = level->op.make_field();
+    level->r = level->op.make_field();
+    if (on_ranks ? jacobi : second_field(level->op)) level->tmp = level->op.make_field();
+    levels_.push_back(std::move(level));
+    upper_op = &levels_.back()->op;
   }
 }
 

@@ -41,14 +41,12 @@ class MultigridHierarchy {
   // The levels of `op` (on one rank, or the caller's part and its coarser levels on
   // several), and the coarsest level's exact solver.
   void build(const StencilOperator<T>& op);
-  // Every level below op, made on device d (level 0's own fields too).
+  // Every level below op, made on device d (level 0's own fields too). On several ranks
+  // (op a part) the levels stay split over them while their parts stay large enough, each
+  // rank coarsening its own part (each coarse node on the rank of the fine node it lies
+  // on); the last split level is gathered whole on every rank and the coarser levels are
+  // made and solved there alike, so no correction has to be sent back.
   void build_levels(const StencilOperator<T>& op, Device d);
-  // On several ranks: the levels built whole on the host of every rank from the gathered
-  // operator, then split over the ranks again while their parts stay large enough (each
-  // coarse node on the rank of the fine node it lies on), and whole on every rank's
-  // device below: the coarse levels are solved redundantly, so no correction has to be
-  // sent back.
-  void split_over_ranks(const StencilOperator<T>& part);
   // coarse_rhs (level l + 1) = the restriction of fine (level l; its ghosts refreshed
   // here). From the last split level, the fine parts are first gathered whole everywhere.
   void restrict_down(int l, Field<T>& fine, Field<T>& coarse_rhs);
