@@ -14,6 +14,7 @@
 #include "gridsolve/exec/communicator.hpp"
 #include "gridsolve/io/atomic_file.hpp"
 #include "gridsolve/exec/device.hpp"
+#include "gridsolve/exec/memory.hpp"
 #include "gridsolve/io/result_set.hpp"
 #include "gridsolve/io/summary_json.hpp"
 
@@ -369,6 +370,7 @@ FlowResult run_flow(const FlowCase& c, Device d, const FlowRunOptions& o) {
 
   // What the benchmark measures.
   const FlowSnapshot snap(solver);
+  if (d == Device::cuda) res.gpu_peak_bytes = Communicator::world().max(double(device_bytes_peak()));
   if (!c.obstacles.empty()) {
     res.has_forces = true;
     const Forces f = solver.forces();
@@ -438,6 +440,14 @@ std::string describe(const FlowResult& r) {
   s += fmt::format(
       "  pressure solves: {:.1f} cycles each{}\n", r.pressure_cycles_per_solve,
       r.pressure_share >= 0 ? fmt::format(", {:.0f}% of the time", 100 * r.pressure_share) : "");
+  if (r.gpu_peak_bytes > 0) {
+    double cells = 1;
+    for (int a = 0; a < c.dims; ++a) cells *= c.cells[std::size_t(a)];
+    const int ranks = Communicator::world().size();
+    s += fmt::format("  GPU memory: at most {:.2f} GiB on {} ({:.0f} bytes a cell{})\n",
+                     r.gpu_peak_bytes / 1073741824.0, ranks > 1 ? "the fullest rank" : "the GPU",
+                     r.gpu_peak_bytes / (cells / ranks), ranks > 1 ? " of its share" : "");
+  }
   if (r.has_forces) {
     if (c.steady())
       s += fmt::format("  c_d {:.5f}, c_l {:.5f}\n", r.c_d, r.c_l);

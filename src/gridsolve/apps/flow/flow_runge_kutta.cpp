@@ -44,7 +44,7 @@ void FlowSolver<T>::build_projection_operator() {
   const MacGeometry g = grid_.geometry();
   for (int comp = 0; comp < dims; ++comp) {
     const std::size_t c = std::size_t(comp);
-    rate_[c] = make_staggered<T>(grid_.cells(), dims, comp, device_);
+    rate_[c] = state_field(comp);
     // u = u* + d (psi_lo - psi_hi): d is one over the distance between the centres.
     const FieldView<T> d = d_[c].view();
     for_each(device_, d_[c].interior(), [=] GRIDSOLVE_HD(int i, int j, int k) {

@@ -205,8 +205,16 @@ class FlowSolver {
   // On ranks: the faces and cells of the other parts beside this one's (no rule on the
   // physical sides); nothing when whole.
   void share_ghosts(Field<T>& f) const;
-  // Cuts the state built whole into this rank's parts on device d.
-  void cut_into_parts(Device d);
+  // A field of velocity component comp (-1: the pressure's cells) with `ghost` layers:
+  // whole, or on ranks this rank's part; and a field made whole (wall values, bodies' faces)
+  // as such a field on the run's device.
+  Field<T> state_field(int comp, int ghost = 1) const;
+  Field<T> to_state(const Field<T>& whole, int comp) const;
+  // The coefficient and source fields of component comp's operator (-1: the pressure's).
+  void make_coefficient_fields(StencilOperator<T>& m, int comp) const;
+  // On ranks: the operators, described whole with their masks, cut into this rank's parts
+  // on the run's device, their coefficient fields made there.
+  void cut_operators_into_parts();
   // Throws unless the fluid cells (pmask 0) form one region through the free faces.
   void require_connected_fluid(const Field<std::uint8_t>& pmask,
                                const std::array<Field<std::uint8_t>, 3>& fixed) const;
@@ -216,7 +224,8 @@ class FlowSolver {
   std::array<std::shared_ptr<const Decomposition>, 3> face_parts_;
   int rank_ = 0;
   // On ranks: the wall values whole on the host (the ghosts of a gathered velocity are
-  // mirrored about them), and the solid cells (they never change).
+  // mirrored about them), and the solid cells (they never change): the only state held
+  // whole; the rest is this rank's part.
   std::array<Field<T>, 3> wall_whole_;
   Field<std::uint8_t> solid_whole_;
   MacGrid grid_;

@@ -94,7 +94,6 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d, bool whole) : case_(c), d
     for (int q = 0; q < c.dims; ++q)
       face_parts_[std::size_t(q)] = with_images(split.staggered(q), q);
     rank_ = comm.rank();
-    device_ = Device::cpu;  // built whole on the host, then cut (cut_into_parts)
   }
   momentum_row_ = &momentum_solver_row(c.momentum_solver);
   require_device(*momentum_row_, d);
@@ -130,8 +129,13 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d, bool whole) : case_(c), d
                     "type to outflow",
                     net_inflow));
   build_pressure_operator(fixed_host);
-  solid_ = solid_host.copy_to(device_);
-  if (cell_parts_) cut_into_parts(d);
+  if (cell_parts_) {
+    solid_ = field_part(solid_host, cell_parts_, rank_).copy_to(d);
+    solid_whole_ = std::move(solid_host);
+    cut_operators_into_parts();
+  } else {
+    solid_ = solid_host.copy_to(d);
+  }
   const std::int64_t whole_nodes = c.pressure_whole_nodes >= 0
                                        ? c.pressure_whole_nodes
                                        : split_level_nodes(MultigridOptions{}, device_);
@@ -152,20 +156,22 @@ void FlowSolver<T>::build_momentum_operator(int comp, std::array<Field<std::uint
   const FlowCase& c = case_;
   const int dims = c.dims;
   const Device d = device_;
+  // On ranks the masks and wall values are made whole on the host (what they are depends on
+  // the whole case: bodies, sides, connectivity) and cut; the rest is made as the parts.
+  const Device whole_d = cell_parts_ ? Device::cpu : d;
   const auto& n = grid_.cells();
   const MacGeometry hg = grid_.host_geometry();
   const auto ext = face_extent(n, comp);
   // The velocity's time levels and wall values two ghost layers deep on ranks: the
   // limited convection schemes read the face two beyond, which lies in the next part.
   const int deep = cell_parts_ ? 2 : 1;
-  for (auto* f : {&u_, &u_n_, &u_nm1_, &u_conv_, &wall_})
-    (*f)[std::size_t(comp)] = make_staggered<T>(n, dims, comp, d, deep);
-  for (auto* f : {&hbya_, &b0_, &d_, &body_, &open_})
-    (*f)[std::size_t(comp)] = make_staggered<T>(n, dims, comp, d);
+  for (auto* f : {&u_, &u_n_, &u_nm1_, &u_conv_})
+    (*f)[std::size_t(comp)] = state_field(comp, deep);
+  for (auto* f : {&hbya_, &b0_, &d_}) (*f)[std::size_t(comp)] = state_field(comp);
   StencilOperator<T>& m = mom_[std::size_t(comp)];
   m.grid.dims = dims;
   m.grid.n = ext;
-  m.device = d;
+  m.device = whole_d;
   m.uniform = false;
   Box active{{0, 0, 0}, {ext[0] - 1, ext[1] - 1, ext[2] - 1}};
   // Periodic: face 0 is an unknown and face n its image (a copy, not an unknown).
@@ -185,10 +191,7 @@ void FlowSolver<T>::build_momentum_operator(int comp, std::array<Field<std::uint
       m.grid.n[q] = n[q] + 1;
       mask_sides.face[2 * q] = mask_sides.face[2 * q + 1] = GhostRule::periodic;
     }
-  for (auto* f : {&m.ap, &m.aw, &m.ae, &m.as, &m.an, &m.rhs})
-    *f = make_staggered<T>(n, dims, comp, d);
-  if (dims == 3)
-    m.ab = make_staggered<T>(n, dims, comp, d), m.at = make_staggered<T>(n, dims, comp, d);
+  if (!cell_parts_) make_coefficient_fields(m, comp);  // on ranks: as parts, once cut
   // Faces a body holds at zero, and the wall terms of the faces beside them.
   BodyFaces bf = body_faces(c, grid_, comp);
   const FieldView<const std::uint8_t> mv = bf.fixed.cview();
@@ -200,10 +203,10 @@ void FlowSolver<T>::build_momentum_operator(int comp, std::array<Field<std::uint
   // Periodic ghosts of the mask: the assembly asks whether a neighbour across the side
   // is held.
   exchange_ghosts(bf.fixed, mask_sides);
-  body_[std::size_t(comp)].copy_from(bf.wall);
-  open_[std::size_t(comp)].copy_from(bf.open);
+  body_[std::size_t(comp)] = to_state(bf.wall, comp);
+  open_[std::size_t(comp)] = to_state(bf.open, comp);
   fixed[std::size_t(comp)] = std::move(bf.fixed);
-  m.mask = fixed[std::size_t(comp)].copy_to(d);
+  m.mask = fixed[std::size_t(comp)].copy_to(whole_d);
   m.unknowns = unknowns;
 
   // Boundary values: the normal component on the boundary faces, the tangential ones
@@ -246,24 +249,40 @@ void FlowSolver<T>::build_momentum_operator(int comp, std::array<Field<std::uint
           }
         }
   }
-  wall_[std::size_t(comp)].copy_from(wall);
+  wall_[std::size_t(comp)] = to_state(wall, comp);
+  if (cell_parts_) wall_whole_[std::size_t(comp)] = std::move(wall);
 }
 
 template <class T>
-void FlowSolver<T>::cut_into_parts(Device d) {
-  solid_whole_ = solid_.copy_to(Device::cpu);
+Field<T> FlowSolver<T>::state_field(int comp, int ghost) const {
+  if (!cell_parts_) return make_staggered<T>(grid_.cells(), case_.dims, comp, device_, ghost);
+  const auto& parts = comp < 0 ? cell_parts_ : face_parts_[std::size_t(comp)];
+  return Field<T>(parts, rank_, 1, ghost, device_);
+}
+
+template <class T>
+Field<T> FlowSolver<T>::to_state(const Field<T>& whole, int comp) const {
+  if (!cell_parts_) return whole.copy_to(device_);
+  const auto& parts = comp < 0 ? cell_parts_ : face_parts_[std::size_t(comp)];
+  return field_part(whole, parts, rank_).copy_to(device_);
+}
+
+template <class T>
+void FlowSolver<T>::make_coefficient_fields(StencilOperator<T>& m, int comp) const {
+  for (auto* f : {&m.ap, &m.aw, &m.ae, &m.as, &m.an, &m.rhs}) *f = state_field(comp);
+  if (case_.dims == 3) m.ab = state_field(comp), m.at = state_field(comp);
+}
+
+template <class T>
+void FlowSolver<T>::cut_operators_into_parts() {
+  // Cut while only the masks are filled: every coefficient is assembled on the part.
   for (int q = 0; q < case_.dims; ++q) {
     const std::size_t c = std::size_t(q);
-    const std::shared_ptr<const Decomposition>& faces = face_parts_[c];
-    wall_whole_[c] = wall_[c].copy_to(Device::cpu);
-    for (auto* f : {&u_, &u_n_, &u_nm1_, &u_conv_, &hbya_, &b0_, &d_, &wall_, &body_, &open_})
-      (*f)[c] = field_part((*f)[c], faces, rank_).copy_to(d);
-    mom_[c] = operator_part(mom_[c], faces, rank_).copy_to(d);
+    mom_[c] = operator_part(mom_[c], face_parts_[c], rank_).copy_to(device_);
+    make_coefficient_fields(mom_[c], q);
   }
-  p_ = field_part(p_, cell_parts_, rank_).copy_to(d);
-  solid_ = field_part(solid_, cell_parts_, rank_).copy_to(d);
-  pop_ = operator_part(pop_, cell_parts_, rank_).copy_to(d);
-  device_ = d;
+  pop_ = operator_part(pop_, cell_parts_, rank_).copy_to(device_);
+  make_coefficient_fields(pop_, -1);
 }
 
 template <class T>
@@ -320,12 +339,12 @@ void FlowSolver<T>::share_ghosts(Field<T>& f) const {
 template <class T>
 void FlowSolver<T>::build_pressure_operator(const std::array<Field<std::uint8_t>, 3>& fixed) {
   const int dims = case_.dims;
-  const Device d = device_;
+  const Device whole_d = cell_parts_ ? Device::cpu : device_;
   const auto& n = grid_.cells();
-  p_ = make_staggered<T>(n, dims, -1, d);
+  p_ = state_field(-1);
   pop_.grid.dims = dims;
   pop_.grid.n = n;
-  pop_.device = d;
+  pop_.device = whole_d;
   pop_.uniform = false;
   pop_.active = Box{{0, 0, 0}, {n[0] - 1, n[1] - 1, n[2] - 1}};
   // Periodic axes: the project's periodic stencil (StencilView::periodic) with the
@@ -336,10 +355,7 @@ void FlowSolver<T>::build_pressure_operator(const std::array<Field<std::uint8_t>
       pop_.periodic |= std::uint8_t(1u << q);
       pop_.grid.n[q] = n[q] + 1;
     }
-  for (auto* f : {&pop_.ap, &pop_.aw, &pop_.ae, &pop_.as, &pop_.an, &pop_.rhs})
-    *f = make_staggered<T>(n, dims, -1, d);
-  if (dims == 3)
-    pop_.ab = make_staggered<T>(n, dims, -1, d), pop_.at = make_staggered<T>(n, dims, -1, d);
+  if (!cell_parts_) make_coefficient_fields(pop_, -1);  // on ranks: as parts, once cut
   Field<std::uint8_t> pmask = make_staggered<std::uint8_t>(n, dims, -1, Device::cpu);
   std::int64_t fluid = 0;
   {
@@ -362,7 +378,7 @@ void FlowSolver<T>::build_pressure_operator(const std::array<Field<std::uint8_t>
   }
   require(fluid > 0, "the obstacles leave no fluid cell");
   require_connected_fluid(pmask, fixed);
-  pop_.mask = pmask.copy_to(d);
+  pop_.mask = pmask.copy_to(whole_d);
   pop_.unknowns = fluid;
   pop_.singular = true;
 }
@@ -426,7 +442,10 @@ void FlowSolver<T>::require_connected_fluid(const Field<std::uint8_t>& pmask,
 }
 
 template FlowSolver<double>::FlowSolver(const FlowCase&, Device, bool);
-template void FlowSolver<double>::cut_into_parts(Device);
+template void FlowSolver<double>::cut_operators_into_parts();
+template Field<double> FlowSolver<double>::state_field(int, int) const;
+template Field<double> FlowSolver<double>::to_state(const Field<double>&, int) const;
+template void FlowSolver<double>::make_coefficient_fields(StencilOperator<double>&, int) const;
 template FlowSolver<double>::WholeState FlowSolver<double>::whole_state() const;
 template double FlowSolver<double>::max_over_ranks(double) const;
 template double FlowSolver<double>::sum_over_ranks(double) const;
