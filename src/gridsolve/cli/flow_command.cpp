@@ -148,7 +148,8 @@ int flow_command(const FlowArguments& f) {
       std::fflush(stdout);
     };
   const FlowResult r = run_flow(c, select_device(device), o);
-  if (!f.quiet) std::printf("%s", describe(r).c_str());
+  // Every rank holds the result; rank 0 reports it, as it prints the progress.
+  if (!f.quiet && Communicator::world().is_root()) std::printf("%s", describe(r).c_str());
   return r.converged ? exit_ok : exit_not_converged;
 }
 
