@@ -317,7 +317,6 @@ void FlowCase::validate() const {
               fmt::format("obstacle {} is not inside the domain [{}, {}] x [{}, {}]", o.describe(),
                           lo[0], hi[0], lo[1], hi[1]));
     }
-    require(dims == 2, "obstacles are 2D shapes; a 3D case cannot have them yet");
   }
   require(relax_u > 0 && relax_u <= 1, fmt::format("relax_u is {}; valid: (0, 1]", relax_u));
   require(relax_p > 0 && relax_p <= 1, fmt::format("relax_p is {}; valid: (0, 1]", relax_p));
@@ -422,43 +421,61 @@ FlowCase cavity_case(double re, int n) {
 }
 
 FlowCase dfg_case(const std::string& which, int cpd) {
-  require(
-      which == "dfg-2d-1" || which == "dfg-2d-2" || which == "dfg-2d-3",
-      fmt::format("channel case '{}' is not known; valid: dfg-2d-1, dfg-2d-2, dfg-2d-3", which));
+  require(which == "dfg-2d-1" || which == "dfg-2d-2" || which == "dfg-2d-3" ||
+              which == "dfg-3d-1z",
+          fmt::format("channel case '{}' is not known; valid: dfg-2d-1, dfg-2d-2, dfg-2d-3, "
+                      "dfg-3d-1z",
+                      which));
   require(cpd >= 4 && cpd <= 4096, fmt::format("{} cells per diameter; valid: 4 to 4096", cpd));
   FlowCase c;
   c.name = which;
   c.benchmark = Benchmark::dfg;
-  c.hi = {2.2, 0.41, 1};
+  const bool three = which == "dfg-3d-1z";
+  // 3D-1Z: the channel 2.5 x 0.41 x 0.41, the cylinder across it (spanning z) at
+  // (0.5, 0.2), the inflow 16 U_m y z (H - y)(H - z) / H^4 with U_m = 0.45 (mean 0.2).
+  const double centre_x = three ? 0.5 : 0.2;
+  c.hi = {three ? 2.5 : 2.2, 0.41, three ? 0.41 : 1};
   // x: a band of uniform cells, `cpd` per diameter, around the cylinder (and, for
   // shedding, its near wake); downstream the cells grow geometrically toward the outflow
   // (about 1.03 per cell at 16 per diameter; refining the band refines the whole axis
   // alike). y: the same width everywhere (the channel's walls shape the drag as much as
   // the cylinder does), the band [0.1, 0.3] keeping the cells symmetric about the
-  // cylinder, which the small lift needs.
+  // cylinder, which the small lift needs. z (3D): uniform, the width of the band's.
   const double h = 0.1 / cpd;
-  const bool steady = which == "dfg-2d-1";
-  const double x_band_hi = steady ? 0.35 : 0.7;
-  c.spacing[0] = AxisSpacing::parse(fmt::format("band:0.1:{}:{}", x_band_hi, h));
+  const bool steady = which == "dfg-2d-1" || three;
+  // (from a diameter before the cylinder's centre to 1.5 after it, 5 for shedding)
+  const double x_band_lo = three ? 0.4 : 0.1, x_band_hi = three ? 0.65 : steady ? 0.35 : 0.7;
+  c.spacing[0] = AxisSpacing::parse(fmt::format("band:{}:{}:{}", x_band_lo, x_band_hi, h));
   c.spacing[1] = AxisSpacing::parse(fmt::format("band:0.1:0.3:{}", h));
-  c.cells = {int(std::lround((x_band_hi - 0.1) / h)) + 5 * cpd, int(std::lround(0.41 / h)), 1};
+  // (3D: the longer inlet, 0.4 before the band, takes two more diameters' cells)
+  c.cells = {int(std::lround((x_band_hi - x_band_lo) / h)) + (three ? 7 : 5) * cpd,
+             int(std::lround(0.41 / h)), three ? int(std::lround(0.41 / h)) : 1};
+  if (three) c.dims = 3;
   c.nu = 1e-3;
-  const double umax = which == "dfg-2d-1" ? 0.3 : 1.5;
+  const double umax = which == "dfg-2d-1" ? 0.3 : three ? 0.45 : 1.5;
   c.sides[0].type = SideType::velocity;
-  c.sides[0].profile[0] = Expression::from(
-      [umax](double, double y, double) { return 4 * umax * y * (0.41 - y) / (0.41 * 0.41); },
-      fmt::format("4 * {} * y * (0.41 - y) / 0.41^2", umax));
+  if (three)
+    c.sides[0].profile[0] = Expression::from(
+        [umax](double, double y, double z) {
+          return 16 * umax * y * z * (0.41 - y) * (0.41 - z) / (0.41 * 0.41 * 0.41 * 0.41);
+        },
+        fmt::format("16 * {} * y * z * (0.41 - y) * (0.41 - z) / 0.41^4", umax));
+  else
+    c.sides[0].profile[0] = Expression::from(
+        [umax](double, double y, double) { return 4 * umax * y * (0.41 - y) / (0.41 * 0.41); },
+        fmt::format("4 * {} * y * (0.41 - y) / 0.41^2", umax));
   c.sides[1].type = SideType::outflow;
   Obstacle cyl;
-  cyl.centre = {0.2, 0.2};
+  cyl.centre = {centre_x, 0.2};
   cyl.radius = 0.05;
   c.obstacles.push_back(cyl);
-  c.u_ref = 2.0 * umax / 3.0;
+  c.u_ref = three ? 4.0 * umax / 9.0 : 2.0 * umax / 3.0;
   c.length_ref = 0.1;
   c.has_probes = true;
-  c.probe_a = {0.15, 0.2, 0};
-  c.probe_b = {0.25, 0.2, 0};
-  if (which == "dfg-2d-1") {
+  // The cylinder's front and back points (in 3D at mid-height).
+  c.probe_a = three ? std::array<double, 3>{0.45, 0.2, 0.205} : std::array<double, 3>{0.15, 0.2, 0};
+  c.probe_b = three ? std::array<double, 3>{0.55, 0.2, 0.205} : std::array<double, 3>{0.25, 0.2, 0};
+  if (steady) {
     c.coupling = Coupling::simplec;
     c.relax_u = 0.8;
     c.relax_p = 1.0;

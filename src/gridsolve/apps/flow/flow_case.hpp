@@ -130,13 +130,19 @@ struct FlowCase {
   std::int64_t pressure_whole_nodes = -1;
   int check_every = 10;  // steps between residual checks (scalars back from the device)
 
-  // Reference scales for coefficients (drag and lift: 2 F / (U^2 D)).
+  // Reference scales for coefficients (drag and lift: 2 F / (U^2 D), in 3D 2 F / (U^2 D H)
+  // with H the z extent the bodies span).
   double u_ref = 1, length_ref = 1;
   // Pressure probes (dp = p(a) - p(b)); used when `has_probes`.
   bool has_probes = false;
   std::array<double, 3> probe_a{0, 0, 0}, probe_b{0, 0, 0};
 
   bool steady() const { return coupling == Coupling::simple || coupling == Coupling::simplec; }
+  // What turns a force on the bodies into its coefficient: 2 / (u_ref^2 length_ref), divided
+  // in 3D by the z extent (every body spans it).
+  double force_scale() const {
+    return 2.0 / (u_ref * u_ref * length_ref * (dims == 3 ? hi[2] - lo[2] : 1.0));
+  }
   // The time scheme the coupling steps with when none was named: rk3 for projection, the
   // scheme as it is (bdf2 unless named) for piso.
   void default_time_scheme() {

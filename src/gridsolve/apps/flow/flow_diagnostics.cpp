@@ -123,6 +123,7 @@ Forces FlowSolver<T>::forces() const {
     act[q] = whole_active(mom_[std::size_t(q)]);
   }
   const FieldView<const T> p = p_.cview();
+  const bool three = case_.dims == 3;  // a face's area spans its cell's z width too
   const SumPair pf = reduce<SumPair>(
       device_, pop_.active,
       [=] GRIDSOLVE_HD(int i, int j, int k) -> SumPair {
@@ -134,7 +135,7 @@ Forces FlowSolver<T>::forces() const {
           const bool lo_fixed = at(fm[q], I) != 0, hi_fixed = at(fm[q], H) != 0;
           const bool lo_free = act[q].contains(i, j, k) && !lo_fixed;
           const bool hi_free = act[q].contains(H[0], H[1], H[2]) && !hi_fixed;
-          const double area = g.width(1 - q, I[1 - q]);
+          const double area = g.width(1 - q, I[1 - q]) * (three ? g.width(2, k) : 1.0);
           if (lo_free && hi_fixed) out[q] += double(p(i, j, k)) * area;
           if (lo_fixed && hi_free) out[q] -= double(p(i, j, k)) * area;
         }

@@ -173,41 +173,60 @@ BodyFaces body_faces(const FlowCase& c, const MacGrid& grid, int comp) {
         fixed(i, j, k) = in ? 1 : 0;
       }
 
-  // Open fractions (2D): the face is the segment across the other axis; its crossings of
-  // the surface are found by bisection within 32 pieces, each part classified by its middle.
-  if (immersed && dims == 2) {
-    const int t = 1 - comp;
+  // Open fractions. The fluid part of a segment from (x, y) along axis t, of length len:
+  // its crossings of the surface are found by bisection within 32 pieces, each part
+  // classified by its middle (1 where the segment meets no body).
+  auto open_along = [&](double x, double y, int t, double len) {
+    auto in_at = [&](double s) {
+      double p[2] = {x, y};
+      p[t] += s * len;
+      return inside_any(c.obstacles, p[0], p[1]);
+    };
+    constexpr int pieces = 32;
+    std::vector<double> cuts{0.0};
+    bool any = false;
+    for (int m = 0; m < pieces; ++m) {
+      double lo = double(m) / pieces, hi = double(m + 1) / pieces;
+      const bool il = in_at(lo), ih = in_at(hi);
+      any |= il || ih;
+      if (il == ih) continue;
+      for (int it = 0; it < 50; ++it) {
+        const double mid = 0.5 * (lo + hi);
+        (in_at(mid) == il ? lo : hi) = mid;
+      }
+      cuts.push_back(0.5 * (lo + hi));
+    }
+    if (!any) return 1.0;
+    cuts.push_back(1.0);
+    double fluid = 0;
+    for (std::size_t m = 0; m + 1 < cuts.size(); ++m)
+      if (!in_at(0.5 * (cuts[m] + cuts[m + 1]))) fluid += cuts[m + 1] - cuts[m];
+    return fluid;
+  };
+  // A u or v face is the segment across the other in-plane axis (in 3D that segment swept
+  // along z, which the extruded bodies do not change); a w face (3D) is the cell's x-y
+  // rectangle, its open area the mean of 32 segments across y at the midpoints along x.
+  // The bodies do not vary along z: one plane's fractions serve every plane.
+  if (immersed) {
     for (int j = 0; j < ext[1]; ++j)
       for (int i = 0; i < ext[0]; ++i) {
         const int I[3] = {i, j, 0};
         double x[3];
         position(I, x);
-        const double a0 = g.xf(t, I[t]), a1 = g.xf(t, I[t] + 1);
-        auto in_at = [&](double s) {
-          double y[2] = {x[0], x[1]};
-          y[t] = a0 + s * (a1 - a0);
-          return inside_any(c.obstacles, y[0], y[1]);
-        };
-        constexpr int pieces = 32;
-        std::vector<double> cuts{0.0};
-        bool any = false;
-        for (int m = 0; m < pieces; ++m) {
-          double lo = double(m) / pieces, hi = double(m + 1) / pieces;
-          const bool il = in_at(lo), ih = in_at(hi);
-          any |= il || ih;
-          if (il == ih) continue;
-          for (int it = 0; it < 50; ++it) {
-            const double mid = 0.5 * (lo + hi);
-            (in_at(mid) == il ? lo : hi) = mid;
-          }
-          cuts.push_back(0.5 * (lo + hi));
+        double fluid;
+        if (comp < 2) {
+          const int t = 1 - comp;
+          const double a0 = g.xf(t, I[t]), a1 = g.xf(t, I[t] + 1);
+          fluid = t == 0 ? open_along(a0, x[1], 0, a1 - a0) : open_along(x[0], a0, 1, a1 - a0);
+        } else {
+          const double x0 = g.xf(0, i), x1 = g.xf(0, i + 1), y0 = g.xf(1, j), y1 = g.xf(1, j + 1);
+          constexpr int lines = 32;
+          fluid = 0;
+          for (int m = 0; m < lines; ++m)
+            fluid += open_along(x0 + (m + 0.5) / lines * (x1 - x0), y0, 1, y1 - y0) / lines;
         }
-        if (!any) continue;
-        cuts.push_back(1.0);
-        double fluid = 0;
-        for (std::size_t m = 0; m + 1 < cuts.size(); ++m)
-          if (!in_at(0.5 * (cuts[m] + cuts[m + 1]))) fluid += cuts[m + 1] - cuts[m];
-        open(i, j, 0) = fluid;
+        if (fluid == 1.0) continue;
+        for (int k = 0; k < ext[2]; ++k) open(i, j, k) = fluid;
       }
   }
 

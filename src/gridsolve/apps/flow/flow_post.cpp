@@ -20,7 +20,8 @@ FlowSnapshot::FlowSnapshot(const FlowSolver<double>& s) : grid_(&s.grid()) {
   u_ = std::move(w.u);
   p_ = std::move(w.p);
   solid_ = std::move(w.solid);
-  if (s.flow_case().obstacle_treatment == ObstacleTreatment::immersed && s.flow_case().dims == 2)
+  // (in 3D the bodies are their shapes extruded along z: the nearest surface is in x, y)
+  if (s.flow_case().obstacle_treatment == ObstacleTreatment::immersed)
     obstacles_ = s.flow_case().obstacles;
 }
 

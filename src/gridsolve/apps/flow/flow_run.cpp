@@ -311,7 +311,7 @@ FlowResult run_flow(const FlowCase& c, Device d, const FlowRunOptions& o) {
       res.iterations = step;
       if (!c.obstacles.empty()) {
         const Forces f = solver.forces();
-        const double scale = 2.0 / (c.u_ref * c.u_ref * c.length_ref);
+        const double scale = c.force_scale();
         const ForceSample s{solver.time(), f.fx * scale, f.fy * scale};
         if (!std::isfinite(s.c_d))
           throw Error(fmt::format("the flow diverged at t = {} (non-finite forces)", s.t),
@@ -374,7 +374,7 @@ FlowResult run_flow(const FlowCase& c, Device d, const FlowRunOptions& o) {
   if (!c.obstacles.empty()) {
     res.has_forces = true;
     const Forces f = solver.forces();
-    const double scale = 2.0 / (c.u_ref * c.u_ref * c.length_ref);
+    const double scale = c.force_scale();
     res.c_d = f.fx * scale;
     res.c_l = f.fy * scale;
     if (!res.forces.empty()) {
@@ -396,7 +396,8 @@ FlowResult run_flow(const FlowCase& c, Device d, const FlowRunOptions& o) {
   }
   if (c.has_probes) {
     res.has_dp = true;
-    res.dp = snap.pressure(c.probe_a[0], c.probe_a[1]) - snap.pressure(c.probe_b[0], c.probe_b[1]);
+    res.dp = snap.pressure(c.probe_a[0], c.probe_a[1], c.probe_a[2]) -
+             snap.pressure(c.probe_b[0], c.probe_b[1], c.probe_b[2]);
   }
   if (c.dims == 2 && c.obstacles.empty()) {
     res.has_vortex = true;

@@ -111,10 +111,12 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d, bool whole) : case_(c), d
   // boundary they only tell outputs where the body is).
   Field<std::uint8_t> solid_host = make_staggered<std::uint8_t>(n, c.dims, -1, Device::cpu);
   {
+    // (in 3D a body is its shape extruded along z: the same cells on every plane)
     const FieldView<std::uint8_t> sv = solid_host.view();
     for (int j = 0; j < n[1]; ++j)
       for (int i = 0; i < n[0]; ++i)
-        if (inside_any(c.obstacles, hg.xc(0, i), hg.xc(1, j))) sv(i, j, 0) = 1;
+        if (inside_any(c.obstacles, hg.xc(0, i), hg.xc(1, j)))
+          for (int k = 0; k < n[2]; ++k) sv(i, j, k) = 1;
   }
   std::array<Field<std::uint8_t>, 3> fixed_host;
   double net_inflow = 0, total_inflow = 0;
