@@ -147,6 +147,19 @@ TEST(MpiFlow, ChannelWithCylinderLikeOneProcess) {
   EXPECT_NEAR(fs.fy, fw.fy, 1e-10 * (1 + std::abs(fw.fy)));
 }
 
+// DFG 3D-1Z: the cylinder spans the channel in z, cut by the parts along every axis the
+// decomposition splits (its solid cells, open fractions and forces on every part).
+TEST(MpiFlow, Channel3dWithCylinderLikeOneProcess) {
+  FlowCase c = dfg_case("dfg-3d-1z", 4);
+  FlowSolver<double> whole(c, Device::cpu, true), split(c, Device::cpu);
+  piso_steps(whole, split, 3, 0.02);
+  expect_same_state(split, whole, "DFG 3D-1Z");
+  const Forces fw = whole.forces(), fs = split.forces();
+  EXPECT_GT(std::abs(fw.fx), 1e-4);  // a force worth comparing
+  EXPECT_NEAR(fs.fx, fw.fx, 1e-10 * (1 + std::abs(fw.fx)));
+  EXPECT_NEAR(fs.fy, fw.fy, 1e-10 * (1 + std::abs(fw.fy)));
+}
+
 // The projection scheme on ranks: the cavity (uneven parts, the lean rows inside each part,
 // the general row on its frame) and DFG 2D-1 (inflow, outflow, the immersed cylinder).
 TEST(MpiFlow, ProjectionLikeOneProcess) {
