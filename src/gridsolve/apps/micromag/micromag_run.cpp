@@ -16,6 +16,7 @@
 #include "gridsolve/apps/micromag/stop_condition.hpp"
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/exec/communicator.hpp"
+#include "gridsolve/exec/memory.hpp"
 #include "gridsolve/io/atomic_file.hpp"
 #include "gridsolve/io/hdf5_writer.hpp"
 #include "gridsolve/io/ovf_writer.hpp"
@@ -153,6 +154,9 @@ class Runner {
     // The final m for a record: gathered with every rank taking part.
     std::array<std::vector<T>, 3> final_m;
     if (record_) final_m = sys_.m().to_host();
+    // The most GPU memory any rank held (every rank takes part): what sizes a larger mesh.
+    const double gpu_peak =
+        device_ == Device::cuda ? Communicator::world().max(double(device_bytes_peak())) : 0.0;
     if (!root_) return code;
     if (c_.plots && files_) {
       const std::string p = plot_average(c_.out, fmt::format("<m>(t): {}", c_.source));
@@ -182,6 +186,7 @@ class Runner {
                               {"plot_problems", problems_},
                               {"ranks", Communicator::world().size()},
                               {"run_id", run_id_}};
+    if (gpu_peak > 0) summary["gpu_peak_bytes"] = gpu_peak;
     if (set) {
       set->stage_text("summary.json", json_text(summary));
       set->commit("summary.json");
@@ -190,6 +195,14 @@ class Runner {
       record_->rows = rows_;
       record_->summary = json_text(summary);
       for (int c = 0; c < 3; ++c) record_->m[c].assign(final_m[c].begin(), final_m[c].end());
+    }
+    if (!quiet_ && gpu_peak > 0) {
+      const int ranks = Communicator::world().size();
+      const double cells = double(c_.problem.mesh.n[0]) * c_.problem.mesh.n[1] *
+                           c_.problem.mesh.n[2] / ranks;
+      fmt::print("GPU memory: at most {:.2f} GiB on {} ({:.0f} bytes a cell{})\n",
+                 gpu_peak / 1073741824.0, ranks > 1 ? "the fullest rank" : "the GPU",
+                 gpu_peak / cells, ranks > 1 ? " of its share" : "");
     }
     if (!quiet_ && files_) {
       if (std::isfinite(cross))
