@@ -94,9 +94,10 @@ TEST(FlowObstacles, Cylinder3dApproachesTheDfg3dReference) {
   const Coefficients a = steady_cylinder(4, ObstacleTreatment::immersed, "dfg-3d-1z", &w);
   const Coefficients b = steady_cylinder(8, ObstacleTreatment::immersed, "dfg-3d-1z");
   const double ea = std::abs(a.c_d - c_d_3d), eb = std::abs(b.c_d - c_d_3d);
-  std::printf("DFG 3D-1Z immersed: c_d %.4f (4 per diameter), %.4f (8): errors %.4f, %.4f; "
-              "c_l %.5f, %.5f\n",
-              a.c_d, b.c_d, ea, eb, a.c_l, b.c_l);
+  std::printf(
+      "DFG 3D-1Z immersed: c_d %.4f (4 per diameter), %.4f (8): errors %.4f, %.4f; "
+      "c_l %.5f, %.5f\n",
+      a.c_d, b.c_d, ea, eb, a.c_l, b.c_l);
   ASSERT_GT(a.iterations, 0);
   ASSERT_GT(b.iterations, 0);
   EXPECT_GT(ea / eb, 2.0);

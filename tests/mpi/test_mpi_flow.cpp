@@ -1,8 +1,8 @@
 // Incompressible flow on ranks: every rank's part of u, v and p equals the one-process
 // solver's after the same SIMPLE iterations and PISO steps, on 1-4 CPU ranks: the
 // lid-driven cavity in 2D and 3D (walls, a moving lid; SIMPLEC, and PISO with BDF2 and the
-// TVD scheme, whose stencil reaches two faces into the next part) and DFG 2D-1 (an inflow, an outflow
-// rescaled to it, a cylinder on the immersed boundary, its forces summed over the ranks).
+// TVD scheme, whose stencil reaches two faces into the next part) and DFG 2D-1 (an inflow, an
+// outflow rescaled to it, a cylinder on the immersed boundary, its forces summed over the ranks).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -74,7 +74,8 @@ void expect_same_state(const FlowSolver<double>& split, const FlowSolver<double>
   const int ranks = Communicator::world().size();
   for (int q = 0; q < whole.grid().dims(); ++q)
     EXPECT_LE(part_difference(split.velocity(q), whole.velocity(q)), 1e-10)
-        << what << ": velocity " << "uvw"[q] << " on " << ranks << " ranks";
+        << what << ": velocity "
+        << "uvw"[q] << " on " << ranks << " ranks";
   EXPECT_LE(part_difference(split.pressure(), whole.pressure()), 1e-10)
       << what << ": pressure on " << ranks << " ranks";
 }

@@ -249,8 +249,8 @@ TEST(MpiSolvers, CoarseningOnPartsIsTheCutOfTheWhole) {
   cube.n = 40, cube.sides = "periodic-all", cube.coefficient = "constant";
   cases.push_back(cube);
   for (const ModelProblem& c : cases) {
-    const std::string what = std::to_string(c.dims) + "D " + c.sides + ", mask " + c.mask +
-                             ", k " + c.coefficient;
+    const std::string what =
+        std::to_string(c.dims) + "D " + c.sides + ", mask " + c.mask + ", k " + c.coefficient;
     const Discretization<double> whole = assemble<double>(make_model_problem(c), Device::cpu);
     Parted part = split(whole);
     StencilOperator<double> fine_whole = whole.op.copy_to(Device::cpu);
@@ -258,8 +258,7 @@ TEST(MpiSolvers, CoarseningOnPartsIsTheCutOfTheWhole) {
     std::vector<double> x[3], w[3];
     for (int level = 0; level < 2; ++level) {
       const Grid g = fine_whole.grid;
-      multigrid::Coarsening plan =
-          multigrid::Coarsening::plan(g.n, g.dims, 5, fine_whole.periodic);
+      multigrid::Coarsening plan = multigrid::Coarsening::plan(g.n, g.dims, 5, fine_whole.periodic);
       ASSERT_TRUE(plan.any()) << what;
       for (int a = 0; a < 3; ++a) {  // uniform node positions on both levels
         x[a].assign(std::size_t(g.n[a]), 0.0);
@@ -459,8 +458,8 @@ TEST(MpiSolvers, OnTheGpu) {
   cube.n = 65;
   expect_same_answer(cube, "mgcg", residual_rule(1e-10), 1e-8, {0, 0, 0}, Device::cuda, false,
                      deep);
-  expect_same_answer(fine, "mgcg-mixed", residual_rule(1e-10), 1e-8, {0, 0, 0}, Device::cuda,
-                     false, deep);
+  expect_same_answer(fine, "mgcg-mixed", residual_rule(1e-10), 1e-8, {0, 0, 0}, Device::cuda, false,
+                     deep);
   // The transform solver on slabs, its transposes by the device link.
   ModelProblem slab;
   slab.n = 129;

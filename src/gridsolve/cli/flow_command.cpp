@@ -95,7 +95,8 @@ void add_flow_commands(CLI::App& app, FlowArguments& f) {
   add_common(f.cavity, f);
   f.channel = app.add_subcommand(
       "channel", "flow around a cylinder in a channel: the DFG benchmarks (Schaefer & Turek 1996)");
-  f.channel->add_option("--case", f.which, "dfg-2d-1 | dfg-2d-2 | dfg-2d-3 | dfg-3d-1z")->required();
+  f.channel->add_option("--case", f.which, "dfg-2d-1 | dfg-2d-2 | dfg-2d-3 | dfg-3d-1z")
+      ->required();
   f.channel->add_option(
       "--cpd", f.cells_per_diameter,
       "cells per cylinder diameter in the band of uniform cells around it (default 16)");

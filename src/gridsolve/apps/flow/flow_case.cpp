@@ -141,10 +141,10 @@ ObstacleTreatment parse_obstacle_treatment(const std::string& t) {
 const SolverInfo& momentum_solver_row(const std::string& name) {
   const SolverInfo& row = find_solver(name);  // unknown names: the registry's hint
   if (row.needs.symmetric || row.needs.constant_coefficients)
-    throw Error(fmt::format("momentum solver '{}' needs {}; the momentum rows are nonsymmetric "
-                            "with variable coefficients (sor, rb-gs and bicgstab take them)",
-                            name,
-                            row.needs.symmetric ? "a symmetric operator" : "constant coefficients"));
+    throw Error(
+        fmt::format("momentum solver '{}' needs {}; the momentum rows are nonsymmetric "
+                    "with variable coefficients (sor, rb-gs and bicgstab take them)",
+                    name, row.needs.symmetric ? "a symmetric operator" : "constant coefficients"));
   return row;
 }
 
@@ -421,8 +421,7 @@ FlowCase cavity_case(double re, int n) {
 }
 
 FlowCase dfg_case(const std::string& which, int cpd) {
-  require(which == "dfg-2d-1" || which == "dfg-2d-2" || which == "dfg-2d-3" ||
-              which == "dfg-3d-1z",
+  require(which == "dfg-2d-1" || which == "dfg-2d-2" || which == "dfg-2d-3" || which == "dfg-3d-1z",
           fmt::format("channel case '{}' is not known; valid: dfg-2d-1, dfg-2d-2, dfg-2d-3, "
                       "dfg-3d-1z",
                       which));

@@ -192,8 +192,9 @@ void FlowOutput::write_results(const FlowSnapshot& snap, FlowResult& r) {
   const std::string& dir = set_.dir();
   const std::string& id = run_id();
   fields_writer(snap).stage_hdf5(set_, "fields.h5");
-  set_.stage_text("fields.xdmf",
-                  xdmf_head(id) + xdmf_grid(snap.grid(), "fields.h5", "    ", r.time, false) + xdmf_tail);
+  set_.stage_text(
+      "fields.xdmf",
+      xdmf_head(id) + xdmf_grid(snap.grid(), "fields.h5", "    ", r.time, false) + xdmf_tail);
   r.files.push_back(dir + "/fields.xdmf (+ fields.h5)");
   // Nothing of a previous run stays beside this one's summary: its later frames, its
   // series when this run has none, and the files this case does not produce.

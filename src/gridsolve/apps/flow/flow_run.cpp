@@ -214,8 +214,7 @@ FlowResult run_flow(const FlowCase& c, Device d, const FlowRunOptions& o) {
   }
   if (output) {
     const std::string note = output->start(!c.steady() && frames > 0 && frame < frames,
-                                           c.steady() ? 0 : frame, solver.grid(),
-                                           res.frame_times);
+                                           c.steady() ? 0 : frame, solver.grid(), res.frame_times);
     if (!note.empty()) say(note);
   }
   long long checkpointed = step;
@@ -370,7 +369,8 @@ FlowResult run_flow(const FlowCase& c, Device d, const FlowRunOptions& o) {
 
   // What the benchmark measures.
   const FlowSnapshot snap(solver);
-  if (d == Device::cuda) res.gpu_peak_bytes = Communicator::world().max(double(device_bytes_peak()));
+  if (d == Device::cuda)
+    res.gpu_peak_bytes = Communicator::world().max(double(device_bytes_peak()));
   if (!c.obstacles.empty()) {
     res.has_forces = true;
     const Forces f = solver.forces();

@@ -167,8 +167,7 @@ void FlowSolver<T>::build_momentum_operator(int comp, std::array<Field<std::uint
   // The velocity's time levels and wall values two ghost layers deep on ranks: the
   // limited convection schemes read the face two beyond, which lies in the next part.
   const int deep = cell_parts_ ? 2 : 1;
-  for (auto* f : {&u_, &u_n_, &u_nm1_, &u_conv_})
-    (*f)[std::size_t(comp)] = state_field(comp, deep);
+  for (auto* f : {&u_, &u_n_, &u_nm1_, &u_conv_}) (*f)[std::size_t(comp)] = state_field(comp, deep);
   for (auto* f : {&hbya_, &b0_, &d_}) (*f)[std::size_t(comp)] = state_field(comp);
   StencilOperator<T>& m = mom_[std::size_t(comp)];
   m.grid.dims = dims;
@@ -305,7 +304,8 @@ typename FlowSolver<T>::WholeState FlowSolver<T>::whole_state() const {
     w.u[c] = whole.copy_to(Device::cpu);
     GhostSides s = velocity_ghosts_[c];
     for (int f = 0; f < 2 * case_.dims; ++f)
-      if (case_.sides[std::size_t(f)].type == SideType::velocity) s.mirror[f].factor = inflow_factor_;
+      if (case_.sides[std::size_t(f)].type == SideType::velocity)
+        s.mirror[f].factor = inflow_factor_;
     exchange_ghosts(w.u[c], s, wall_whole_[c]);
   }
   Field<T> p = make_staggered<T>(n, case_.dims, -1, device_);

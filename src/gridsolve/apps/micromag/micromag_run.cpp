@@ -123,9 +123,9 @@ class Runner {
         code = 3;
         if (root_)
           fmt::print(stderr,
-                   "stage {} run: the condition '{}' did not hold within the limit of {:g} s "
-                   "(t = {:.6g} s); the remaining stages are skipped\n",
-                   s + 1, st.until, st.time, t_);
+                     "stage {} run: the condition '{}' did not hold within the limit of {:g} s "
+                     "(t = {:.6g} s); the remaining stages are skipped\n",
+                     s + 1, st.until, st.time, t_);
       }
       if (st.kind != "run") record(0.0);
       js["wall_s"] = seconds_since(t0);
@@ -198,8 +198,8 @@ class Runner {
     }
     if (!quiet_ && gpu_peak > 0) {
       const int ranks = Communicator::world().size();
-      const double cells = double(c_.problem.mesh.n[0]) * c_.problem.mesh.n[1] *
-                           c_.problem.mesh.n[2] / ranks;
+      const double cells =
+          double(c_.problem.mesh.n[0]) * c_.problem.mesh.n[1] * c_.problem.mesh.n[2] / ranks;
       fmt::print("GPU memory: at most {:.2f} GiB on {} ({:.0f} bytes a cell{})\n",
                  gpu_peak / 1073741824.0, ranks > 1 ? "the fullest rank" : "the GPU",
                  gpu_peak / cells, ranks > 1 ? " of its share" : "");
@@ -229,10 +229,10 @@ class Runner {
       // Split as the run is: two cells a rank along the slab axis at least; a single layer
       // 8 rows (16 padded, a power of two: the fused column pass where the run takes it).
       const int t = n[2] > 1 ? 2 : 1, whole = c_.problem.mesh.n[std::size_t(t)];
-      n[std::size_t(t)] = std::min(whole, std::max(t == 1 && !pbc.axis[1] ? 8 : n[std::size_t(t)],
-                                                   2 * ranks));
-      self_check_ = demag::DemagOnRanks<T>::check_against_direct_sum(
-          device_, n, c_.problem.mesh.cell, pbc);
+      n[std::size_t(t)] =
+          std::min(whole, std::max(t == 1 && !pbc.axis[1] ? 8 : n[std::size_t(t)], 2 * ranks));
+      self_check_ =
+          demag::DemagOnRanks<T>::check_against_direct_sum(device_, n, c_.problem.mesh.cell, pbc);
     } else {
       self_check_ = demag::DemagConvolution<T>::check_against_direct_sum(
           device_, n, c_.problem.mesh.cell, mode, pbc);

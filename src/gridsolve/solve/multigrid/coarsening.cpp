@@ -229,7 +229,8 @@ InterpolationWeights<T> interpolation_weights(const StencilView<T>& fine, const 
     if (c.wraps[a]) sides.face[2 * a] = sides.face[2 * a + 1] = GhostRule::periodic;
   for (int a = 0; a < fine_grid.dims; ++a) {
     if (!c.coarsened[a]) continue;
-    w.lower[a] = on_parts ? Field<T>(fine_place.parts, fine_place.rank, 1, 1, d) : Field<T>(fine_grid, d);
+    w.lower[a] =
+        on_parts ? Field<T>(fine_place.parts, fine_place.rank, 1, 1, d) : Field<T>(fine_grid, d);
     const FieldView<T> out = w.lower[a].view();
     const int axis = a;
     for_each(d, w.lower[a].interior(), [=] GRIDSOLVE_HD(int i, int j, int k) {
@@ -286,9 +287,9 @@ struct CoarsenBody {
       // coupling) and, per coarsened transverse axis, lines weighted 1/2, 1, 1/2 (twice).
       bool regular = true;
       for (int a = 0; a < dims; ++a)
-        regular = regular && (!m.a[a].on || (m.a[a].wraps && (nfine[a] - 1) % 2 == 0) ||
-                              (F[a] - 2 > fine.global_active.lo[a] &&
-                               F[a] + 2 < fine.global_active.hi[a]));
+        regular = regular &&
+                  (!m.a[a].on || (m.a[a].wraps && (nfine[a] - 1) % 2 == 0) ||
+                   (F[a] - 2 > fine.global_active.lo[a] && F[a] + 2 < fine.global_active.hi[a]));
       if (regular) {
         const double coef[3] = {double(fine.cw), double(fine.cs), double(fine.cb)};
         double diag_r = 0;
@@ -746,8 +747,8 @@ struct InterpolateAddBody {
         GRIDSOLVE_UNROLL
         for (int ii = 0; ii < 2; ++ii) {
           if (ii >= count[0]) break;
-          s += wj * (ii == 0 ? wl[0] : 1.0 - wl[0]) *
-               double(ev(lo[0] + ii, lo[1] + jj, lo[2] + kk));
+          s +=
+              wj * (ii == 0 ? wl[0] : 1.0 - wl[0]) * double(ev(lo[0] + ii, lo[1] + jj, lo[2] + kk));
         }
       }
     }

@@ -192,7 +192,6 @@ void scatter_coarse(int count, const int* ids, const T* x, Field<T>& u, Device d
   });
 }
 
-
 // Node positions of a level along each axis (x: in finest-grid spacings) as the level's
 // buffers, with the positional interpolation weights, the plan c pointed at them, and x
 // made the next coarser level's positions.
