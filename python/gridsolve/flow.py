@@ -104,8 +104,8 @@ def cavity(re=100.0, n=64, device="cpu", frames=0, checkpoint=None, checkpoint_e
 
 def channel(case="dfg-2d-1", cpd=8, device="cpu", frames=0, checkpoint=None,
             checkpoint_every=0, restart=None, stop_after=0, **method):
-    """A DFG benchmark (`gridsolve channel`): dfg-2d-1, dfg-2d-2 or dfg-2d-3, cpd cells per
-    cylinder diameter (frames and checkpoints as for run)."""
+    """A DFG benchmark (`gridsolve channel`): dfg-2d-1, dfg-2d-2, dfg-2d-3 or dfg-3d-1z (the
+    3D channel, Re 20), cpd cells per cylinder diameter (frames and checkpoints as for run)."""
     return _run("channel", which=case, cpd=cpd, device=device, method=method, frames=frames,
                 checkpoint=checkpoint, checkpoint_every=checkpoint_every, restart=restart,
                 stop_after=stop_after)
