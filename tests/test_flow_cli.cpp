@@ -168,6 +168,24 @@ TEST(FlowCli, BadCasesExitWithTwoAndSayWhy) {
       {"cavity --re -100 --n 16 --device cpu", "Reynolds number"},
       {"cavity --re 100 --n 16 --device cpu --coupling piso --cfl 3", "CFL"},
       {"channel --case dfg-2d-9 --device cpu", "dfg-2d-1"},
+      {"channel --case dfg-3d-9 --device cpu", "dfg-3d-1z"},
+      {"flow " + write_case("outside3d", R"TOML(
+[flow]
+dims = 3
+cells = [12, 6, 6]
+hi = [4, 1, 1]
+nu = 0.01
+[boundary.x_low]
+type = "inflow"
+u = "1"
+[boundary.x_high]
+type = "outflow"
+[[obstacle]]
+shape = "circle"
+centre = [1, 1.2]
+radius = 0.3
+)TOML") + " --device cpu",
+       "not inside the domain"},
       {"cavity --re 100 --n 16 --device cpu --convection lax",
        "upwind, hybrid, tvd, quick, central"},
       {"cavity --re 100 --n 16 --device cpu --coupling projectile",
@@ -315,8 +333,10 @@ TEST(FlowCli, UnusableValuesAreRefusedBeforeTheRun) {
             "\"inflow\"\nu = \"y / (y - y)\"\n" +
                 outflow),
        "x_low: the inflow's u"},
-      {flow("initialnan", cavity8 + "[initial]\nu = \"sqrt(-1)\"\n"), "initial.u = 'sqrt(-1)' is nan"},
-      {flow("initialp", cavity8 + "[initial]\np = \"1e300 * 1e300\"\n"), "initial.p = '1e300 * 1e300' is inf"},
+      {flow("initialnan", cavity8 + "[initial]\nu = \"sqrt(-1)\"\n"),
+       "initial.u = 'sqrt(-1)' is nan"},
+      {flow("initialp", cavity8 + "[initial]\np = \"1e300 * 1e300\"\n"),
+       "initial.p = '1e300 * 1e300' is inf"},
       {flow("netinflow",
             "[flow]\ncells = [8, 8]\nnu = 0.1\n[boundary.x_low]\ntype = "
             "\"inflow\"\nu = 1\n[boundary.x_high]\ntype = \"inflow\"\nu = 2\n"

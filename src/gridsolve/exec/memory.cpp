@@ -281,6 +281,12 @@ std::size_t device_bytes_peak() {
   return bytes_peak;
 }
 
+std::string describe_gpu_peak(double peak_bytes, double cells, int ranks) {
+  return fmt::format("at most {:.2f} GiB on {} ({:.0f} bytes a cell{})", peak_bytes / 1073741824.0,
+                     ranks > 1 ? "the fullest rank" : "the GPU", peak_bytes / (cells / ranks),
+                     ranks > 1 ? " of its share" : "");
+}
+
 void reset_device_bytes_peak() {
   std::lock_guard<std::mutex> lock(allocations_mutex);
   bytes_peak = bytes_in_use;

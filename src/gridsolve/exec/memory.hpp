@@ -74,6 +74,9 @@ void synchronize(Device d);
 std::size_t device_bytes_in_use();
 std::size_t device_bytes_peak();
 void reset_device_bytes_peak();
+// "at most 1.23 GiB on the GPU (456 bytes a cell)": a run's peak (on `ranks` ranks, the
+// fullest rank's, per cell of its share) as reports print it.
+std::string describe_gpu_peak(double peak_bytes, double cells, int ranks);
 
 // A typed owning buffer on one device.
 template <class T>

@@ -139,10 +139,10 @@ void StencilOperator<T>::diagonal(Field<T>& d) const {
 }
 
 template <class T>
-StencilOperator<T> StencilOperator<T>::copy_to(Device d) const {
+StencilOperator<T> StencilOperator<T>::description() const {
   StencilOperator<T> o;
   o.grid = grid;
-  o.device = d;
+  o.device = device;
   o.active = active;
   o.uniform = uniform;
   o.cp = cp, o.cw = cw, o.ce = ce, o.cs = cs, o.cn = cn, o.cb = cb, o.ct = ct;
@@ -159,6 +159,13 @@ StencilOperator<T> StencilOperator<T>::copy_to(Device d) const {
   o.parts = parts;
   o.rank = rank;
   o.global_active = global_active;
+  return o;
+}
+
+template <class T>
+StencilOperator<T> StencilOperator<T>::copy_to(Device d) const {
+  StencilOperator<T> o = description();
+  o.device = d;
   auto copy = [d](const auto& f) {
     using F = std::decay_t<decltype(f)>;
     return f.empty() ? F() : f.copy_to(d);

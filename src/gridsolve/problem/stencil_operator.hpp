@@ -64,6 +64,9 @@ class StencilOperator final : public LinearOperator<T> {
   // own): how one operator serves many right-hand sides.
   StencilView<T> view(const Field<T>* b) const;
   StencilOperator copy_to(Device d) const;
+  // Everything but the fields (coefficients, source, mask): the operator's description,
+  // which copies, parts and gathered wholes start from.
+  StencilOperator description() const;
   std::string describe() const;
 
   // LinearOperator. The norms are over the free nodes (b null: the operator's own

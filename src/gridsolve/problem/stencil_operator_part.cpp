@@ -52,20 +52,7 @@ struct CopyValues {
 template <class T>
 StencilOperator<T> with_ghost_layers(const StencilOperator<T>& part, int layers) {
   require(bool(part.parts), "with_ghost_layers takes one rank's part of an operator");
-  StencilOperator<T> w;
-  w.grid = part.grid;
-  w.device = part.device;
-  w.active = part.active;
-  w.global_active = part.global_active;
-  w.uniform = part.uniform;
-  w.cp = part.cp, w.cw = part.cw, w.ce = part.ce, w.cs = part.cs;
-  w.cn = part.cn, w.cb = part.cb, w.ct = part.ct, w.b_const = part.b_const;
-  w.unknowns = part.unknowns;
-  w.sides = part.sides;
-  w.singular = part.singular;
-  w.periodic = part.periodic;
-  w.parts = part.parts;
-  w.rank = part.rank;
+  StencilOperator<T> w = part.description();
   const GhostSides sides = part.ghost_sides();
   auto widen = [&](const auto& from, auto& to) {
     using F = std::decay_t<decltype(to)>;
@@ -85,22 +72,12 @@ StencilOperator<T> gather_operator(const StencilOperator<T>& part, bool with_rhs
   require(bool(part.parts), "gather_operator takes one rank's part of an operator");
   require(on == Device::cpu || on == part.device,
           "gather_operator gathers into host memory or onto the part's own device");
-  StencilOperator<T> whole;
-  whole.grid = part.grid;
+  StencilOperator<T> whole = part.description();
   whole.device = on;
   whole.active = part.global_active;
-  whole.uniform = part.uniform;
-  whole.cp = part.cp, whole.cw = part.cw, whole.ce = part.ce, whole.cs = part.cs;
-  whole.cn = part.cn, whole.cb = part.cb, whole.ct = part.ct, whole.b_const = part.b_const;
-  whole.unknowns = part.unknowns;
-  whole.jacobi_radius = part.jacobi_radius;
-  whole.sides = part.sides;
-  whole.k_constant = part.k_constant;
-  whole.has_cutouts = part.has_cutouts;
-  whole.has_fixed_regions = part.has_fixed_regions;
-  whole.singular = part.singular;
-  whole.rhs_mismatch = part.rhs_mismatch;
-  whole.periodic = part.periodic;
+  whole.parts = nullptr;  // one rank holds everything
+  whole.rank = 0;
+  whole.global_active = Box{};
   auto gather = [&](const auto& from, auto& to) {
     using F = std::decay_t<decltype(to)>;
     if (from.empty()) return;

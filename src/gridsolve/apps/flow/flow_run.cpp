@@ -444,10 +444,8 @@ std::string describe(const FlowResult& r) {
   if (r.gpu_peak_bytes > 0) {
     double cells = 1;
     for (int a = 0; a < c.dims; ++a) cells *= c.cells[std::size_t(a)];
-    const int ranks = Communicator::world().size();
-    s += fmt::format("  GPU memory: at most {:.2f} GiB on {} ({:.0f} bytes a cell{})\n",
-                     r.gpu_peak_bytes / 1073741824.0, ranks > 1 ? "the fullest rank" : "the GPU",
-                     r.gpu_peak_bytes / (cells / ranks), ranks > 1 ? " of its share" : "");
+    s += "  GPU memory: " +
+         describe_gpu_peak(r.gpu_peak_bytes, cells, Communicator::world().size()) + "\n";
   }
   if (r.has_forces) {
     if (c.steady())

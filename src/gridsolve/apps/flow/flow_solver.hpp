@@ -209,6 +209,8 @@ class FlowSolver {
   // whole, or on ranks this rank's part; and a field made whole (wall values, bodies' faces)
   // as such a field on the run's device.
   Field<T> state_field(int comp, int ghost = 1) const;
+  // On ranks: the decomposition of component comp's faces (-1: the cells).
+  const std::shared_ptr<const Decomposition>& parts_of(int comp) const;
   Field<T> to_state(const Field<T>& whole, int comp) const;
   // The coefficient and source fields of component comp's operator (-1: the pressure's).
   void make_coefficient_fields(StencilOperator<T>& m, int comp) const;

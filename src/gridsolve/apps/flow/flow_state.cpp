@@ -255,17 +255,20 @@ void FlowSolver<T>::build_momentum_operator(int comp, std::array<Field<std::uint
 }
 
 template <class T>
+const std::shared_ptr<const Decomposition>& FlowSolver<T>::parts_of(int comp) const {
+  return comp < 0 ? cell_parts_ : face_parts_[std::size_t(comp)];
+}
+
+template <class T>
 Field<T> FlowSolver<T>::state_field(int comp, int ghost) const {
   if (!cell_parts_) return make_staggered<T>(grid_.cells(), case_.dims, comp, device_, ghost);
-  const auto& parts = comp < 0 ? cell_parts_ : face_parts_[std::size_t(comp)];
-  return Field<T>(parts, rank_, 1, ghost, device_);
+  return Field<T>(parts_of(comp), rank_, 1, ghost, device_);
 }
 
 template <class T>
 Field<T> FlowSolver<T>::to_state(const Field<T>& whole, int comp) const {
   if (!cell_parts_) return whole.copy_to(device_);
-  const auto& parts = comp < 0 ? cell_parts_ : face_parts_[std::size_t(comp)];
-  return field_part(whole, parts, rank_).copy_to(device_);
+  return field_part(whole, parts_of(comp), rank_).copy_to(device_);
 }
 
 template <class T>
@@ -279,10 +282,10 @@ void FlowSolver<T>::cut_operators_into_parts() {
   // Cut while only the masks are filled: every coefficient is assembled on the part.
   for (int q = 0; q < case_.dims; ++q) {
     const std::size_t c = std::size_t(q);
-    mom_[c] = operator_part(mom_[c], face_parts_[c], rank_).copy_to(device_);
+    mom_[c] = operator_part(mom_[c], parts_of(q), rank_).copy_to(device_);
     make_coefficient_fields(mom_[c], q);
   }
-  pop_ = operator_part(pop_, cell_parts_, rank_).copy_to(device_);
+  pop_ = operator_part(pop_, parts_of(-1), rank_).copy_to(device_);
   make_coefficient_fields(pop_, -1);
 }
 
@@ -445,6 +448,7 @@ void FlowSolver<T>::require_connected_fluid(const Field<std::uint8_t>& pmask,
 
 template FlowSolver<double>::FlowSolver(const FlowCase&, Device, bool);
 template void FlowSolver<double>::cut_operators_into_parts();
+template const std::shared_ptr<const Decomposition>& FlowSolver<double>::parts_of(int) const;
 template Field<double> FlowSolver<double>::state_field(int, int) const;
 template Field<double> FlowSolver<double>::to_state(const Field<double>&, int) const;
 template void FlowSolver<double>::make_coefficient_fields(StencilOperator<double>&, int) const;

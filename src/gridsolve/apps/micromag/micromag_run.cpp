@@ -197,12 +197,10 @@ class Runner {
       for (int c = 0; c < 3; ++c) record_->m[c].assign(final_m[c].begin(), final_m[c].end());
     }
     if (!quiet_ && gpu_peak > 0) {
-      const int ranks = Communicator::world().size();
       const double cells =
-          double(c_.problem.mesh.n[0]) * c_.problem.mesh.n[1] * c_.problem.mesh.n[2] / ranks;
-      fmt::print("GPU memory: at most {:.2f} GiB on {} ({:.0f} bytes a cell{})\n",
-                 gpu_peak / 1073741824.0, ranks > 1 ? "the fullest rank" : "the GPU",
-                 gpu_peak / cells, ranks > 1 ? " of its share" : "");
+          double(c_.problem.mesh.n[0]) * c_.problem.mesh.n[1] * c_.problem.mesh.n[2];
+      fmt::print("GPU memory: {}\n",
+                 describe_gpu_peak(gpu_peak, cells, Communicator::world().size()));
     }
     if (!quiet_ && files_) {
       if (std::isfinite(cross))
