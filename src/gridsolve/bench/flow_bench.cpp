@@ -72,8 +72,9 @@ FlowStepTiming time_flow_step(Device d, const flow::FlowCase& c, int steps, doub
   }
   for (int k = 0; k < 3; ++k) s.time_step(dt, false);  // warm-up (the cavity leaves rest)
   s.set_profiling(true);
-  const double p0 = s.pressure_seconds();
-  const long long i0 = s.pressure_iterations();
+  const double p0 = s.pressure_seconds(), m0 = s.predictor_seconds();
+  const long long i0 = s.pressure_iterations(), ms0 = s.predictor_solves(),
+                  sw0 = s.predictor_sweeps();
   std::vector<double> t;
   double total = 0;
   for (int k = 0; k < steps; ++k) {
@@ -94,6 +95,11 @@ FlowStepTiming time_flow_step(Device d, const flow::FlowCase& c, int steps, doub
   r.pressure_share = (together ? comm.max(s.pressure_seconds() - p0) : s.pressure_seconds() - p0) /
                      total;
   r.pressure_iterations = double(s.pressure_iterations() - i0) / steps;
+  r.predictor_share =
+      (together ? comm.max(s.predictor_seconds() - m0) : s.predictor_seconds() - m0) / total;
+  if (s.predictor_solves() > ms0)
+    r.sweeps_per_predictor =
+        double(s.predictor_sweeps() - sw0) / double(s.predictor_solves() - ms0);
   // The least a step must move: read the velocity and p of step n, write those of n + 1.
   const int words = 2 * (c.dims + 1);
   const double bytes = words * 8.0 * r.cells / (together ? comm.size() : 1);

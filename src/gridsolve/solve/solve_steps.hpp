@@ -34,14 +34,17 @@ inline double mean_reduction(const SolveReport& report) {
 // relative residual (not a recursively updated one) and the time. A solve reports
 // "converged" under the residual rule only when that true residual meets the tolerance:
 // a recursively updated residual (Krylov methods) can fall below it while the true one
-// stays above, at the rounding floor of single precision.
+// stays above, at the rounding floor of single precision. `measured`, when not negative,
+// is the true relative residual the iteration's last check read from u as it stands
+// (multigrid's cycles): it is kept instead of measured again. fix_constant's shift moves it
+// by round-off only, since the rows of a singular operator sum to zero.
 template <class T>
 void finish_solve(const LinearOperator<T>& op, const Field<T>* b, Field<T>& u, double scale,
                   const ConvergenceMonitor& monitor, const SolveOptions& options,
-                  SolveReport& report) {
+                  SolveReport& report, double measured = -1) {
   op.fix_constant(u);
   synchronize(op.shape().device);
-  report.relative_residual = op.residual_norm(b, u) / scale;
+  report.relative_residual = measured >= 0 ? measured : op.residual_norm(b, u) / scale;
   report.seconds = monitor.seconds();
   if (report.converged && options.rule == StopRule::residual &&
       !(report.relative_residual < options.tolerance)) {

@@ -179,10 +179,17 @@ struct MomentumAssembly {
       d(i, j, k) = 0;
       return;
     }
-    const Row r = row_of<Dims, C>(i, j, k);
-    const double uP = u[C](i, j, k), vol = r.vol, sum_a = r.sum_a;
     const int I[3] = {i, j, k};
-    const double hc = g.xc(C, I[C]) - g.xc(C, I[C] - 1);
+    store<Dims>(i, j, k, row_of<Dims, C>(i, j, k), u[C](i, j, k),
+                g.xc(C, I[C]) - g.xc(C, I[C] - 1));
+  }
+
+  // The steady row r of a free face made the stored one: the time term, the relaxation
+  // (uP the face's convecting value, hc the staggered cell's width along the component), and
+  // the pressure equation's d = area / a_P (SIMPLEC: area / (a_P - sum a_nb)).
+  template <int Dims>
+  GRIDSOLVE_HD void store(int i, int j, int k, const Row& r, double uP, double hc) const {
+    const double vol = r.vol, sum_a = r.sum_a;
     double aP = r.ap, b = r.b;
     if (transient) {
       aP += double(tcoef) * vol;
@@ -198,6 +205,85 @@ struct MomentumAssembly {
     double denom = simplec ? aPr - sum_a : aPr;
     if (denom < 1e-3 * aPr) denom = 1e-3 * aPr;
     d(i, j, k) = T(area_c / denom);
+  }
+};
+
+// The steady row on a uniform grid without bodies, at faces two or more from every edge
+// (all unknowns): the general row's arithmetic with the widths constant (h), every face
+// open, no wall, no held face, and the far upwind face always there, read straight from the
+// velocity: a fraction of the general row's instructions and registers. The implicit
+// assembly (LeanMomentumAssembly) and the explicit rate (LeanMomentumRate) both take it.
+struct LeanRow {
+  // Per axis q: the area of the staggered cell's faces normal to q and their diffusion
+  // coefficient nu area / h_q; the cell's volume and one over it.
+  double area[3] = {1, 1, 1}, diffusion[3] = {0, 0, 0}, volume = 1, inv_volume = 1;
+  // Set from the grid's widths h (constant on each axis).
+  void set_widths(const double h[3], double nu) {
+    volume = h[0] * h[1] * h[2];
+    for (int q = 0; q < 3; ++q) {
+      area[q] = volume / h[q];
+      diffusion[q] = nu * area[q] / h[q];
+    }
+    inv_volume = 1 / volume;
+  }
+
+  template <int Dims, int C, class T>
+  GRIDSOLVE_HD typename MomentumAssembly<T>::Row row(const MomentumAssembly<T>& m, int i, int j,
+                                                     int k, double uP) const {
+    const FieldView<const T>& u = m.u[C];
+    const int I[3] = {i, j, k};
+    const int scheme = m.scheme;
+    typename MomentumAssembly<T>::Row out;
+    double netF = 0;
+    GRIDSOLVE_UNROLL
+    for (int q = 0; q < Dims; ++q) {
+      const double half_area = 0.5 * area[q], D = diffusion[q];
+      GRIDSOLVE_UNROLL
+      for (int side = 0; side < 2; ++side) {
+        const int sg = side ? 1 : -1;
+        int J[3] = {i, j, k};
+        J[q] += sg;
+        const double uJ = at(u, J);
+        double F;
+        if (q == C) {
+          F = sg * (uP + uJ) * half_area;
+        } else {
+          int K0[3], K1[3];
+          straddling_faces(I, q, C, side, K0, K1);
+          F = sg * (double(at(m.u[q], K0)) + double(at(m.u[q], K1))) * half_area;
+        }
+        const double acoef = link_coefficient(scheme, F, D);
+        out.coef[2 * q + side] = acoef;
+        out.sum_a += acoef;
+        netF += F;
+        if (scheme >= 2) {
+          // Upwind of the face: (C, D, far U) = (P, J, P - sg) when F > 0, else (J, P, J + sg).
+          int U[3] = {i, j, k};
+          U[q] = F > 0 ? I[q] - sg : J[q] + sg;
+          const double pu = scheme == 4 ? 0.0 : double(at(u, U));  // central: not read
+          out.b -= F * correction_toward(scheme, true, F > 0 ? uP : uJ, F > 0 ? uJ : uP, pu);
+        }
+      }
+    }
+    out.ap = out.sum_a + netF;
+    out.vol = volume;
+    return out;
+  }
+};
+
+// The stored row (MomentumAssembly::apply) from the lean row: the implicit assembly's
+// loop body where LeanRow applies.
+template <class T>
+struct LeanMomentumAssembly {
+  static constexpr int min_blocks = 4;
+  MomentumAssembly<T> m;
+  LeanRow lean;
+  double h[3] = {1, 1, 1};
+
+  template <int Dims, int C>
+  GRIDSOLVE_HD void apply(int i, int j, int k) const {
+    const double uP = m.u[C](i, j, k);
+    m.template store<Dims>(i, j, k, lean.row<Dims, C>(m, i, j, k, uP), uP, h[C]);
   }
 };
 
@@ -241,26 +327,12 @@ struct MomentumRate {
   }
 };
 
-// The same stage on a uniform grid without bodies, at faces two or more from every edge
-// (all unknowns): the general row's arithmetic with the widths constant (h),
-// every face open, no wall, and the far upwind face always there, read straight from the
-// velocity: a fraction of the general row's instructions and registers.
+// The same stage where LeanRow applies.
 template <class T>
 struct LeanMomentumRate {
   static constexpr int min_blocks = 4;  // 64 registers: four blocks an SM
   MomentumRate<T> base;
-  // Per axis q: the area of the staggered cell's faces normal to q and their diffusion
-  // coefficient nu area / h_q; one over the cell's volume.
-  double area[3] = {1, 1, 1}, diffusion[3] = {0, 0, 0}, inv_volume = 1;
-  // Set from the grid's widths h (constant on each axis).
-  void set_widths(const double h[3], double nu) {
-    const double vol = h[0] * h[1] * h[2];
-    for (int q = 0; q < 3; ++q) {
-      area[q] = vol / h[q];
-      diffusion[q] = nu * area[q] / h[q];
-    }
-    inv_volume = 1 / vol;
-  }
+  LeanRow lean;
 
   template <int Dims, int C>
   GRIDSOLVE_HD void apply(int i, int j, int k) const {
@@ -268,46 +340,20 @@ struct LeanMomentumRate {
     base.update(i, j, k, uP, lean_rate<Dims, C>(i, j, k, uP));
   }
 
-  // The general row's arithmetic with w = h, open = 1, no wall, no held face and the far
-  // upwind face always there.
+  // (b + sum a_nb u_nb - a_P u_P) / volume of the lean row.
   template <int Dims, int C>
   GRIDSOLVE_HD double lean_rate(int i, int j, int k, double uP) const {
-    const MomentumAssembly<T>& m = base.m;
-    const FieldView<const T>& u = m.u[C];
-    const int I[3] = {i, j, k};
-    const int scheme = m.scheme;
-    double sum_a = 0, netF = 0, b = 0, s = 0;
+    const FieldView<const T>& u = base.m.u[C];
+    const typename MomentumAssembly<T>::Row r = lean.row<Dims, C>(base.m, i, j, k, uP);
+    double s = r.b - r.ap * uP;
     GRIDSOLVE_UNROLL
-    for (int q = 0; q < Dims; ++q) {
-      const double half_area = 0.5 * area[q], D = diffusion[q];
-      GRIDSOLVE_UNROLL
-      for (int side = 0; side < 2; ++side) {
-        const int sg = side ? 1 : -1;
-        int J[3] = {i, j, k};
-        J[q] += sg;
-        const double uJ = at(u, J);
-        double F;
-        if (q == C) {
-          F = sg * (uP + uJ) * half_area;
-        } else {
-          int K0[3], K1[3];
-          straddling_faces(I, q, C, side, K0, K1);
-          F = sg * (double(at(m.u[q], K0)) + double(at(m.u[q], K1))) * half_area;
-        }
-        const double acoef = link_coefficient(scheme, F, D);
-        sum_a += acoef;
-        netF += F;
-        s += acoef * uJ;
-        if (scheme >= 2) {
-          // Upwind of the face: (C, D, far U) = (P, J, P - sg) when F > 0, else (J, P, J + sg).
-          int U[3] = {i, j, k};
-          U[q] = F > 0 ? I[q] - sg : J[q] + sg;
-          const double pu = scheme == 4 ? 0.0 : double(at(u, U));  // central: not read
-          b -= F * correction_toward(scheme, true, F > 0 ? uP : uJ, F > 0 ? uJ : uP, pu);
-        }
-      }
+    for (int q = 0; q < Dims; ++q) GRIDSOLVE_UNROLL
+    for (int side = 0; side < 2; ++side) {
+      int J[3] = {i, j, k};
+      J[q] += side ? 1 : -1;
+      s += r.coef[2 * q + side] * double(at(u, J));
     }
-    return (b - (sum_a + netF) * uP + s) * inv_volume;
+    return s * lean.inv_volume;
   }
 };
 

@@ -93,7 +93,9 @@ void FlowSolver<T>::project(int correctors, bool relax_pressure, StepReport& r, 
   for (int corr = 0; corr < correctors; ++corr) {
     apply_boundaries(inflow_factor_);
     compute_hbya();
-    const double rhs_sq = assemble_pressure();
+    // The coefficients (open area times d) stay through a step's correctors: the later
+    // ones assemble the source alone.
+    const double rhs_sq = assemble_pressure(corr == 0);
     const double rms = std::sqrt(rhs_sq / double(pop_.unknowns));
     if (corr == 0) r.continuity = rms;
     SolveOptions so = pressure_options();

@@ -232,7 +232,10 @@ FlowResult run_flow(const FlowCase& c, Device d, const FlowRunOptions& o) {
   };
   const auto t0 = Clock::now();
   solver.set_profiling(o.profile);
-  const double pressure_seconds0 = solver.pressure_seconds();
+  const double pressure_seconds0 = solver.pressure_seconds(),
+               predictor_seconds0 = solver.predictor_seconds();
+  const long long predictor_solves0 = solver.predictor_solves(),
+                  predictor_sweeps0 = solver.predictor_sweeps();
   const long long pressure_solves0 = solver.pressure_solves(),
                   pressure_iterations0 = solver.pressure_iterations();
   double last_progress = 0;
@@ -360,8 +363,13 @@ FlowResult run_flow(const FlowCase& c, Device d, const FlowRunOptions& o) {
   if (checkpoints && step != checkpointed) checkpoint();
   synchronize(d);
   res.seconds = seconds_since(t0);
-  if (o.profile && res.seconds > 0)
+  if (o.profile && res.seconds > 0) {
     res.pressure_share = (solver.pressure_seconds() - pressure_seconds0) / res.seconds;
+    res.predictor_share = (solver.predictor_seconds() - predictor_seconds0) / res.seconds;
+  }
+  if (solver.predictor_solves() > predictor_solves0)
+    res.sweeps_per_predictor = double(solver.predictor_sweeps() - predictor_sweeps0) /
+                               double(solver.predictor_solves() - predictor_solves0);
   if (solver.pressure_solves() > pressure_solves0)
     res.pressure_cycles_per_solve = double(solver.pressure_iterations() - pressure_iterations0) /
                                     double(solver.pressure_solves() - pressure_solves0);
@@ -441,6 +449,12 @@ std::string describe(const FlowResult& r) {
   s += fmt::format(
       "  pressure solves: {:.1f} cycles each{}\n", r.pressure_cycles_per_solve,
       r.pressure_share >= 0 ? fmt::format(", {:.0f}% of the time", 100 * r.pressure_share) : "");
+  if (r.sweeps_per_predictor > 0)
+    s += fmt::format("  momentum predictors: {:.1f} {} each{}\n", r.sweeps_per_predictor,
+                     c.momentum_solver == "sor" ? "sweeps" : "iterations",
+                     r.predictor_share >= 0
+                         ? fmt::format(", {:.0f}% of the time", 100 * r.predictor_share)
+                         : "");
   if (r.gpu_peak_bytes > 0) {
     double cells = 1;
     for (int a = 0; a < c.dims; ++a) cells *= c.cells[std::size_t(a)];

@@ -68,6 +68,9 @@ struct FlowResult {
   // share of the loop's wall time spent in those solves (else negative): where a run's
   // time goes.
   double pressure_cycles_per_solve = 0, pressure_share = -1;
+  // The same for the momentum predictors: red-black sweeps (or iterations) a component's
+  // predictor took, and with `profile` their share of the loop's wall time (else negative).
+  double sweeps_per_predictor = 0, predictor_share = -1;
   // On GPUs: the most device memory the run held on any one rank (its fields, operators,
   // solver levels and scratch; 0 on the CPU), what sizes a larger run.
   double gpu_peak_bytes = 0;

@@ -77,13 +77,10 @@ void FlowSolver<T>::build_projection_operator() {
 template <class T>
 void FlowSolver<T>::explicit_momentum(double gamma_dt, double rho_dt) {
   const int dims = case_.dims;
-  bool uniform = lean_rows_ && case_.obstacles.empty();
-  for (int a = 0; a < dims; ++a)
-    uniform = uniform && case_.spacing[std::size_t(a)].kind == AxisSpacing::Kind::uniform;
   std::array<MomentumRate<T>, 3> rows;
   std::array<LeanMomentumRate<T>, 3> lean;
   std::array<Box, 3> inner;
-  bool all_lean = uniform;
+  bool all_lean = true;
   for (int comp = 0; comp < dims; ++comp) {
     const std::size_t c = std::size_t(comp);
     MomentumRate<T>& k = rows[c];
@@ -93,19 +90,9 @@ void FlowSolver<T>::explicit_momentum(double gamma_dt, double rho_dt) {
     k.rho_dt = rho_dt;
     k.star = hbya_[c].view();
     k.rate = rate_[c].view();
-    if (!uniform) continue;
-    const MacGeometry hg = grid_.host_geometry();
-    const auto ext = face_extent(grid_.cells(), comp);
-    inner[c] = Box{{0, 0, 0}, {0, 0, 0}};
-    double h[3];
-    for (int a = 0; a < 3; ++a) {
-      h[a] = hg.width(a, 0);
-      inner[c].lo[a] = a < dims ? 2 : 0;
-      inner[c].hi[a] = a < dims ? ext[std::size_t(a)] - 3 : ext[std::size_t(a)] - 1;
-    }
-    lean[c].set_widths(h, case_.nu);
     lean[c].base = k;
-    inner[c] = inner[c].intersect(hbya_[c].interior());  // on ranks: this part's share
+    lean[c].lean = lean_row();
+    inner[c] = lean_faces(comp, hbya_[c].interior());
     all_lean = all_lean && !inner[c].empty();
   }
   bool tuned = false;
@@ -119,10 +106,10 @@ void FlowSolver<T>::explicit_momentum(double gamma_dt, double rho_dt) {
       t.star[c] = hbya_[std::size_t(c)].view();
       t.rate[c] = rate_[std::size_t(c)].view();
       t.inner[c] = inner[std::size_t(c)];
-      t.half_area[c] = 0.5 * lean[0].area[c];
-      t.diffusion[c] = lean[0].diffusion[c];
+      t.half_area[c] = 0.5 * lean[0].lean.area[c];
+      t.diffusion[c] = lean[0].lean.diffusion[c];
     }
-    t.inv_volume = lean[0].inv_volume;
+    t.inv_volume = lean[0].lean.inv_volume;
     t.gamma_dt = gamma_dt;
     t.rho_dt = rho_dt;
     central_rates_2d(t);
@@ -135,7 +122,7 @@ void FlowSolver<T>::explicit_momentum(double gamma_dt, double rho_dt) {
   bool frames = false;
   for (int comp = 0; comp < dims; ++comp) {
     const std::size_t c = std::size_t(comp);
-    if (uniform && !inner[c].empty()) {
+    if (!inner[c].empty()) {
       if (!tuned) for_each_fixed(device_, inner[c], dims, comp, lean[c]);
       outer[c] = hbya_[c].interior();
       frames = true;

@@ -44,7 +44,7 @@ StepReport FlowSolver<T>::piso_step(double dt, bool measure) {
                             : TimeWeights{1.0 / dt, 1.0 / dt, 0.0};
   if (second_order) extrapolate_convecting_velocity(omega);
   for (int c = 0; c < dims; ++c) assemble_momentum(c, w, 1.0, second_order);
-  for (int c = 0; c < dims; ++c) solve_momentum(c, case_.momentum_sweeps);
+  for (int c = 0; c < dims; ++c) solve_momentum(c, case_.momentum_sweeps, second_order);
   project(case_.correctors, false, r, measure);
   time_ = t_new;
   dt_previous_ = dt;
@@ -199,16 +199,24 @@ void FlowSolver<T>::save_state(Checkpoint& c) const {
     put_whole(c, fmt::format("pressure_setup_{}", a), setup_coefficients_[a], n, dims, -1);
   const double reals[] = {time_, inflow_factor_, pressure_seconds_, dt_previous_};
   c.put("solver_reals", reals, 4);
-  const long long ints[] = {steps_,        have_previous_ ? 1 : 0, pressure_ready_ ? 1 : 0,
-                            pressure_age_, pressure_solves_,       pressure_iterations_};
-  c.put("solver_integers", ints, 6);
+  const long long ints[] = {steps_,
+                            have_previous_ ? 1 : 0,
+                            pressure_ready_ ? 1 : 0,
+                            pressure_age_,
+                            pressure_solves_,
+                            pressure_iterations_,
+                            predictor_taken_[0],
+                            predictor_taken_[1],
+                            predictor_taken_[2]};
+  c.put("solver_integers", ints, 9);
 }
 
 template <class T>
 void FlowSolver<T>::restore_state(const Checkpoint& c) {
   const std::vector<double> reals = c.get<double>("solver_reals");
   const std::vector<long long> ints = c.get<long long>("solver_integers");
-  if (reals.size() != 4 || ints.size() != 6)
+  // Six integers in checkpoints written before the predictors' counts were kept.
+  if (reals.size() != 4 || (ints.size() != 6 && ints.size() != 9))
     throw Error(fmt::format("checkpoint '{}': the solver's scalars are malformed", c.source));
   bool sane = reals[0] >= 0 && reals[3] >= 0 && ints[0] >= 0;
   for (const double r : reals) sane = sane && std::isfinite(r);
@@ -239,6 +247,8 @@ void FlowSolver<T>::restore_state(const Checkpoint& c) {
   pressure_age_ = int(ints[3]);
   pressure_solves_ = ints[4];
   pressure_iterations_ = ints[5];
+  for (std::size_t q = 0; q < 3; ++q)
+    predictor_taken_[q] = ints.size() == 9 ? int(std::clamp(ints[6 + q], 0LL, 1LL << 20)) : 0;
   if (pressure_ready_) {
     // Rebuild the hierarchy from the operator it was built from; the next projection
     // assembles the current coefficients over these arrays before any solve reads them.

@@ -26,6 +26,7 @@ namespace gridsolve::flow {
 namespace detail {
 template <class T>
 struct MomentumAssembly;
+struct LeanRow;
 }
 
 // What one iteration or step measured (filled only when asked, so the device is not
@@ -89,12 +90,19 @@ class FlowSolver {
   double cfl_time_step(double cfl) const;
 
   Forces forces() const;
-  // Profiling: when on, the device is waited for around each pressure solve so that its
-  // time can be told apart (benchmarks only; it costs two synchronizations a solve).
+  // Profiling: when on, the device is waited for around each pressure solve and each
+  // momentum predictor so that their time can be told apart (benchmarks only; it costs two
+  // synchronizations a solve).
   void set_profiling(bool on) { profiling_ = on; }
   double pressure_seconds() const { return pressure_seconds_; }
-  // The projection scheme's lean rows on uniform grids without obstacles (on by default);
-  // off, the general row runs everywhere (what the tests compare the lean rows with).
+  double predictor_seconds() const { return predictor_seconds_; }
+  // The momentum predictors solved (one per component and step) and the red-black sweeps
+  // they took in all.
+  long long predictor_solves() const { return predictor_solves_; }
+  long long predictor_sweeps() const { return predictor_sweeps_; }
+  // The momentum rows' lean form (LeanRow) on uniform grids without obstacles, in the
+  // implicit assembly and the explicit rate (on by default); off, the general row runs
+  // everywhere (what the tests compare the lean rows with).
   void set_lean_rows(bool on) { lean_rows_ = on; }
   // The shared-memory kernel for the lean rows (2D, central convection, GPU; on by
   // default); off, the generic lean rows run there (what the tests compare it with).
@@ -154,8 +162,12 @@ class FlowSolver {
   detail::MomentumAssembly<T> momentum_rows(int comp, bool extrapolated) const;
   void assemble_momentum(int c, const TimeWeights& w, double relax, bool extrapolated = false);
   void extrapolate_convecting_velocity(double omega);
-  // The predictor: the pressure force joins b0, then the case's momentum solver.
-  void solve_momentum(int c, int sweeps);
+  // The predictor: the pressure force joins b0, then the case's momentum solver (timed and
+  // counted). from_extrapolated: the sweeps start from u_conv_ (the BDF2 step's
+  // extrapolation of the new velocity) instead of u^n, and stop at the same residual.
+  void solve_momentum(int c, int sweeps, bool from_extrapolated = false);
+  // The predictor's solve itself; returns the sweeps (or iterations) it took.
+  int run_predictor(int c, int sweeps, bool from_extrapolated);
   // The SOR factor of component c's predictor: the case's, or (when it leaves the choice
   // to the system) Young's optimum for the largest sum |a_nb| / a_P of its rows.
   double predictor_omega(int c) const;
@@ -186,6 +198,12 @@ class FlowSolver {
   // flow_runge_kutta.cpp: a stage's explicit momentum of every component (u* into hbya_,
   // the rate kept in rate_), and its projection (u = u* - alpha dt grad p).
   void explicit_momentum(double gamma_dt, double rho_dt);
+  // The faces of component comp within `within` that take the lean rows (LeanRow): those
+  // two or more from every edge, on a uniform grid without bodies while lean rows are on;
+  // else none (an empty box).
+  Box lean_faces(int comp, const Box& within) const;
+  // The lean row of this grid's widths.
+  detail::LeanRow lean_row() const;
   void project_stage(double alpha_dt, StepReport& r, bool measure);
   // The projection scheme's fixed pressure operator (d = 1 / distance between centres)
   // and, where the transform solver takes it, its constant-coefficient description.
@@ -271,7 +289,11 @@ class FlowSolver {
   double dt_previous_ = 0;      // the step that took u^{n-1} to u^n
   double inflow_factor_ = 1;
   bool profiling_ = false;
-  double pressure_seconds_ = 0;
+  double pressure_seconds_ = 0, predictor_seconds_ = 0;
+  long long predictor_solves_ = 0, predictor_sweeps_ = 0;
+  // The sweeps each component's last predictor took (the next one's first block starts
+  // from it; kept in checkpoints so that a restarted run sweeps alike).
+  std::array<int, 3> predictor_taken_{0, 0, 0};
   long long pressure_solves_ = 0, pressure_iterations_ = 0;
 };
 

@@ -693,18 +693,21 @@ SolveReport MultigridSolver<T>::run(const Field<T>* b, Field<T>& u, const SolveO
     mg.full_multigrid(u, b);
     report.kernel += ", full multigrid start";
   }
+  double last_checked = -1;  // the true residual of u after the last cycle, once checked
   for (int it = 1;; ++it) {
     if (it > 1 || !options_.full_multigrid) mg.cycle(u, b);
+    last_checked = -1;
     if (!monitor.due(it)) continue;
     const double res = op.residual_norm(b, u) / scale;
     if (previous > 0 && it > 1) {
       report.cycle_factors.push_back(res / previous);
     }
     previous = res;
+    last_checked = res;
     if (monitor.check(it, res)) break;
   }
   report.convergence_factor = mean_reduction(report);
-  finish_solve(op, b, u, scale, monitor, options, report);
+  finish_solve(op, b, u, scale, monitor, options, report, last_checked);
   return report;
 }
 
