@@ -203,6 +203,15 @@ std::vector<double> Communicator::gather_all(std::span<const double> values) con
   return all;
 }
 
+SumOfSquares Communicator::sum_in_rank_order(const SumOfSquares& mine) const {
+  const double parts[3] = {mine.small, mine.medium, mine.big};
+  const std::vector<double> all = gather_all(parts);
+  SumOfSquares total;
+  for (std::size_t r = 0; r + 2 < all.size(); r += 3)
+    total = total + SumOfSquares{all[r], all[r + 1], all[r + 2]};
+  return total;
+}
+
 void Communicator::broadcast(std::span<std::byte> bytes, int root) const {
 #if GRIDSOLVE_HAVE_MPI
   if (mpi_ && size_ > 1)

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "gridsolve/core/sum_of_squares.hpp"
+
 namespace gridsolve {
 
 // Starts MPI for the life of the object when this build has it and `start` says so, and
@@ -69,6 +71,9 @@ class Communicator {
   // Every rank's `values` (the same count on each), rank after rank, on every rank: for
   // reductions that must combine in one order everywhere (a scaled norm).
   std::vector<double> gather_all(std::span<const double> values) const;
+  // Every rank's scaled sum of squares added in rank order (gather_all): the same bits on
+  // every rank, so that every rank takes the same decisions from the norm.
+  SumOfSquares sum_in_rank_order(const SumOfSquares& mine) const;
 
   // Rank `root`'s bytes (or text) on every rank.
   void broadcast(std::span<std::byte> bytes, int root = 0) const;

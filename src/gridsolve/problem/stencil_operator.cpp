@@ -30,6 +30,7 @@ StencilView<T> StencilOperator<T>::view() const {
   if (!rhs.empty()) v.rhs = rhs.cview();
   if (!mask.empty()) v.mask = mask.cview();
   v.periodic = periodic;
+  v.find_shared_layout();
   return v;
 }
 
@@ -55,7 +56,10 @@ void StencilOperator<T>::refresh_images(const Field<T>& u) const {
 template <class T>
 StencilView<T> StencilOperator<T>::view(const Field<T>* b) const {
   StencilView<T> v = view();
-  if (b) v.rhs = b->cview();
+  if (b) {
+    v.rhs = b->cview();
+    v.find_shared_layout();
+  }
   return v;
 }
 
@@ -201,15 +205,7 @@ double free_norm(const StencilOperator<T>& op, const Field<T>& u, const Field<T>
                              ? sum(FreeNormBody<T>{a, v, of_residual})
                          : a.dims == 3 ? sum(UniformResidualNormBody<T, true>{a, v})
                                        : sum(UniformResidualNormBody<T, false>{a, v});
-  if (!op.parts) return s.norm();
-  // Every rank's three accumulators, summed in rank order on every rank: the same norm
-  // everywhere, so every rank takes the same stopping decision.
-  const double mine[3] = {s.small, s.medium, s.big};
-  const std::vector<double> all = Communicator::world().gather_all(mine);
-  SumOfSquares total;
-  for (std::size_t r = 0; r + 2 < all.size(); r += 3)
-    total = total + SumOfSquares{all[r], all[r + 1], all[r + 2]};
-  return total.norm();
+  return (op.parts ? Communicator::world().sum_in_rank_order(s) : s).norm();
 }
 
 }  // namespace

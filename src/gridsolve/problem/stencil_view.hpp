@@ -32,6 +32,24 @@ struct StencilView {
   std::uint8_t periodic = 0;
   // One rank's part of an operator split over ranks (see is_known).
   bool part = false;
+  // Every per-node array (coefficients, rhs, mask) indexed alike (the same pitch and
+  // plane): a node's offset is then computed once for all of them (see row), where each
+  // array's own index arithmetic took more of a sweep's issue slots than its arithmetic.
+  bool shared_layout = false;
+
+  // Sets shared_layout from the arrays the view holds (host side, after they are set).
+  void find_shared_layout() {
+    shared_layout = false;
+    if (uniform) return;
+    const std::int64_t pitch = ap.pitch, plane = ap.plane;
+    bool same = aw.pitch == pitch && ae.pitch == pitch && as.pitch == pitch && an.pitch == pitch &&
+                aw.plane == plane && ae.plane == plane && as.plane == plane && an.plane == plane;
+    if (dims == 3)
+      same = same && ab.pitch == pitch && at.pitch == pitch && ab.plane == plane && at.plane == plane;
+    if (rhs) same = same && rhs.pitch == pitch && rhs.plane == plane;
+    if (mask) same = same && mask.pitch == pitch && mask.plane == plane;
+    shared_layout = same;
+  }
 
   GRIDSOLVE_HD bool wraps(int axis) const { return (periodic >> axis) & 1; }
   // Index i on `axis` moved into the active box by whole periods (periodic axes only).
@@ -64,6 +82,18 @@ struct StencilView {
   GRIDSOLVE_HD Row row(int i, int j, int k) const {
     if (uniform) return Row{b(i, j, k), cp, cw, ce, cs, cn, cb, ct, is_free(i, j, k)};
     const bool three = dims == 3;
+    if (shared_layout) {
+      const std::int64_t o = i + ap.pitch * j + ap.plane * k;
+      return Row{rhs ? rhs.data[o] : b_const,
+                 ap.data[o],
+                 aw.data[o],
+                 ae.data[o],
+                 as.data[o],
+                 an.data[o],
+                 three ? ab.data[o] : T(0),
+                 three ? at.data[o] : T(0),
+                 mask ? mask.data[o] == 0 : true};
+    }
     return Row{b(i, j, k),
                ap(i, j, k),
                aw(i, j, k),
@@ -90,7 +120,8 @@ struct StencilView {
   // b_P - (A u)_P at a free node.
   template <class U>
   GRIDSOLVE_HD T residual(const FieldView<U>& u, int i, int j, int k) const {
-    return b(i, j, k) + neighbours(u, i, j, k) - diag(i, j, k) * u(i, j, k);
+    const Row r = row(i, j, k);
+    return r.b + neighbours(r, u, i, j, k) - r.diag * u(i, j, k);
   }
 
   // The same for constant coefficients (uniform) at any node, with the dimension count a

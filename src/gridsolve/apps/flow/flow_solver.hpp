@@ -168,9 +168,9 @@ class FlowSolver {
   void solve_momentum(int c, int sweeps, bool from_extrapolated = false);
   // The predictor's solve itself; returns the sweeps (or iterations) it took.
   int run_predictor(int c, int sweeps, bool from_extrapolated);
-  // The SOR factor of component c's predictor: the case's, or (when it leaves the choice
-  // to the system) Young's optimum for the largest sum |a_nb| / a_P of its rows.
-  double predictor_omega(int c) const;
+  // The SOR factor of a predictor: the case's, or (when it leaves the choice to the
+  // system) Young's optimum for rho, the largest sum |a_nb| / a_P of its rows.
+  double predictor_omega(double rho) const;
 
   // flow_projection.cpp: `correctors` rounds of HbyA, the pressure equation, its solve and
   // the velocity correction (PISO 2, SIMPLE 1).
