@@ -69,13 +69,18 @@ TEST(FlowCli, CavityWritesItsResults) {
   const nlohmann::json j = nlohmann::json::parse(f);
   for (const char* key :
        {"psi_min", "vortex_centre", "ghia_max_deviation", "converged", "iterations", "device",
-        "coupling", "pressure_cycles_per_solve", "pressure_share"})
+        "coupling", "pressure_cycles_per_solve", "pressure_share", "sweeps_per_predictor",
+        "predictor_share"})
     EXPECT_TRUE(j.contains(key)) << key;
   EXPECT_LT(j["psi_min"].get<double>(), -0.09);
   // Where the time went: at least one multigrid cycle a solve, a share of the run.
   EXPECT_GE(j["pressure_cycles_per_solve"].get<double>(), 1.0);
   EXPECT_GT(j["pressure_share"].get<double>(), 0.0);
   EXPECT_LT(j["pressure_share"].get<double>(), 1.0);
+  // The steady cavity's predictors run their fixed count of sweeps (momentum_sweeps, 4).
+  EXPECT_EQ(j["sweeps_per_predictor"].get<double>(), 4.0);
+  EXPECT_GT(j["predictor_share"].get<double>(), 0.0);
+  EXPECT_LT(j["pressure_share"].get<double>() + j["predictor_share"].get<double>(), 1.0);
   for (const char* file : {"fields.h5", "fields.xdmf", "centreline_u.csv", "centreline_v.csv",
                            "centreline_ghia.csv", "history.csv"})
     EXPECT_TRUE(std::filesystem::exists(dir / file)) << file;

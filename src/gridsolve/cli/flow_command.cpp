@@ -55,8 +55,8 @@ void add_common(CLI::App* a, FlowArguments& f) {
   a->add_flag("-q,--quiet", f.quiet, "print nothing but errors");
   a->add_flag("--no-plots", f.no_plots, "skip the PNG figures");
   a->add_flag("--profile", f.profile,
-              "time the pressure solves and report their share of the run (synchronizes "
-              "the device around each)");
+              "time the pressure solves and the momentum predictors and report their "
+              "shares of the run (synchronizes the device around each)");
 }
 
 // The command's options that were given replace the case's values (validate() then

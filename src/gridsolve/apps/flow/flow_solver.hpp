@@ -100,6 +100,8 @@ class FlowSolver {
   // they took in all.
   long long predictor_solves() const { return predictor_solves_; }
   long long predictor_sweeps() const { return predictor_sweeps_; }
+  // The sweeps each component's last predictor took (where the next one starts).
+  const std::array<int, 3>& predictor_counts() const { return predictor_taken_; }
   // The momentum rows' lean form (LeanRow) on uniform grids without obstacles, in the
   // implicit assembly and the explicit rate (on by default); off, the general row runs
   // everywhere (what the tests compare the lean rows with).
