@@ -67,10 +67,9 @@ TEST(FlowCli, CavityWritesItsResults) {
   std::ifstream f(dir / "summary.json");
   ASSERT_TRUE(f.good());
   const nlohmann::json j = nlohmann::json::parse(f);
-  for (const char* key :
-       {"psi_min", "vortex_centre", "ghia_max_deviation", "converged", "iterations", "device",
-        "coupling", "pressure_cycles_per_solve", "pressure_share", "sweeps_per_predictor",
-        "predictor_share"})
+  for (const char* key : {"psi_min", "vortex_centre", "ghia_max_deviation", "converged",
+                          "iterations", "device", "coupling", "pressure_cycles_per_solve",
+                          "pressure_share", "sweeps_per_predictor", "predictor_share"})
     EXPECT_TRUE(j.contains(key)) << key;
   EXPECT_LT(j["psi_min"].get<double>(), -0.09);
   // Where the time went: at least one multigrid cycle a solve, a share of the run.

@@ -18,7 +18,7 @@ struct FlowStepTiming {
   double pressure_share = 0;       // of the step time
   double pressure_iterations = 0;  // per step (two correctors)
   double predictor_share = 0;      // of the step time: the momentum predictors' sweeps
-  double sweeps_per_predictor = 0; // red-black sweeps a component's predictor took
+  double sweeps_per_predictor = 0;  // red-black sweeps a component's predictor took
   double bound_ms = 0;             // the copy-bandwidth bound of one step
   std::string traffic;             // what the bound counts
 };

@@ -335,13 +335,14 @@ int flow_bench_command(const BenchSettings& s) {
   nlohmann::json out;
   out["device"] = to_string(d);
   out["copy_gbytes_per_s"] = bw / 1e9;
-  fmt::print("{:>6} {:>12} {:>12} {:>14} {:>10} {:>14} {:>10} {:>15} {:>8}\n", "cells",
-             "ms/step", "ns/cell", "bound ms/step", "of bound", "pressure share", "p-iters",
-             "predictor share", "sweeps");
+  fmt::print("{:>6} {:>12} {:>12} {:>14} {:>10} {:>14} {:>10} {:>15} {:>8}\n", "cells", "ms/step",
+             "ns/cell", "bound ms/step", "of bound", "pressure share", "p-iters", "predictor share",
+             "sweeps");
   for (int n : sizes) {
     const FlowStepTiming t = time_flow_step(d, piso_cavity(n), steps, bw);
     fmt::print(
-        "{:>5}^2 {:>12.3f} {:>12.3f} {:>14.3f} {:>9.1f}% {:>13.1f}% {:>10.1f} {:>14.1f}% {:>8.1f}\n",
+        "{:>5}^2 {:>12.3f} {:>12.3f} {:>14.3f} {:>9.1f}% {:>13.1f}% {:>10.1f} {:>14.1f}% "
+        "{:>8.1f}\n",
         n, t.ms_per_step, t.ns_per_cell, t.bound_ms, 100 * t.bound_ms / t.ms_per_step,
         100 * t.pressure_share, t.pressure_iterations, 100 * t.predictor_share,
         t.sweeps_per_predictor);
@@ -357,8 +358,9 @@ int flow_bench_command(const BenchSettings& s) {
                            {"traffic", t.traffic}});
   }
   fmt::print("bound: {}\n", "6 words/cell (read u, v, p; write u, v, p) at the copy bandwidth");
-  fmt::print("predictor: the momentum predictors' share of the step; sweeps: red-black sweeps a "
-             "component's predictor took\n");
+  fmt::print(
+      "predictor: the momentum predictors' share of the step; sweeps: red-black sweeps a "
+      "component's predictor took\n");
   taylor_green_table(d,
                      s.n != 8192         ? std::vector<int>{s.n}
                      : d == Device::cuda ? std::vector<int>{64, 256, 1024}

@@ -45,7 +45,8 @@ struct StencilView {
     bool same = aw.pitch == pitch && ae.pitch == pitch && as.pitch == pitch && an.pitch == pitch &&
                 aw.plane == plane && ae.plane == plane && as.plane == plane && an.plane == plane;
     if (dims == 3)
-      same = same && ab.pitch == pitch && at.pitch == pitch && ab.plane == plane && at.plane == plane;
+      same =
+          same && ab.pitch == pitch && at.pitch == pitch && ab.plane == plane && at.plane == plane;
     if (rhs) same = same && rhs.pitch == pitch && rhs.plane == plane;
     if (mask) same = same && mask.pitch == pitch && mask.plane == plane;
     shared_layout = same;

@@ -285,8 +285,7 @@ nlohmann::json summary_json(const FlowResult& r) {
   j["seconds"] = json_number(r.seconds);
   j["pressure_cycles_per_solve"] = json_number(r.pressure_cycles_per_solve);
   if (r.pressure_share >= 0) j["pressure_share"] = json_number(r.pressure_share);
-  if (r.sweeps_per_predictor > 0)
-    j["sweeps_per_predictor"] = json_number(r.sweeps_per_predictor);
+  if (r.sweeps_per_predictor > 0) j["sweeps_per_predictor"] = json_number(r.sweeps_per_predictor);
   if (r.predictor_share >= 0) j["predictor_share"] = json_number(r.predictor_share);
   if (r.gpu_peak_bytes > 0) j["gpu_peak_bytes"] = json_number(r.gpu_peak_bytes);
   j["continuity"] = json_number(r.last.continuity);

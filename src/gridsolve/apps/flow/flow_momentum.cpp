@@ -248,10 +248,10 @@ int FlowSolver<T>::run_predictor(int comp, int sweeps, bool from_extrapolated) {
     sweep(sweeps);
     return sweeps;
   }
-  // Residual control: one reduction per block of sweeps. The target is the residual fall
-  // from u^n (start), what measures how far the step moves the velocity. Started from the
-  // BDF2 extrapolation (1 + omega) u^n - omega u^{n-1}, a step's change nearer, the sweeps
-  // reach that same residual sooner.
+  // Residual control: one reduction after each block of sweeps. The target is the
+  // residual fall from u^n (start), what measures how far the step moves the velocity.
+  // Started from the BDF2 extrapolation (1 + omega) u^n - omega u^{n-1}, a step's change
+  // nearer, the sweeps reach that same residual sooner.
   if (from_extrapolated) {
     const StencilView<T> a = op.view();
     const FieldView<const T> guess = u_conv_[c].cview();

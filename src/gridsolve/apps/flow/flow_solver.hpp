@@ -27,7 +27,7 @@ namespace detail {
 template <class T>
 struct MomentumAssembly;
 struct LeanRow;
-}
+}  // namespace detail
 
 // What one iteration or step measured (filled only when asked, so the device is not
 // waited on every step).
