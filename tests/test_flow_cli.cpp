@@ -42,6 +42,12 @@ type = "inflow"
 u = "4*y*(1-y)"
 )TOML";
 
+// A channel's outflow side and a circle of radius 0.3 centred at `centre` (TOML's array).
+std::string outflow_and_circle_at(const std::string& centre) {
+  return "[boundary.x_high]\ntype = \"outflow\"\n[[obstacle]]\nshape = \"circle\"\ncentre = " +
+         centre + "\nradius = 0.3\n";
+}
+
 // A command line that must exit 2 with a message holding `says`.
 struct Bad {
   std::string args, says;
@@ -182,13 +188,8 @@ nu = 0.01
 [boundary.x_low]
 type = "inflow"
 u = "1"
-[boundary.x_high]
-type = "outflow"
-[[obstacle]]
-shape = "circle"
-centre = [1, 1.2]
-radius = 0.3
-)TOML") + " --device cpu",
+)TOML" + outflow_and_circle_at("[1, 1.2]")) +
+           " --device cpu",
        "not inside the domain"},
       {"cavity --re 100 --n 16 --device cpu --convection lax",
        "upwind, hybrid, tvd, quick, central"},
@@ -221,14 +222,8 @@ time = "rk3"
 )TOML") + " --device cpu",
        "the rk3 time scheme goes with the projection coupling"},
       {"flow " + write_case("nooutflow", channel_head) + " --device cpu", "outflow"},
-      {"flow " + write_case("outside", std::string(channel_head) + R"TOML(
-[boundary.x_high]
-type = "outflow"
-[[obstacle]]
-shape = "circle"
-centre = [3.9, 0.5]
-radius = 0.3
-)TOML") + " --device cpu",
+      {"flow " + write_case("outside", channel_head + outflow_and_circle_at("[3.9, 0.5]")) +
+           " --device cpu",
        "not inside the domain"},
       {"flow " + write_case("negmomtol", R"TOML(
 [flow]

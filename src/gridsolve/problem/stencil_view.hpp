@@ -120,9 +120,12 @@ struct StencilView {
 
   // b_P - (A u)_P at a free node.
   template <class U>
-  GRIDSOLVE_HD T residual(const FieldView<U>& u, int i, int j, int k) const {
-    const Row r = row(i, j, k);
+  GRIDSOLVE_HD T residual(const Row& r, const FieldView<U>& u, int i, int j, int k) const {
     return r.b + neighbours(r, u, i, j, k) - r.diag * u(i, j, k);
+  }
+  template <class U>
+  GRIDSOLVE_HD T residual(const FieldView<U>& u, int i, int j, int k) const {
+    return residual(row(i, j, k), u, i, j, k);
   }
 
   // The same for constant coefficients (uniform) at any node, with the dimension count a

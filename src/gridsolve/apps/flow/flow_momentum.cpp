@@ -3,7 +3,6 @@
 // and the predictor: red-black SOR sweeps (over-relaxed by predictor_omega, to the
 // case's residual fall) or BiCGStab.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
 #include "gridsolve/apps/flow/flow_loop_helpers.hpp"
@@ -62,8 +61,8 @@ struct PredictorStartBody {
     double s = std::abs(double(r.w)) + std::abs(double(r.e)) + std::abs(double(r.s)) +
                std::abs(double(r.n));
     if (a.dims == 3) s += std::abs(double(r.bottom)) + std::abs(double(r.top));
-    const T residual = r.b + a.neighbours(r, u, i, j, k) - r.diag * u(i, j, k);
-    return PredictorStart{SumOfSquares::of(double(residual)), s / std::abs(double(r.diag))};
+    return PredictorStart{SumOfSquares::of(double(a.residual(r, u, i, j, k))),
+                          s / std::abs(double(r.diag))};
   }
 };
 
@@ -149,9 +148,7 @@ void FlowSolver<T>::assemble_momentum(int comp, const TimeWeights& w, double rel
   if (inner.empty()) {
     for_each_fixed(device_, op.active, case_.dims, comp, m);
   } else {
-    LeanMomentumAssembly<T> lean{m, lean_row(), {}};
-    const MacGeometry hg = grid_.host_geometry();
-    for (int a = 0; a < 3; ++a) lean.h[a] = hg.width(a, 0);
+    const LeanMomentumAssembly<T> lean{m, lean_row()};
     for_each_fixed(device_, inner, case_.dims, comp, lean);
     std::array<Box, 3> outer, within;
     std::array<MomentumAssembly<T>, 3> rows;
@@ -184,15 +181,9 @@ void FlowSolver<T>::extrapolate_convecting_velocity(double omega) {
 // Predictor: timed apart when profiling, its sweeps counted.
 template <class T>
 void FlowSolver<T>::solve_momentum(int comp, int sweeps, bool from_extrapolated) {
-  const auto t0 = std::chrono::steady_clock::now();
-  if (profiling_) synchronize(device_);
-  predictor_sweeps_ += run_predictor(comp, sweeps, from_extrapolated);
+  predictor_sweeps_ +=
+      profiled(predictor_seconds_, [&] { return run_predictor(comp, sweeps, from_extrapolated); });
   ++predictor_solves_;
-  if (profiling_) {
-    synchronize(device_);
-    predictor_seconds_ +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  }
 }
 
 // The pressure force joins b0, then red-black SOR sweeps (or BiCGStab).

@@ -160,7 +160,7 @@ struct MomentumAssembly {
         const double pu = far && scheme != 4 ? double(at(u[C], U)) : 0.0;
         b -= F * correction_toward(scheme, far, at(u[C], Cn), at(u[C], Dn), pu);
       }
-      }
+    }
     out.ap = sum_a + netF + extra;
     out.b = b;
     out.vol = vol;
@@ -214,11 +214,13 @@ struct MomentumAssembly {
 // velocity: a fraction of the general row's instructions and registers. The implicit
 // assembly (LeanMomentumAssembly) and the explicit rate (LeanMomentumRate) both take it.
 struct LeanRow {
-  // Per axis q: the area of the staggered cell's faces normal to q and their diffusion
-  // coefficient nu area / h_q; the cell's volume and one over it.
-  double area[3] = {1, 1, 1}, diffusion[3] = {0, 0, 0}, volume = 1, inv_volume = 1;
+  // Per axis q: the width h_q, the area of the staggered cell's faces normal to q and their
+  // diffusion coefficient nu area / h_q; the cell's volume and one over it.
+  double width[3] = {1, 1, 1}, area[3] = {1, 1, 1}, diffusion[3] = {0, 0, 0}, volume = 1,
+         inv_volume = 1;
   // Set from the grid's widths h (constant on each axis).
   void set_widths(const double h[3], double nu) {
+    for (int q = 0; q < 3; ++q) width[q] = h[q];
     volume = h[0] * h[1] * h[2];
     for (int q = 0; q < 3; ++q) {
       area[q] = volume / h[q];
@@ -278,12 +280,11 @@ struct LeanMomentumAssembly {
   static constexpr int min_blocks = 4;
   MomentumAssembly<T> m;
   LeanRow lean;
-  double h[3] = {1, 1, 1};
 
   template <int Dims, int C>
   GRIDSOLVE_HD void apply(int i, int j, int k) const {
     const double uP = m.u[C](i, j, k);
-    m.template store<Dims>(i, j, k, lean.row<Dims, C>(m, i, j, k, uP), uP, h[C]);
+    m.template store<Dims>(i, j, k, lean.row<Dims, C>(m, i, j, k, uP), uP, lean.width[C]);
   }
 };
 
@@ -318,8 +319,8 @@ struct MomentumRate {
       int J[3] = {i, j, k};
       J[q] += side ? 1 : -1;
       s += a * double(at(u, J));
-      }
-      update(i, j, k, uP, s / r.vol);
+    }
+    update(i, j, k, uP, s / r.vol);
   }
   GRIDSOLVE_HD void update(int i, int j, int k, double uP, double rt) const {
     star(i, j, k) = T(uP + gamma_dt * rt + (rho_dt != 0 ? rho_dt * double(rate(i, j, k)) : 0.0));
@@ -432,8 +433,7 @@ void for_each_frame_of(Device d, const std::array<Box, 3>& outer, const std::arr
       rest.hi[a] = in.hi[a];
     }
   }
-  if (frames.count > 0)
-    for_each(d, Box{{0, 0, 0}, {frames.start[frames.count] - 1, 0, 0}}, frames);
+  if (frames.count > 0) for_each(d, Box{{0, 0, 0}, {frames.start[frames.count] - 1, 0, 0}}, frames);
 }
 template <class Body>
 void for_each_frame(Device d, const std::array<Box, 3>& outer, const std::array<Box, 3>& inner,

@@ -3,7 +3,6 @@
 // through the registry's solver (set up once, refreshed as the coefficients drift), and
 // the velocity corrected with the new pressure.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <span>
 
@@ -148,15 +147,11 @@ SolveOptions FlowSolver<T>::pressure_options() const {
 // is not finite ends the run (a direct solve asked not to verify reports -1).
 template <class T>
 void FlowSolver<T>::run_pressure_solve(const SolveOptions& so, StepReport& r) {
-  const auto t0 = std::chrono::steady_clock::now();
-  if (profiling_) synchronize(device_);
-  const SolveReport sr = solve_pressure(so);
-  if (pop_.periodic || cell_parts_) exchange_pressure_ghosts();
-  if (profiling_) {
-    synchronize(device_);
-    pressure_seconds_ +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  }
+  const SolveReport sr = profiled(pressure_seconds_, [&] {
+    const SolveReport s = solve_pressure(so);
+    if (pop_.periodic || cell_parts_) exchange_pressure_ghosts();
+    return s;
+  });
   ++pressure_solves_;
   pressure_iterations_ += sr.iterations;
   r.pressure_iterations += sr.iterations;

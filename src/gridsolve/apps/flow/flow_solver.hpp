@@ -5,6 +5,7 @@
 // flow_projection, flow_diagnostics; flow_solver.cpp holds the loops and checkpoints.
 #pragma once
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -16,6 +17,7 @@
 #include "gridsolve/apps/flow/flow_fields.hpp"
 #include "gridsolve/exec/decomposition.hpp"
 #include "gridsolve/exec/ghost_exchange.hpp"
+#include "gridsolve/exec/memory.hpp"
 #include "gridsolve/problem/mac_grid.hpp"
 #include "gridsolve/problem/stencil_operator.hpp"
 #include "gridsolve/solve/solver.hpp"
@@ -168,6 +170,19 @@ class FlowSolver {
   // counted). from_extrapolated: the sweeps start from u_conv_ (the BDF2 step's
   // extrapolation of the new velocity) instead of u^n, and stop at the same residual.
   void solve_momentum(int c, int sweeps, bool from_extrapolated = false);
+  // body(), with its time added to `seconds` when profiling (the device waited for before
+  // and after it).
+  template <class F>
+  auto profiled(double& seconds, F&& body) {
+    const auto t0 = std::chrono::steady_clock::now();
+    if (profiling_) synchronize(device_);
+    auto result = body();
+    if (profiling_) {
+      synchronize(device_);
+      seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+    return result;
+  }
   // The predictor's solve itself; returns the sweeps (or iterations) it took.
   int run_predictor(int c, int sweeps, bool from_extrapolated);
   // The SOR factor of a predictor: the case's, or (when it leaves the choice to the

@@ -52,7 +52,7 @@ struct ResidualBody {
   FieldView<T> out;
   GRIDSOLVE_HD void operator()(int i, int j, int k) const {
     const typename StencilView<T>::Row r = a.row(i, j, k);
-    out(i, j, k) = r.free ? r.b + a.neighbours(r, v, i, j, k) - r.diag * v(i, j, k) : T(0);
+    out(i, j, k) = r.free ? a.residual(r, v, i, j, k) : T(0);
   }
 };
 
