@@ -10,6 +10,7 @@
 #include "gridsolve/exec/communicator.hpp"
 #include "gridsolve/exec/device_link.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
+#include "gridsolve/exec/reduce_then.hpp"
 
 namespace gridsolve {
 
@@ -236,17 +237,17 @@ void StencilOperator<T>::fix_constant(Field<T>& u) const {
   if (!singular) return;
   const StencilView<T> a = view();
   const FieldView<T> v = u.view();
-  const double sum = reduce<double>(
+  const double count = double(unknowns);
+  // The mean stays where it is summed: no wait on the host after a solve.
+  reduce_then<double>(
       device, active,
       [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
         return a.is_free(i, j, k) ? double(v(i, j, k)) : 0.0;
       },
-      SumOp{}, 0.0);
-  const double total = parts ? Communicator::world().sum(sum) : sum;
-  const T mean = T(total / double(unknowns));
-  for_each(device, active, [=] GRIDSOLVE_HD(int i, int j, int k) {
-    if (a.is_free(i, j, k)) v(i, j, k) -= mean;
-  });
+      parts != nullptr, active,
+      [=] GRIDSOLVE_HD(int i, int j, int k, double sum) {
+        if (a.is_free(i, j, k)) v(i, j, k) -= T(sum / count);
+      });
   exchange_ghosts(u);
 }
 

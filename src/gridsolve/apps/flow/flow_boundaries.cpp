@@ -2,13 +2,16 @@
 // from the sides), the boundary faces of the normal components (walls, inflows, outflows
 // rescaled to the inflow), and the inflow's ramp in time. Every ghost is filled by
 // exchange_ghosts.
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <numbers>
 
 #include "gridsolve/apps/flow/flow_loop_helpers.hpp"
 #include "gridsolve/apps/flow/flow_solver.hpp"
 #include "gridsolve/exec/ghost_exchange.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
+#include "gridsolve/exec/reduce_then.hpp"
 
 namespace gridsolve::flow {
 
@@ -61,70 +64,103 @@ void FlowSolver<T>::exchange_pressure_ghosts() {
   exchange_ghosts(p_, pressure_ghosts_);
 }
 
+namespace {
+
+// The boundary faces of the normal components on every side that is not periodic, as one
+// loop: row s of the loop's box is side s, its faces flattened along i.
+template <class T>
+struct BoundaryFaces {
+  int sides = 0;
+  int comp[6] = {}, type[6] = {}, inner[6] = {};
+  double sign[6] = {}, factor[6] = {};  // inward flux positive; the inflow's ramp
+  Box slab[6];
+  FieldView<T> u[3];
+  FieldView<const T> wall[3];
+  MacGeometry g;
+
+  Box loop() const {
+    std::int64_t most = 0;
+    for (int s = 0; s < sides; ++s) most = std::max(most, slab[s].cells());
+    return Box{{0, 0, 0}, {int(most) - 1, sides - 1, 0}};
+  }
+  // Face t of side s, if it has one.
+  GRIDSOLVE_HD bool face(int t, int s, int* I) const {
+    const Box& b = slab[s];
+    if (t >= b.cells()) return false;
+    const int e0 = b.extent(0), e1 = b.extent(1);
+    I[0] = b.lo[0] + t % e0;
+    I[1] = b.lo[1] + (t / e0) % e1;
+    I[2] = b.lo[2] + t / (e0 * e1);
+    return true;
+  }
+  // Sets the face (wall and inflow values, the outflow extrapolated) and returns its flux,
+  // inward positive: {into the inflows and walls, out of the outflows}.
+  GRIDSOLVE_HD SumPair set(int t, int s) const {
+    int I[3];
+    if (!face(t, s, I)) return {};
+    const int c = comp[s];
+    T v;
+    if (type[s] == k_outflow) {
+      int J[3] = {I[0], I[1], I[2]};
+      J[c] = inner[s];
+      v = at(u[c], J);
+    } else {
+      v = at(wall[c], I) * T(factor[s]);
+    }
+    u[c](I[0], I[1], I[2]) = v;
+    const double flux = sign[s] * double(v) * face_area(g, c, I);
+    return type[s] == k_outflow ? SumPair{0, -flux} : SumPair{flux, 0};
+  }
+  // Global mass balance: the outflow faces scaled to carry what comes in.
+  GRIDSOLVE_HD void balance(int t, int s, const SumPair& flux) const {
+    int I[3];
+    if (type[s] != k_outflow || !face(t, s, I)) return;
+    const double in = flux.first, out = flux.second;
+    const bool scale = (out < 0 ? -out : out) > 1e-14 * ((in < 0 ? -in : in) + 1e-300);
+    u[comp[s]](I[0], I[1], I[2]) *= T(scale ? in / out : 1.0);
+  }
+};
+
+}  // namespace
+
 // Boundary faces of the normal axis (wall and inflow values, outflow extrapolated and
-// scaled to the inflow), then the ghost layers of every field.
+// scaled to the inflow), then the ghost layers of every field. The inflow and outflow are
+// summed on the device and read there by the rescaling: no wait on the host.
 template <class T>
 void FlowSolver<T>::apply_boundaries(double factor, bool set_faces, bool pressure) {
   const int dims = case_.dims;
-  const auto& n = grid_.cells();
-  const Device dev = device_;
-  double inflow = 0, outflow = 0;
-  const MacGeometry g = grid_.geometry();
-  const bool has_outflow = case_.has_outflow();
-  for (int comp = 0; comp < dims && set_faces; ++comp) {
-    const auto ext = face_extent(n, comp);
-    const FieldView<T> u = u_[std::size_t(comp)].view();
-    const FieldView<const T> w = wall_[std::size_t(comp)].cview();
-    for (int side = 0; side < 2; ++side) {
-      const int st = side_code(case_.sides[std::size_t(2 * comp + side)].type);
-      if (st == k_periodic) continue;  // face n is face 0's image: set with the ghosts
-      Box slab{{0, 0, 0}, {ext[0] - 1, ext[1] - 1, ext[2] - 1}};
-      const int idx = side ? ext[comp] - 1 : 0, inner = side ? idx - 1 : 1;
-      slab.lo[comp] = slab.hi[comp] = idx;
-      slab = slab.intersect(u_[std::size_t(comp)].interior());  // this part's share
-      const T fac = T(st == k_velocity ? factor : 1.0);
-      const int cc = comp;
-      for_each(dev, slab, [=] GRIDSOLVE_HD(int i, int j, int k) {
-        if (st == k_outflow) {
-          int J[3] = {i, j, k};
-          J[cc] = inner;
-          u(i, j, k) = at(u, J);
-        } else {
-          u(i, j, k) = w(i, j, k) * fac;
-        }
-      });
-      if (!has_outflow) continue;  // the mass balance below needs the fluxes
-      // Net flux through this side, inward positive for inflow measurement.
-      const double s = side ? -1.0 : 1.0;
-      const double flux = sum_over_ranks(
-          slab.empty() ? 0.0
-                       : reduce<double>(
-                             dev, slab,
-                             [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
-                               const int I[3] = {i, j, k};
-                               return s * double(u(i, j, k)) * face_area(g, cc, I);
-                             },
-                             SumOp{}, 0.0));
-      if (st == k_outflow)
-        outflow -= flux;
-      else
-        inflow += flux;
-    }
-  }
-  // Global mass balance: the outflow carries exactly what comes in.
-  if (set_faces && has_outflow && (outflow != 0 || inflow != 0)) {
-    for (int comp = 0; comp < dims; ++comp)
+  if (set_faces) {
+    const auto& n = grid_.cells();
+    BoundaryFaces<T> b;
+    b.g = grid_.geometry();
+    for (int comp = 0; comp < dims; ++comp) {
+      b.u[comp] = u_[std::size_t(comp)].view();
+      b.wall[comp] = wall_[std::size_t(comp)].cview();
+      const auto ext = face_extent(n, comp);
       for (int side = 0; side < 2; ++side) {
-        if (case_.sides[std::size_t(2 * comp + side)].type != SideType::outflow) continue;
-        const auto ext = face_extent(n, comp);
+        const int st = side_code(case_.sides[std::size_t(2 * comp + side)].type);
+        if (st == k_periodic) continue;  // face n is face 0's image: set with the ghosts
         Box slab{{0, 0, 0}, {ext[0] - 1, ext[1] - 1, ext[2] - 1}};
-        slab.lo[comp] = slab.hi[comp] = side ? ext[comp] - 1 : 0;
-        slab = slab.intersect(u_[std::size_t(comp)].interior());
-        const FieldView<T> u = u_[std::size_t(comp)].view();
-        const bool scale = std::abs(outflow) > 1e-14 * (std::abs(inflow) + 1e-300);
-        const T ratio = T(scale ? inflow / outflow : 1.0);
-        for_each(dev, slab, [=] GRIDSOLVE_HD(int i, int j, int k) { u(i, j, k) *= ratio; });
+        const int idx = side ? ext[comp] - 1 : 0;
+        slab.lo[comp] = slab.hi[comp] = idx;
+        const int s = b.sides++;
+        b.slab[s] = slab.intersect(u_[std::size_t(comp)].interior());  // this part's share
+        b.comp[s] = comp;
+        b.type[s] = st;
+        b.inner[s] = side ? idx - 1 : 1;
+        b.sign[s] = side ? -1.0 : 1.0;
+        b.factor[s] = st == k_velocity ? factor : 1.0;
       }
+    }
+    const Box loop = b.loop();
+    if (!case_.has_outflow()) {
+      for_each(device_, loop, [=] GRIDSOLVE_HD(int t, int s, int) { b.set(t, s); });
+    } else {
+      reduce_then<SumPair>(
+          device_, loop, [=] GRIDSOLVE_HD(int t, int s, int) { return b.set(t, s); },
+          cell_parts_ != nullptr, loop,
+          [=] GRIDSOLVE_HD(int t, int s, int, const SumPair& flux) { b.balance(t, s, flux); });
+    }
   }
   for (int comp = 0; comp < dims; ++comp) exchange_velocity_ghosts(comp, factor);
   if (pressure) exchange_pressure_ghosts();

@@ -1,9 +1,11 @@
 // The flow solver's measurements: the largest divergence, the largest change of a step,
 // the CFL time step, and the forces on the bodies; each one reduction on the device.
 #include <algorithm>
+#include <span>
 
 #include "gridsolve/apps/flow/flow_loop_helpers.hpp"
 #include "gridsolve/apps/flow/flow_solver.hpp"
+#include "gridsolve/exec/communicator.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
 
 namespace gridsolve::flow {
@@ -104,31 +106,35 @@ Forces FlowSolver<T>::forces() const {
   if (case_.obstacles.empty()) return {};
   const MacGeometry g = grid_.geometry();
   const double nu = case_.nu;
-  double f[3] = {0, 0, 0};
-  for (int comp = 0; comp < case_.dims; ++comp) {
-    const std::size_t c = std::size_t(comp);
-    const StencilView<T> a = mom_[c].view();
-    const FieldView<const T> u = u_[c].cview(), body = body_[c].cview();
-    f[c] += sum_over_ranks(reduce<double>(
-        device_, mom_[c].active,
-        [=] GRIDSOLVE_HD(int i, int j, int k) -> double {
-          return a.is_free(i, j, k) ? nu * double(body(i, j, k)) * double(u(i, j, k)) : 0.0;
-        },
-        SumOp{}, 0.0));
-  }
+  // Both components' wall terms and the pressure's in one pass (one wait on the host a
+  // step): over every face and cell box, each term where its own box holds the index.
+  const StencilView<T> a[2] = {mom_[0].view(), mom_[1].view()};
+  const FieldView<const T> u[2] = {u_[0].cview(), u_[1].cview()};
+  const FieldView<const T> body[2] = {body_[0].cview(), body_[1].cview()};
   FieldView<const std::uint8_t> fm[3];
   Box act[3];
-  for (int q = 0; q < case_.dims; ++q) {
+  Box all = pop_.active;
+  for (int q = 0; q < std::min(case_.dims, 3); ++q) {
     fm[q] = mom_[std::size_t(q)].mask.cview();
     act[q] = whole_active(mom_[std::size_t(q)]);
+    const Box& own = mom_[std::size_t(q)].active;
+    for (int x = 0; x < 3; ++x) {
+      all.lo[x] = std::min(all.lo[x], own.lo[x]);
+      all.hi[x] = std::max(all.hi[x], own.hi[x]);
+    }
   }
+  const Box cells = pop_.active;
   const FieldView<const T> p = p_.cview();
   const bool three = case_.dims == 3;  // a face's area spans its cell's z width too
-  const SumPair pf = reduce<SumPair>(
-      device_, pop_.active,
+  SumPair f = reduce<SumPair>(
+      device_, all,
       [=] GRIDSOLVE_HD(int i, int j, int k) -> SumPair {
-        const int I[3] = {i, j, k};
         double out[2] = {0, 0};
+        for (int q = 0; q < 2; ++q)
+          if (a[q].active.contains(i, j, k) && a[q].is_free(i, j, k))
+            out[q] += nu * double(body[q](i, j, k)) * double(u[q](i, j, k));
+        if (!cells.contains(i, j, k)) return SumPair{out[0], out[1]};
+        const int I[3] = {i, j, k};
         for (int q = 0; q < 2; ++q) {
           int H[3] = {i, j, k};
           H[q] += 1;
@@ -142,7 +148,12 @@ Forces FlowSolver<T>::forces() const {
         return SumPair{out[0], out[1]};
       },
       SumOp{}, SumPair{});
-  return Forces{f[0] + sum_over_ranks(pf.first), f[1] + sum_over_ranks(pf.second)};
+  if (cell_parts_) {
+    double both[2] = {f.first, f.second};
+    Communicator::world().sum(std::span<double>(both));
+    f = SumPair{both[0], both[1]};
+  }
+  return Forces{f.first, f.second};
 }
 
 template double FlowSolver<double>::max_divergence() const;
