@@ -1,5 +1,6 @@
 // LinearOperator<T>: what Krylov methods and preconditioners see of a system's matrix.
 #pragma once
+#include <array>
 #include <memory>
 
 #include "gridsolve/core/box.hpp"
@@ -51,6 +52,12 @@ class LinearOperator {
   // The norm of the unknowns' right-hand side (b, and for a stencil operator the known
   // values' contributions): what makes residuals relative (b null as in residual).
   virtual double rhs_norm(const Field<T>* b, const Field<T>& u) const = 0;
+  // Both norms, {residual, right-hand side}: one pass (one wait on the host) where the
+  // operator can, so an iteration's first check also measures its scale.
+  virtual std::array<double, 2> residual_and_rhs_norms(const Field<T>* b,
+                                                       const Field<T>& u) const {
+    return {residual_norm(b, u), rhs_norm(b, u)};
+  }
   // Singular operators (all-Neumann): shifts u to the representative the operator defines
   // (zero mean over the unknowns). Others leave u alone.
   virtual void fix_constant(Field<T>& u) const { (void)u; }

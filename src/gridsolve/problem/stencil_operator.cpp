@@ -209,7 +209,41 @@ double free_norm(const StencilOperator<T>& op, const Field<T>& u, const Field<T>
   return (op.parts ? Communicator::world().sum_in_rank_order(s) : s).norm();
 }
 
+// Both norms of free_norm in one pass.
+struct NormPair {
+  SumOfSquares residual, rhs;
+  GRIDSOLVE_HD NormPair operator+(const NormPair& o) const {
+    return {residual + o.residual, rhs + o.rhs};
+  }
+};
+template <class T>
+struct BothNormsBody {
+  StencilView<T> a;
+  FieldView<const T> v;
+  GRIDSOLVE_HD NormPair operator()(int i, int j, int k) const {
+    if (!a.is_free(i, j, k)) return NormPair{};
+    // The residual as residual_norm has it (UniformResidualNormBody on plain uniform rows).
+    const T r = !(a.uniform && !a.mask) ? a.residual(v, i, j, k)
+                : a.dims == 3           ? a.template uniform_residual<true>(v, i, j, k)
+                                        : a.template uniform_residual<false>(v, i, j, k);
+    return NormPair{SumOfSquares::of(double(r)), SumOfSquares::of(double(a.known_rhs(v, i, j, k)))};
+  }
+};
+
 }  // namespace
+
+template <class T>
+std::array<double, 2> StencilOperator<T>::residual_and_rhs_norms(const Field<T>* b,
+                                                                 const Field<T>& u) const {
+  refresh_images(u);
+  NormPair s = reduce<NormPair>(device, active, BothNormsBody<T>{view(b), u.cview()}, SumOp{},
+                                NormPair{});
+  if (parts) {
+    const Communicator& world = Communicator::world();
+    s = NormPair{world.sum_in_rank_order(s.residual), world.sum_in_rank_order(s.rhs)};
+  }
+  return {s.residual.norm(), s.rhs.norm()};
+}
 
 template <class T>
 double StencilOperator<T>::residual_norm(const Field<T>* b, const Field<T>& u) const {

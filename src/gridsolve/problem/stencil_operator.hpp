@@ -83,6 +83,8 @@ class StencilOperator final : public LinearOperator<T> {
   void residual(const Field<T>* b, const Field<T>& u, Field<T>& r) const override;
   double residual_norm(const Field<T>* b, const Field<T>& u) const override;
   double rhs_norm(const Field<T>* b, const Field<T>& u) const override;
+  std::array<double, 2> residual_and_rhs_norms(const Field<T>* b,
+                                               const Field<T>& u) const override;
   void fix_constant(Field<T>& u) const override;
 };
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <optional>
 #include <vector>
@@ -687,13 +688,14 @@ SolveReport MultigridSolver<T>::run(const Field<T>* b, Field<T>& u, const SolveO
   report.solver = name();
   ConvergenceMonitor monitor(options, report);
   if (options.check_every == 0) monitor.set_every(1);
-  const double scale = residual_scale(op, b, u, report);
-  MultigridHierarchy<T>& mg = *hierarchy_;
-  report.kernel = mg.describe();
   // The residual before the first cycle is read only as the first checked cycle's
   // predecessor when checks are spaced: checked every cycle, that cycle is the first
-  // factor's own start, and a norm (a reduction, a host sync) is saved per solve.
-  double previous = monitor.every() > 1 ? op.residual_norm(b, u) / scale : 0.0;
+  // factor's own start, and ||b|| (which the cycles leave alone) is measured in the same
+  // pass as the first check's residual: two host waits a solve saved.
+  double scale = monitor.every() > 1 ? residual_scale(op, b, u, report) : 0.0;  // 0: not yet
+  MultigridHierarchy<T>& mg = *hierarchy_;
+  report.kernel = mg.describe();
+  double previous = scale > 0 ? op.residual_norm(b, u) / scale : 0.0;
   if (options_.full_multigrid) {
     mg.full_multigrid(u, b);
     report.kernel += ", full multigrid start";
@@ -703,7 +705,15 @@ SolveReport MultigridSolver<T>::run(const Field<T>* b, Field<T>& u, const SolveO
     if (it > 1 || !options_.full_multigrid) mg.cycle(u, b);
     last_checked = -1;
     if (!monitor.due(it)) continue;
-    const double res = op.residual_norm(b, u) / scale;
+    double res = 0;
+    if (scale > 0) {
+      res = op.residual_norm(b, u) / scale;
+    } else {
+      const std::array<double, 2> norms = op.residual_and_rhs_norms(b, u);
+      report.rhs_norm = norms[1];
+      scale = norms[1] > 0 ? norms[1] : 1.0;
+      res = norms[0] / scale;
+    }
     if (previous > 0 && it > 1) {
       report.cycle_factors.push_back(res / previous);
     }
