@@ -134,6 +134,17 @@ TEST(GpuFoundation, LaunchRecordingReplaysTheLaunches) {
   EXPECT_EQ(bodies, 2);
   EXPECT_DOUBLE_EQ(b.to_vector()[7], 1.007);
   EXPECT_DOUBLE_EQ(a.to_vector()[5], 3 * 1.005);  // a untouched by b's recording
+  // Recorded again after reset (the instance updated in place), then replayed; back to a,
+  // whose launches the updated instance must now carry.
+  rec.reset();
+  EXPECT_FALSE(rec.recorded());
+  for (int r = 0; r < 2; ++r) rec.run(Device::cuda, b.storage(), nullptr, [&] { add_one(b); });
+  EXPECT_EQ(bodies, 3);
+  EXPECT_DOUBLE_EQ(b.to_vector()[7], 3 * 1.007);
+  rec.run(Device::cuda, a.storage(), nullptr, [&] { add_one(a); });
+  EXPECT_EQ(bodies, 4);
+  EXPECT_DOUBLE_EQ(a.to_vector()[5], 4 * 1.005);
+  EXPECT_DOUBLE_EQ(b.to_vector()[7], 3 * 1.007);
 }
 
 }  // namespace

@@ -20,9 +20,11 @@ class LaunchRecording {
   // on the exec stream (it must make no host synchronization and read nothing back) and
   // replays the recording; later runs with the same keys replay it without calling
   // `body`. The keys name what the recorded arguments point at (the fields the body
-  // reads and writes): other keys record again.
+  // reads and writes): other keys record again. A new recording of the same launches
+  // (other arguments) updates the replayed instance in place rather than making another.
   void run(Device d, const void* key0, const void* key1, const std::function<void()>& body);
-  // Forgets the recording (the body's arguments changed: new coefficients, new fields).
+  // The next run records again (the body's arguments changed: new coefficients, new
+  // fields, a new step length).
   void reset();
   bool recorded() const;
 

@@ -382,6 +382,8 @@ template <class T>
 void FlowSolver<T>::setup_pressure(bool fresh) {
   // update() keeps the hierarchy's storage and recomputes its coarse operators: the
   // same arithmetic as setup(), so a restart that sets up afresh continues bit for bit.
+  // A recorded step points at the solver's work arrays, which a setup may remake.
+  step_recording_.reset();
   if (fresh)
     pressure_solver_->setup(pop_);
   else

@@ -153,13 +153,7 @@ void FlowSolver<T>::project_stage(double alpha_dt, StepReport& r, bool measure) 
 }
 
 template <class T>
-StepReport FlowSolver<T>::runge_kutta_step(double dt, bool measure) {
-  require(dt > 0 && std::isfinite(dt), fmt::format("time step {} is not positive", dt));
-  const int dims = case_.dims;
-  StepReport r;
-  r.measured = measure;
-  if (measure)
-    for (int c = 0; c < dims; ++c) u_n_[std::size_t(c)].copy_from(u_[std::size_t(c)]);
+void FlowSolver<T>::runge_kutta_stages(double dt, StepReport& r, bool measure) {
   double reached = 0;  // the stage's end, in steps
   for (int s = 0; s < 3; ++s) {
     const double alpha = k_gamma[s] + k_rho[s];
@@ -174,6 +168,48 @@ StepReport FlowSolver<T>::runge_kutta_step(double dt, bool measure) {
   }
   // Ghosts only: re-extrapolating the outflow now would undo the last cells' continuity.
   apply_boundaries(inflow_factor_, false);
+}
+
+// A step's stages read back nothing when the transform solver takes the pressure (no
+// residual checks) and nothing is measured; the inflow must not ramp (its factor would be
+// recorded), and the first step runs directly (it makes the solvers' work arrays).
+template <class T>
+bool FlowSolver<T>::step_recordable(bool measure) const {
+  return record_steps_ && device_ == Device::cuda && direct_pressure_ && !measure && !profiling_ &&
+         !cell_parts_ && case_.inflow_period <= 0 && steps_ > 0;
+}
+
+template <class T>
+StepReport FlowSolver<T>::runge_kutta_step(double dt, bool measure) {
+  require(dt > 0 && std::isfinite(dt), fmt::format("time step {} is not positive", dt));
+  const int dims = case_.dims;
+  StepReport r;
+  r.measured = measure;
+  if (measure)
+    for (int c = 0; c < dims; ++c) u_n_[std::size_t(c)].copy_from(u_[std::size_t(c)]);
+  if (step_recordable(measure)) {
+    // Every launch is recorded with its step length: another one records again.
+    if (dt != recorded_dt_) step_recording_.reset();
+    recorded_dt_ = dt;
+    const long long solves = pressure_solves_, iterations = pressure_iterations_;
+    bool ran = false;
+    step_recording_.run(device_, u_[0].storage(), p_.storage(), [&] {
+      ran = true;
+      runge_kutta_stages(dt, r, false);
+    });
+    if (ran) {
+      recorded_solves_ = pressure_solves_ - solves;
+      recorded_iterations_ = pressure_iterations_ - iterations;
+      recorded_report_iterations_ = r.pressure_iterations;
+    } else {
+      pressure_solves_ += recorded_solves_;
+      pressure_iterations_ += recorded_iterations_;
+      r.pressure_iterations = recorded_report_iterations_;
+      ++replayed_steps_;
+    }
+  } else {
+    runge_kutta_stages(dt, r, measure);
+  }
   if (measure) r.divergence = max_divergence();
   time_ += dt;
   dt_previous_ = dt;
@@ -187,5 +223,7 @@ template StepReport FlowSolver<double>::runge_kutta_step(double, bool);
 template void FlowSolver<double>::build_projection_operator();
 template void FlowSolver<double>::explicit_momentum(double, double);
 template void FlowSolver<double>::project_stage(double, StepReport&, bool);
+template void FlowSolver<double>::runge_kutta_stages(double, StepReport&, bool);
+template bool FlowSolver<double>::step_recordable(bool) const;
 
 }  // namespace gridsolve::flow

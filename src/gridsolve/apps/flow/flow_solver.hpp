@@ -17,6 +17,7 @@
 #include "gridsolve/apps/flow/flow_fields.hpp"
 #include "gridsolve/exec/decomposition.hpp"
 #include "gridsolve/exec/ghost_exchange.hpp"
+#include "gridsolve/exec/launch_recording.hpp"
 #include "gridsolve/exec/memory.hpp"
 #include "gridsolve/problem/mac_grid.hpp"
 #include "gridsolve/problem/stencil_operator.hpp"
@@ -107,10 +108,26 @@ class FlowSolver {
   // The momentum rows' lean form (LeanRow) on uniform grids without obstacles, in the
   // implicit assembly and the explicit rate (on by default); off, the general row runs
   // everywhere (what the tests compare the lean rows with).
-  void set_lean_rows(bool on) { lean_rows_ = on; }
+  void set_lean_rows(bool on) {
+    lean_rows_ = on;
+    step_recording_.reset();
+  }
   // The shared-memory kernel for the lean rows (2D, central convection, GPU; on by
   // default); off, the generic lean rows run there (what the tests compare it with).
-  void set_tuned_rows(bool on) { tuned_rows_ = on; }
+  void set_tuned_rows(bool on) {
+    tuned_rows_ = on;
+    step_recording_.reset();
+  }
+  // The projection scheme's unmeasured steps with the transform pressure ask the host
+  // nothing: on the GPU, on one process, they are recorded once per step length and
+  // replayed as one CUDA graph (on by default; off, every step launches its loops, what
+  // the tests compare the replay with).
+  void set_recorded_steps(bool on) {
+    record_steps_ = on;
+    step_recording_.reset();
+  }
+  // Steps that were replayed from a recording.
+  long long replayed_steps() const { return replayed_steps_; }
   long long pressure_solves() const { return pressure_solves_; }
   long long pressure_iterations() const { return pressure_iterations_; }
   // Max |div u| per unit volume over fluid cells (fluxes through the faces' open parts).
@@ -222,6 +239,10 @@ class FlowSolver {
   // The lean row of this grid's widths.
   detail::LeanRow lean_row() const;
   void project_stage(double alpha_dt, StepReport& r, bool measure);
+  // The three stages of a Runge-Kutta step and the ghosts after them.
+  void runge_kutta_stages(double dt, StepReport& r, bool measure);
+  // Whether this step may be replayed from (or recorded into) step_recording_.
+  bool step_recordable(bool measure) const;
   // The projection scheme's fixed pressure operator (d = 1 / distance between centres)
   // and, where the transform solver takes it, its constant-coefficient description.
   void build_projection_operator();
@@ -312,6 +333,13 @@ class FlowSolver {
   // from it; kept in checkpoints so that a restarted run sweeps alike).
   std::array<int, 3> predictor_taken_{0, 0, 0};
   long long pressure_solves_ = 0, pressure_iterations_ = 0;
+  // The recorded projection step: its length, and what its stages count on the host (a
+  // replay adds it without running them).
+  bool record_steps_ = true;
+  LaunchRecording step_recording_;
+  double recorded_dt_ = 0;
+  long long recorded_solves_ = 0, recorded_iterations_ = 0, replayed_steps_ = 0;
+  int recorded_report_iterations_ = 0;
 };
 
 }  // namespace gridsolve::flow

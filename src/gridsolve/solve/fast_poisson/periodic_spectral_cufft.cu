@@ -38,15 +38,16 @@ __global__ void divide_modes(C* f, int hx, int ny, int nz, int kx0, const double
 }
 
 // The eigenvalue tables, one after another: `half` for x, then ny, then nz entries. On the
-// legacy default stream, as cuFFT runs (the exec layer's stream is ordered with it).
+// stream the transforms run on (the legacy default stream unless told).
 template <class C>
 void divide_spectrum(C* f, int hx, int ny, int nz, int kx0, const Buffer<double>& eig, int half,
-                     double scale) {
+                     double scale, cudaStream_t stream = nullptr) {
   const std::int64_t total = std::int64_t(hx) * ny * nz;
   const int threads = 256;
   const int blocks = int(std::min<std::int64_t>((total + threads - 1) / threads, 65535));
   const double* e = eig.data();
-  divide_modes<<<blocks, threads>>>(f, hx, ny, nz, kx0, e, e + half, e + half + ny, scale);
+  divide_modes<<<blocks, threads, 0, stream>>>(f, hx, ny, nz, kx0, e, e + half, e + half + ny,
+                                               scale);
   cuda::check_launch("periodic spectral division");
 }
 
@@ -95,10 +96,13 @@ class CufftPeriodicSpectral final : public PeriodicSpectral<T> {
   CufftPeriodicSpectral& operator=(const CufftPeriodicSpectral&) = delete;
 
   void solve(T* data) override {
-    // cuFFT runs on the legacy default stream, with which the exec layer's stream is
-    // ordered; the division goes there too.
+    // On the exec layer's stream (this thread's), so that a recorded sequence of launches
+    // (LaunchRecording: a whole projection step) holds the transforms too.
+    const cudaStream_t stream = cuda::exec_stream();
+    check_fft(cufftSetStream(r2c_, stream), "stream (periodic, forward)");
+    check_fft(cufftSetStream(c2r_, stream), "stream (periodic, backward)");
     check_fft(Cufft<T>::exec_r2c(r2c_, data, spectrum_.data()), "forward (periodic)");
-    divide_spectrum(spectrum_.data(), half_, m_[1], m_[2], 0, eig_, half_, scale_);
+    divide_spectrum(spectrum_.data(), half_, m_[1], m_[2], 0, eig_, half_, scale_, stream);
     check_fft(Cufft<T>::exec_c2r(c2r_, spectrum_.data(), data), "backward (periodic)");
   }
 
