@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -38,6 +39,10 @@ struct MultigridHierarchy<T>::Level {
 };
 
 namespace {
+
+// Coarsening stops at a whole level of at most this many unknowns (its dense inverse is
+// made on the host at every setup and update: 64^3 operations are nothing there).
+constexpr std::int64_t k_direct_unknowns = 64;
 
 // Every loop below that reads neighbours first lets the level's operator refresh the
 // periodic images it reads (nothing when no axis is periodic). The bodies of the loops
@@ -269,6 +274,10 @@ void MultigridHierarchy<T>::build_levels(const StencilOperator<T>& op, Device d)
   bool split = on_ranks;
   StencilOperator<T> read;  // what a split level's coarsening reads (upper_op's widened or whole)
   while (true) {
+    // A whole coarse level this small is the coarsest: its exact solve (CoarseSolver, one
+    // small launch) costs less than the levels below it would, some five launches of a few
+    // microseconds each a cycle.
+    if (levels_.size() > 1 && !upper_op->parts && upper_op->unknowns <= k_direct_unknowns) break;
     multigrid::Coarsening c =
         multigrid::Coarsening::plan(g.n, g.dims, options_.coarsest_nodes, op.periodic);
     if (!c.any()) break;
