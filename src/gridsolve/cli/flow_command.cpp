@@ -359,8 +359,9 @@ int flow_bench_command(const BenchSettings& s) {
   }
   fmt::print("bound: {}\n", "6 words/cell (read u, v, p; write u, v, p) at the copy bandwidth");
   fmt::print(
-      "predictor: the momentum predictors' share of the step; sweeps: red-black sweeps a "
-      "component's predictor took\n");
+      "pressure / predictor share: of as many steps again, timed apart with the device "
+      "waited for around each solve (the ms/step figure is of steps without those waits); "
+      "sweeps: red-black sweeps a component's predictor took\n");
   taylor_green_table(d,
                      s.n != 8192         ? std::vector<int>{s.n}
                      : d == Device::cuda ? std::vector<int>{64, 256, 1024}
