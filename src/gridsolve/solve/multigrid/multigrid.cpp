@@ -274,9 +274,9 @@ void MultigridHierarchy<T>::build_levels(const StencilOperator<T>& op, Device d)
   bool split = on_ranks;
   StencilOperator<T> read;  // what a split level's coarsening reads (upper_op's widened or whole)
   while (true) {
-    // A whole coarse level this small is the coarsest: its exact solve (CoarseSolver, one
-    // small launch) costs less than the levels below it would, some five launches of a few
-    // microseconds each a cycle.
+    // A whole coarse level this small is the coarsest: its exact solve (CoarseSolver, three
+    // small launches) costs less than the levels below it would, some five launches of a
+    // few microseconds each a cycle.
     if (levels_.size() > 1 && !upper_op->parts && upper_op->unknowns <= k_direct_unknowns) break;
     multigrid::Coarsening c =
         multigrid::Coarsening::plan(g.n, g.dims, options_.coarsest_nodes, op.periodic);
@@ -700,7 +700,7 @@ SolveReport MultigridSolver<T>::run(const Field<T>* b, Field<T>& u, const SolveO
   // The residual before the first cycle is read only as the first checked cycle's
   // predecessor when checks are spaced: checked every cycle, that cycle is the first
   // factor's own start, and ||b|| (which the cycles leave alone) is measured in the same
-  // pass as the first check's residual: two host waits a solve saved.
+  // pass as the first check's residual: a host wait a solve saved.
   double scale = monitor.every() > 1 ? residual_scale(op, b, u, report) : 0.0;  // 0: not yet
   MultigridHierarchy<T>& mg = *hierarchy_;
   report.kernel = mg.describe();
