@@ -28,6 +28,16 @@ struct Box {
   Box grown(int g) const {
     return Box{{lo[0] - g, lo[1] - g, lo[2] - g}, {hi[0] + g, hi[1] + g, hi[2] + g}, centring};
   }
+  // The smallest box holding both (boxes that are not empty).
+  Box hull(const Box& o) const {
+    Box r;
+    r.centring = centring;
+    for (int a = 0; a < 3; ++a) {
+      r.lo[a] = std::min(lo[a], o.lo[a]);
+      r.hi[a] = std::max(hi[a], o.hi[a]);
+    }
+    return r;
+  }
   Box intersect(const Box& o) const {
     Box r;
     r.centring = centring;

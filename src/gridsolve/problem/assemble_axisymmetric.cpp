@@ -70,9 +70,7 @@ CutTerms cut_terms(const ProblemSpec& spec, const CutFlux& cut_flux) {
     if (r.kind != NodeKind::outside) continue;
     const Box b = detail::region_nodes(r, g);
     if (b.empty()) continue;
-    if (near.empty()) near = b;
-    for (int a = 0; a < 2; ++a)
-      near.lo[a] = std::min(near.lo[a], b.lo[a]), near.hi[a] = std::max(near.hi[a], b.hi[a]);
+    near = near.empty() ? b : near.hull(b);
   }
   if (near.empty() || !cut_flux) return out;
   const Box nodes = g.nodes();

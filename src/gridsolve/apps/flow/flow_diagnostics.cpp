@@ -117,11 +117,7 @@ Forces FlowSolver<T>::forces() const {
   for (int q = 0; q < std::min(case_.dims, 3); ++q) {
     fm[q] = mom_[std::size_t(q)].mask.cview();
     act[q] = whole_active(mom_[std::size_t(q)]);
-    const Box& own = mom_[std::size_t(q)].active;
-    for (int x = 0; x < 3; ++x) {
-      all.lo[x] = std::min(all.lo[x], own.lo[x]);
-      all.hi[x] = std::max(all.hi[x], own.hi[x]);
-    }
+    all = all.hull(mom_[std::size_t(q)].active);
   }
   const Box cells = pop_.active;
   const FieldView<const T> p = p_.cview();
@@ -148,11 +144,7 @@ Forces FlowSolver<T>::forces() const {
         return SumPair{out[0], out[1]};
       },
       SumOp{}, SumPair{});
-  if (cell_parts_) {
-    double both[2] = {f.first, f.second};
-    Communicator::world().sum(std::span<double>(both));
-    f = SumPair{both[0], both[1]};
-  }
+  f = detail::sum_over_ranks(f, cell_parts_ != nullptr);
   return Forces{f.first, f.second};
 }
 

@@ -4,10 +4,12 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <span>
 
 #include "gridsolve/apps/flow/flow_case.hpp"
 #include "gridsolve/core/error.hpp"
 #include "gridsolve/core/field_view.hpp"
+#include "gridsolve/exec/communicator.hpp"
 #include "gridsolve/problem/mac_grid.hpp"
 #include "gridsolve/problem/stencil_operator.hpp"
 
@@ -58,6 +60,14 @@ struct SumPair {
     return {first + o.first, second + o.second};
   }
 };
+
+// Both sums over every rank in one all-reduce (when the solver runs on ranks).
+inline SumPair sum_over_ranks(const SumPair& mine, bool on_ranks) {
+  if (!on_ranks) return mine;
+  double both[2] = {mine.first, mine.second};
+  Communicator::world().sum(std::span<double>(both));
+  return SumPair{both[0], both[1]};
+}
 
 // A value a case's formula gave (a boundary, an initial field): beyond k_largest_speed,
 // or not a number, it is bad input named by what() and the point. what() runs only on

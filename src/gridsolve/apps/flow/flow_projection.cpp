@@ -309,11 +309,7 @@ double FlowSolver<T>::assemble_pressure(bool coefficients, bool measure, double 
         return SumPair{v, v * v};
       },
       SumOp{}, SumPair{});
-  if (cell_parts_) {
-    double both[2] = {sc.first, sc.second};
-    Communicator::world().sum(std::span<double>(both));
-    sc = SumPair{both[0], both[1]};
-  }
+  sc = detail::sum_over_ranks(sc, cell_parts_ != nullptr);
   const T mean = T(sc.first / double(pop_.unknowns));
   for_each(device_, pop_.active, [=] GRIDSOLVE_HD(int i, int j, int k) {
     if (!pm(i, j, k)) rhs(i, j, k) -= mean;
@@ -339,10 +335,7 @@ void FlowSolver<T>::correct_velocity(double scale) {
       // (build_projection_operator): its correction is by 1 / h, one number.
       if (direct_pressure_) k.d_uniform[c] = T(1.0 / hg.width(comp, 0));
       k.u[c] = u_[c].view();
-      for (int a = 0; a < 3; ++a) {
-        all.lo[a] = std::min(all.lo[a], k.active[c].lo[a]);
-        all.hi[a] = std::max(all.hi[a], k.active[c].hi[a]);
-      }
+      all = all.hull(k.active[c]);
     }
     for_each(device_, all, k);
   };
