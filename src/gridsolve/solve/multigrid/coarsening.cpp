@@ -8,6 +8,7 @@
 #include "gridsolve/exec/ghost_exchange.hpp"
 #include "gridsolve/exec/parallel_for.hpp"
 #include "gridsolve/problem/problem_spec.hpp"
+#include "gridsolve/solve/multigrid/transfer_bodies.hpp"
 
 namespace gridsolve::multigrid {
 
@@ -28,57 +29,6 @@ Coarsening Coarsening::plan(const std::array<int, 3>& fine_nodes, int dims, int 
 }
 
 namespace {
-
-// Index arithmetic of one axis, usable in loop bodies.
-struct AxisMap {
-  int nf = 1, nc = 1;
-  bool on = false;
-  const double* x = nullptr;   // fine node positions
-  const double* wl = nullptr;  // weight of the lower coarse node at each fine node, from x
-  bool wraps = false;          // periodic with period nf - 1: indices fold into 0 .. nf - 2
-
-  GRIDSOLVE_HD int fold(int i) const {
-    if (!wraps) return i;
-    const int period = nf - 1, r = i % period;
-    return r < 0 ? r + period : r;
-  }
-
-  GRIDSOLVE_HD int fine_of(int I) const {
-    if (!on) return I;
-    const int f = 2 * I;
-    return f < nf - 1 ? f : nf - 1;
-  }
-  // On a periodic axis an index past the side is aligned when the node it images is (an
-  // odd period leaves its last coarse interval one fine interval long).
-  GRIDSOLVE_HD bool aligned(int i) const {
-    i = fold(i);
-    return !on || (i % 2 == 0) || i == nf - 1;
-  }
-  GRIDSOLVE_HD int coarse_of_aligned(int i) const {
-    return !on ? i : (i == nf - 1 ? nc - 1 : i / 2);
-  }
-  // Interpolation weight of coarse node I at fine node i.
-  GRIDSOLVE_HD double weight(int i, int I) const {
-    const int f = fine_of(I);
-    if (i == f) return 1.0;
-    if (!on) return 0.0;
-    const int d = i - f;
-    if (d != 1 && d != -1) return 0.0;
-    if (aligned(i)) return 0.0;
-    // Linear in position between the enclosing coarse nodes i - 1 and i + 1.
-    const double span = x[i + 1] - x[i - 1];
-    return d == 1 ? (x[i + 1] - x[i]) / span : (x[i] - x[i - 1]) / span;
-  }
-};
-
-struct Maps {
-  AxisMap a[3];
-  explicit Maps(const Coarsening& c) {
-    for (int x = 0; x < 3; ++x)
-      a[x] = AxisMap{c.fine[x], c.coarse[x], c.coarsened[x], c.fine_x[x], c.fine_lower_weight[x],
-                     c.wraps[x]};
-  }
-};
 
 // Fine-level reads in index space that may run past a periodic side: whether a node is an
 // unknown is asked of the index folded into the active box (the unknown it is an image
@@ -163,55 +113,6 @@ GRIDSOLVE_HD double axis_weight(const Maps& m, const FineAccess<T>& fa, int i, i
   return x.weight(q, I);
 }
 
-// Interpolation weights as the transfer kernels read them: precomputed per fine node
-// (the lower coarse neighbour's weight on each axis) where the fine operator varies,
-// from node positions where it is uniform (level 0 of a constant-coefficient problem).
-template <class T>
-struct Transfer {
-  Maps m;
-  FieldView<const T> lower[3];
-  bool on_parts = false;  // InterpolationWeights::on_parts
-
-  // The restriction's innermost loop calls this per fine node and axis, so each kind of
-  // weight does only its own index work (one more test ahead of the folds made a whole
-  // multigrid solve several percent slower).
-  GRIDSOLVE_HD double lower_weight(int axis, int i, int j, int k) const {
-    const AxisMap& x = m.a[axis];
-    // From positions: only this axis's index matters, folded across a periodic side.
-    if (!lower[axis]) return x.wl[x.fold(axis == 0 ? i : axis == 1 ? j : k)];
-    // A whole level's field is read at the node a periodic index images; a rank's part
-    // where the node lies (its ghosts hold the images' weights).
-    if (!on_parts) i = m.a[0].fold(i), j = m.a[1].fold(j), k = m.a[2].fold(k);
-    return double(lower[axis](i, j, k));
-  }
-  GRIDSOLVE_HD double weight(int axis, int i, int j, int k, int I) const {
-    const AxisMap& x = m.a[axis];
-    const int q = axis == 0 ? i : axis == 1 ? j : k;
-    const int f = x.fine_of(I);
-    if (q == f) return 1.0;
-    if (!x.on) return 0.0;
-    const int d = q - f;
-    if ((d != 1 && d != -1) || x.aligned(q)) return 0.0;
-    const double wl = lower_weight(axis, i, j, k);
-    return d == 1 ? wl : 1.0 - wl;
-  }
-  GRIDSOLVE_HD double weight(int i, int j, int k, int I, int J, int K) const {
-    const double wx = weight(0, i, j, k, I);
-    if (wx == 0.0) return 0.0;
-    const double wy = weight(1, i, j, k, J);
-    if (wy == 0.0) return 0.0;
-    return wx * wy * weight(2, i, j, k, K);
-  }
-};
-
-template <class T>
-Transfer<T> transfer_of(const Coarsening& c, const InterpolationWeights<T>& w) {
-  Transfer<T> t{Maps(c), {}, w.on_parts};
-  for (int a = 0; a < 3; ++a)
-    if (!w.lower[a].empty()) t.lower[a] = w.lower[a].cview();
-  return t;
-}
-
 }  // namespace
 
 template <class T>
@@ -256,7 +157,7 @@ StencilOperator<T> coarsen_operator(const StencilView<T>& fine, const Coarsening
 
 // The coarse operator at one coarse node (Galerkin-like by conductances: series along a
 // coarse edge, parallel over the transverse fine lines; the fine sinks lumped). A functor
-// for the reason given at RestrictBody below.
+// for the reason given at RestrictBody (transfer_bodies.hpp).
 template <class T>
 struct CoarsenBody {
   Maps m;
@@ -546,127 +447,6 @@ void coarsen_operator_into(const StencilView<T>& fine, const Coarsening& c,
   }
 }
 
-// The loop bodies below are functors, not lambdas: the host calls of nvcc's extended
-// lambdas go through a function pointer the host compiler cannot inline (in a CUDA build,
-// multigrid on the CPU ran 1.2-1.5x slower for it); a functor's operator() inlines into the
-// CPU loop and launches on the GPU alike.
-// The transfers' loop bodies take the dimension count as a constant and run their loops
-// over fixed bounds (at most 3 nodes an axis restricting, 2 interpolating) with an early
-// exit, in the order of the plain loops over lo .. hi (so the sums are the same to the
-// bit): with bounds known only at run time the per-axis arrays sat in local memory, and
-// on a 2047^2 level the interpolation took 67 us and the restriction 39 on an H200.
-// The fine values a restriction reads: a field's (Source = FieldView), or the fine
-// level's residual formed where it is read (ResidualSource).
-template <class T, int Dims, class Source = FieldView<const T>>
-struct RestrictBody {
-  Transfer<T> tr;
-  Source rv;
-  FieldView<T> out;
-  StencilView<T> coarse;
-  std::array<int, 3> nf;
-  bool positional;  // every axis's weights come from positions (none learned per node)
-
-  GRIDSOLVE_HD void operator()(int I, int J, int K) const {
-    if (!coarse.is_free(I, J, K)) {
-      out(I, J, K) = T(0);
-      return;
-    }
-    const int C[3] = {I, J, K};
-    // Per axis, the fine nodes that interpolate from this coarse node: its own (weight 1)
-    // and the in-between neighbours below and above (weight 1 - w_lower and w_lower of
-    // that node; aligned neighbours belong to other coarse nodes).
-    int lo[3], count[3], f[3];
-    GRIDSOLVE_UNROLL
-    for (int a = 0; a < 3; ++a) {
-      const AxisMap& x = tr.m.a[a];
-      f[a] = x.fine_of(C[a]);
-      const bool on = a < Dims && x.on;
-      // Below fine node 0 of a periodic axis lies the ghost, the image of node nf - 2.
-      lo[a] = on && (f[a] - 1 >= 0 || x.wraps) && !x.aligned(f[a] - 1) ? f[a] - 1 : f[a];
-      const int hi = on && f[a] + 1 < nf[a] && !x.aligned(f[a] + 1) ? f[a] + 1 : f[a];
-      count[a] = hi - lo[a] + 1;
-    }
-    double s = 0;
-    if (positional) {
-      // Weights from positions depend on their own axis's index only: the 3 x 3 (x 3)
-      // weights are the products of three per-axis lists, made once per coarse node.
-      double w[3][3];
-      GRIDSOLVE_UNROLL
-      for (int a = 0; a < 3; ++a) {
-        GRIDSOLVE_UNROLL
-        for (int t = 0; t < 3; ++t) {
-          if (t >= count[a]) break;
-          const int q = lo[a] + t;
-          const AxisMap& x = tr.m.a[a];
-          const double wl = q == f[a] ? 1.0 : x.wl[x.fold(q)];
-          w[a][t] = q == f[a] ? 1.0 : q > f[a] ? wl : 1.0 - wl;
-        }
-      }
-      GRIDSOLVE_UNROLL
-      for (int kk = 0; kk < 3; ++kk) {
-        if (kk >= count[2]) break;
-        double sj = 0;
-        GRIDSOLVE_UNROLL
-        for (int jj = 0; jj < 3; ++jj) {
-          if (jj >= count[1]) break;
-          double si = 0;
-          GRIDSOLVE_UNROLL
-          for (int ii = 0; ii < 3; ++ii) {
-            if (ii >= count[0]) break;
-            si += w[0][ii] * double(rv(lo[0] + ii, lo[1] + jj, lo[2] + kk));
-          }
-          sj += w[1][jj] * si;
-        }
-        s += w[2][kk] * sj;
-      }
-      out(I, J, K) = T(s);
-      return;
-    }
-    GRIDSOLVE_UNROLL
-    for (int kk = 0; kk < 3; ++kk) {
-      if (kk >= count[2]) break;
-      GRIDSOLVE_UNROLL
-      for (int jj = 0; jj < 3; ++jj) {
-        if (jj >= count[1]) break;
-        GRIDSOLVE_UNROLL
-        for (int ii = 0; ii < 3; ++ii) {
-          if (ii >= count[0]) break;
-          const int i = lo[0] + ii, j = lo[1] + jj, k = lo[2] + kk;
-          double w = 1;
-          const int p[3] = {i, j, k};
-          GRIDSOLVE_UNROLL
-          for (int a = 0; a < Dims; ++a) {
-            if (p[a] == f[a]) continue;
-            const double wl = tr.lower_weight(a, i, j, k);
-            w *= p[a] > f[a] ? wl : 1.0 - wl;
-          }
-          s += w * double(rv(i, j, k));
-        }
-      }
-    }
-    out(I, J, K) = T(s);
-  }
-};
-
-// b - A u at a fine node, as the cycle's residual loop writes it there (the same
-// expression, so the same value to the bit): zero off the free nodes of the active box,
-// where that loop leaves the residual field's zeros. Uniform: constant coefficients and
-// no mask (StencilView::uniform_residual).
-template <class T, bool Uniform, bool Three>
-struct ResidualSource {
-  static constexpr bool three = Three;
-  StencilView<T> a;
-  FieldView<const T> v;
-  GRIDSOLVE_HD T operator()(int i, int j, int k) const {
-    if (!a.active.contains(i, j, k)) return T(0);
-    if constexpr (Uniform) {
-      return a.template uniform_residual<Three>(v, i, j, k);
-    } else {
-      return a.is_free(i, j, k) ? a.residual(v, i, j, k) : T(0);
-    }
-  }
-};
-
 template <class T>
 void restrict_residual_of(const StencilView<T>& fine, const Field<T>& u,
                           const InterpolationWeights<T>& weights, const StencilView<T>& coarse,
@@ -708,53 +488,6 @@ void restrict_residual(const Field<T>& r, const InterpolationWeights<T>& weights
     for_each(d, coarse.active,
              RestrictBody<T, 2>{tr, r.cview(), coarse_rhs.view(), coarse, c.fine, positional});
 }
-
-template <class T, int Dims>
-struct InterpolateAddBody {
-  Transfer<T> tr;
-  FieldView<const T> ev;
-  FieldView<T> uv;
-  StencilView<T> fine;
-
-  GRIDSOLVE_HD void operator()(int i, int j, int k) const {
-    if (!fine.is_free(i, j, k)) return;
-    const int f[3] = {i, j, k};
-    // Per axis: one coarse node with weight 1, or two with weights wl and 1 - wl.
-    int lo[3], count[3];
-    double wl[3];
-    GRIDSOLVE_UNROLL
-    for (int a = 0; a < 3; ++a) {
-      const AxisMap& x = tr.m.a[a];
-      if (a >= Dims || x.aligned(f[a])) {
-        lo[a] = x.coarse_of_aligned(f[a]);
-        count[a] = 1;
-        wl[a] = 1.0;
-      } else {
-        lo[a] = x.coarse_of_aligned(f[a] - 1);
-        count[a] = x.coarse_of_aligned(f[a] + 1) - lo[a] + 1;
-        wl[a] = tr.lower_weight(a, i, j, k);
-      }
-    }
-    double s = 0;
-    GRIDSOLVE_UNROLL
-    for (int kk = 0; kk < 2; ++kk) {
-      if (kk >= count[2]) break;
-      const double wk = kk == 0 ? wl[2] : 1.0 - wl[2];
-      GRIDSOLVE_UNROLL
-      for (int jj = 0; jj < 2; ++jj) {
-        if (jj >= count[1]) break;
-        const double wj = wk * (jj == 0 ? wl[1] : 1.0 - wl[1]);
-        GRIDSOLVE_UNROLL
-        for (int ii = 0; ii < 2; ++ii) {
-          if (ii >= count[0]) break;
-          s +=
-              wj * (ii == 0 ? wl[0] : 1.0 - wl[0]) * double(ev(lo[0] + ii, lo[1] + jj, lo[2] + kk));
-        }
-      }
-    }
-    uv(i, j, k) += T(s);
-  }
-};
 
 template <class T>
 void interpolate_add(const Field<T>& e, const InterpolationWeights<T>& weights,

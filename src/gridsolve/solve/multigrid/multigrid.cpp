@@ -16,6 +16,8 @@
 #include "gridsolve/exec/red_black_sweep.hpp"
 #include "gridsolve/problem/stencil_operator_part.hpp"
 #include "gridsolve/solve/convergence_monitor.hpp"
+#include "gridsolve/solve/multigrid/block_cycle.hpp"
+#include "gridsolve/solve/multigrid/level_bodies.hpp"
 #include "gridsolve/solve/solve_steps.hpp"
 
 namespace gridsolve {
@@ -40,39 +42,17 @@ struct MultigridHierarchy<T>::Level {
 
 namespace {
 
+using multigrid::GsUpdate;
+using multigrid::ResidualBody;
+using multigrid::UniformResidualBody;
+using multigrid::with_gs_update;
+
 // Coarsening stops at a whole level of at most this many unknowns (its dense inverse is
 // made on the host at every setup and update: 64^3 operations are nothing there).
 constexpr std::int64_t k_direct_unknowns = 64;
 
 // Every loop below that reads neighbours first lets the level's operator refresh the
-// periodic images it reads (nothing when no axis is periodic). The bodies of the loops
-// that take most of a cycle are functors: nvcc's extended lambdas reach the host through
-// a function pointer the host compiler cannot inline (coarsening.cpp says more).
-template <class T>
-struct ResidualBody {
-  // At most 64 registers (the general row took 72, three blocks an SM: half the copy
-  // bandwidth at 4096^2 on an H200).
-  static constexpr int min_blocks = 4;
-  StencilView<T> a;
-  FieldView<const T> v;
-  FieldView<T> out;
-  GRIDSOLVE_HD void operator()(int i, int j, int k) const {
-    const typename StencilView<T>::Row r = a.row(i, j, k);
-    out(i, j, k) = r.free ? a.residual(r, v, i, j, k) : T(0);
-  }
-};
-
-// Constant coefficients, no mask: StencilView::uniform_residual.
-template <class T, bool Three>
-struct UniformResidualBody {
-  StencilView<T> a;
-  FieldView<const T> v;
-  FieldView<T> out;
-  GRIDSOLVE_HD void operator()(int i, int j, int k) const {
-    out(i, j, k) = a.template uniform_residual<Three>(v, i, j, k);
-  }
-};
-
+// periodic images it reads (nothing when no axis is periodic).
 template <class T>
 void residual_of(const StencilOperator<T>& op, const StencilView<T>& a, Field<T>& u, Field<T>& r,
                  Device d) {
@@ -85,48 +65,6 @@ void residual_of(const StencilOperator<T>& op, const StencilView<T>& a, Field<T>
     return;
   }
   for_each(d, a.active, ResidualBody<T>{a, u.cview(), r.view()});
-}
-
-// Constant coefficients, no mask: the Gauss-Seidel update without per-node tests (it runs
-// most of a cycle's time on the finest level).
-template <class T>
-struct UniformGsUpdate {
-  FieldView<const T> rhs;
-  T inv, cx, cy, cz, c0;
-  bool has_rhs, three;
-  struct Row {
-    T scaled_b;
-  };
-  GRIDSOLVE_HD Row row(int i, int j, int k) const { return Row{has_rhs ? rhs(i, j, k) * inv : c0}; }
-  GRIDSOLVE_HD T operator()(const Row& r, const FieldView<const T>& v, int i, int j, int k) const {
-    T s = r.scaled_b + cx * (v(i - 1, j, k) + v(i + 1, j, k)) +
-          cy * (v(i, j - 1, k) + v(i, j + 1, k));
-    if (three) s += cz * (v(i, j, k - 1) + v(i, j, k + 1));
-    return s;
-  }
-};
-
-template <class T>
-struct GsUpdate {
-  StencilView<T> a;
-  using Row = typename StencilView<T>::Row;
-  GRIDSOLVE_HD Row row(int i, int j, int k) const { return a.row(i, j, k); }
-  GRIDSOLVE_HD T operator()(const Row& r, const FieldView<const T>& v, int i, int j, int k) const {
-    if (!r.free) return v(i, j, k);
-    return (r.b + a.neighbours(r, v, i, j, k)) / r.diag;
-  }
-};
-
-// Calls f with the level's Gauss-Seidel update.
-template <class T, class F>
-void with_gs_update(const StencilView<T>& a, F&& f) {
-  if (a.uniform && !a.mask) {
-    const T inv = T(1) / a.cp;
-    f(UniformGsUpdate<T>{a.rhs, inv, a.cw * inv, a.cs * inv, a.cb * inv, a.b_const * inv,
-                         bool(a.rhs), a.dims == 3});
-    return;
-  }
-  f(GsUpdate<T>{a});
 }
 
 template <class T>
@@ -244,6 +182,7 @@ void MultigridHierarchy<T>::build(const StencilOperator<T>& op) {
   const StencilOperator<T>& coarsest = levels_.size() > 1 ? levels_.back()->op : op;
   if (coarsest.unknowns <= 4096 && !coarsest.parts)
     coarse_ = std::make_unique<CoarseSolver>(coarsest, op.device, op.singular);
+  find_block_start();
 }
 
 template <class T>
@@ -470,6 +409,51 @@ int MultigridHierarchy<T>::levels() const {
 }
 
 template <class T>
+void MultigridHierarchy<T>::find_block_start() {
+  block_start_ = 0;
+  const int last = int(levels_.size()) - 1;
+  // One rank's whole levels without periodic images to refresh between the steps, smoothed
+  // by red-black Gauss-Seidel, down to a coarsest level solved exactly.
+  if (options_.block_nodes <= 0 || fine_->device != Device::cuda || fine_->parts ||
+      fine_->periodic || options_.smoother != Smoother::rb_gs || !coarse_ || last < 1)
+    return;
+  int first = last + 1;
+  while (first > 1 && last - first + 2 <= multigrid::k_block_cycle_levels &&
+         levels_[std::size_t(first) - 1]->op.grid.node_count() <= options_.block_nodes)
+    --first;
+  if (first <= last) block_start_ = first;
+}
+
+template <class T>
+multigrid::BlockCycle<T> MultigridHierarchy<T>::block_cycle() const {
+  multigrid::BlockCycle<T> c;
+  const int last = int(levels_.size()) - 1;
+  c.dims = fine_->grid.dims;
+  c.count = last - block_start_ + 1;
+  c.pre_smooth = options_.pre_smooth;
+  c.post_smooth = options_.post_smooth;
+  for (int l = block_start_; l <= last; ++l) {
+    Level& level = *levels_[std::size_t(l)];
+    multigrid::BlockLevel<T>& b = c.level[l - block_start_];
+    b.a = level.op.view();
+    b.rhs = level.op.rhs.view();
+    b.u = level.u.view();
+    b.u_storage = level.u.storage();
+    b.u_size = level.u.storage_size();
+    b.r = level.r.view();
+    if (l < last) {
+      b.to_coarse = multigrid::transfer_of(level.next, level.weights);
+      b.positional = !b.to_coarse.lower[0] && !b.to_coarse.lower[1] && !b.to_coarse.lower[2];
+      b.nodes = level.next.fine;
+    }
+  }
+  c.coarsest =
+      multigrid::BlockCoarsest<T>{coarse_->n, coarse_->inverse.data(), coarse_->nodes.data(),
+                                  coarse_->rhs.data(), coarse_->x.data()};
+  return c;
+}
+
+template <class T>
 std::string MultigridHierarchy<T>::describe() const {
   std::string s =
       fmt::format("{}({},{}) {}, {} levels", to_string(options_.cycle), options_.pre_smooth,
@@ -481,6 +465,8 @@ std::string MultigridHierarchy<T>::describe() const {
   for (std::size_t l = 1; l < levels_.size(); ++l) uniform += levels_[l]->op.uniform ? 1 : 0;
   if (uniform > 0)
     s += fmt::format(", uniform rows on {} of {} coarse levels", uniform, levels_.size() - 1);
+  if (block_start_ > 0)
+    s += fmt::format(", the coarsest {} in one block", levels_.size() - std::size_t(block_start_));
   if (fine_->parts) {
     int split = 1;
     while (split < int(levels_.size()) && levels_[std::size_t(split)]->op.parts) ++split;
@@ -536,6 +522,10 @@ template <class T>
 void MultigridHierarchy<T>::cycle_at(int l, const StencilView<T>& view, Field<T>& u, char kind) {
   const Device d = fine_->device;
   const int last = int(levels_.size()) - 1;
+  if (kind == 'V' && block_start_ > 0 && l >= block_start_) {
+    multigrid::run_block_cycle(block_cycle(), l - block_start_, symmetric_);
+    return;
+  }
   const StencilOperator<T>& op = op_at(l);
   if (l == last && coarse_) {
     coarse_->solve(view, u, d);
@@ -672,6 +662,7 @@ void MultigridHierarchy<T>::update(const StencilOperator<T>& op) {
   coarse_.reset();
   if (coarsest.unknowns <= 4096)
     coarse_ = std::make_unique<CoarseSolver>(coarsest, d, fine_->singular);
+  find_block_start();
 }
 
 template <class T>

@@ -14,6 +14,11 @@
 
 namespace gridsolve {
 
+namespace multigrid {
+template <class T>
+struct BlockCycle;
+}
+
 template <class T>
 class MultigridHierarchy {
  public:
@@ -34,6 +39,8 @@ class MultigridHierarchy {
   bool same_structure(const StencilOperator<T>& op) const;
 
   int levels() const;
+  // The first level cycled inside one block (MultigridOptions::block_nodes); 0: none.
+  int block_start() const { return block_start_; }
   std::string describe() const;
 
  private:
@@ -64,12 +71,18 @@ class MultigridHierarchy {
   // through the level's second field; a level that smooths so, or by Jacobi, has one.
   bool sweeps_in_pairs(const StencilOperator<T>& op) const;
   bool second_field(const StencilOperator<T>& op) const;
+  // Sets block_start_ for the levels as built: the coarse end of the hierarchy that one
+  // block cycles, where the device, the sides and the smoother allow it.
+  void find_block_start();
+  // Those levels as the block reads them (their views are taken anew at each recording).
+  multigrid::BlockCycle<T> block_cycle() const;
   const StencilOperator<T>* fine_;
   MultigridOptions options_;
   bool symmetric_ = false;  // set while the cycle serves as a preconditioner
   std::vector<std::unique_ptr<Level>> levels_;
   struct CoarseSolver;
   std::unique_ptr<CoarseSolver> coarse_;  // exact solve of the coarsest level
+  int block_start_ = 0;
   // A cycle is a fixed sequence of small launches (a dozen per level): on the GPU it is
   // recorded once per pair of fields and replayed as one graph.
   LaunchRecording cycle_recording_, precondition_recording_;

@@ -37,6 +37,7 @@ void MultigridOptions::validate() const {
   require(coarsest_nodes >= 3,
           fmt::format("coarsest level needs >= 3 nodes per axis, got {}", coarsest_nodes));
   require(split_nodes >= 0, fmt::format("split_nodes must be >= 0, got {}", split_nodes));
+  require(block_nodes >= 0, fmt::format("block_nodes must be >= 0, got {}", block_nodes));
   require(coarse_sweeps >= 1, fmt::format("coarse sweeps must be >= 1, got {}", coarse_sweeps));
 }
 

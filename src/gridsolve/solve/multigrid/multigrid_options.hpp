@@ -29,6 +29,10 @@ struct MultigridOptions {
   // the coarser levels are whole on every rank (0: the device's default, see
   // split_level_nodes).
   std::int64_t split_nodes = 0;
+  // On one GPU the levels of at most this many nodes, down to the coarsest, are cycled
+  // inside one block (block_cycle.hpp) instead of by a few launches each; 0: every level
+  // by launches.
+  std::int64_t block_nodes = 4096;
 
   void validate() const;
   // From the command line's spelling; throws Error on a bad name or count.
