@@ -14,40 +14,66 @@ namespace {
 
 // One block of 512 threads: a level of a few thousand nodes is a few nodes a thread, and
 // the loop bodies keep the registers they need (at 1024 threads they would be held to 64).
+// A stage is bound by its slowest warp's chain of dependent instructions (the row's loads,
+// the update's arithmetic and division), not by memory: on an H200 the DFG 2D-2 pressure's
+// levels of 88 x 33 nodes and below take 158 us a cycle in the block (about 270 k warp
+// instructions, most of the time at barriers waiting for the busiest warps), where their
+// 60 launches took about as much again plus their gaps. Tried and slower: two nodes a
+// thread in flight together with the levels' arrays prefetched to L2 at the start (200
+// us), rows shared out among the warps (240 us), 1024 threads (330 us: registers spilled).
 constexpr int k_threads = 512;
 
-// f(i, j, k) at every node of b, the block's threads taking them in turn; then a barrier,
+// The nodes (i, j, k) = (lo + stride t, lo_j + row % ny, lo_k + row / ny) for t < per_row
+// and row < rows, numbered row by row, taken by the block's threads in turn: each thread
+// steps its own indices on by the block's width instead of dividing its number out each
+// time, and the box and the body are the thread's own copies (registers), which the
+// loop's stores to global memory cannot be taken to change. f(i, j, k, t); then a barrier,
 // after which every thread of the block sees what the loop wrote (global memory too).
 template <class F>
-__device__ void block_for_each(const Box& b, const F& f) {
-  if (!b.empty()) {
-    const int nx = b.extent(0), ny = b.extent(1);
-    const int count = nx * ny * b.extent(2);
-    for (int q = int(threadIdx.x); q < count; q += k_threads) {
-      const int row = q / nx;
-      f(b.lo[0] + (q - row * nx), b.lo[1] + row % ny, b.lo[2] + row / ny);
+__device__ void block_rows(const Box b, int per_row, int rows, const F f) {
+  const int ny = b.extent(1), count = per_row * rows;
+  int q = int(threadIdx.x);
+  if (q < count) {
+    const int row0 = q / per_row, row_step = k_threads / per_row;
+    const int t_step = k_threads - row_step * per_row;
+    int t = q - row0 * per_row, j = row0 % ny, k = row0 / ny;
+    for (; q < count; q += k_threads) {
+      f(b.lo[0], b.lo[1] + j, b.lo[2] + k, t);
+      t += t_step;
+      j += row_step;
+      if (t >= per_row) t -= per_row, ++j;
+      while (j >= ny) j -= ny, ++k;
     }
   }
   __syncthreads();
 }
 
+// f(i, j, k) at every node of b.
+template <class F>
+__device__ void block_for_each(const Box b, const F f) {
+  if (b.empty()) {
+    __syncthreads();
+    return;
+  }
+  block_rows(b, b.extent(0), b.extent(1) * b.extent(2),
+             [&](int lo, int j, int k, int t) { f(lo + t, j, k); });
+}
+
 // One colour's nodes of b updated in place (a node's update reads only the other colour),
 // as colour_update does over a launch.
 template <class T, class U>
-__device__ void block_colour_pass(const Box& b, int colour, const U& update,
-                                  const FieldView<T>& v) {
-  if (!b.empty()) {
-    const FieldView<const T> in(v);
-    const int nx = b.extent(0), ny = b.extent(1), per_row = (nx + 1) / 2;
-    const int count = per_row * ny * b.extent(2);
-    for (int q = int(threadIdx.x); q < count; q += k_threads) {
-      const int row = q / per_row;
-      const int j = b.lo[1] + row % ny, k = b.lo[2] + row / ny;
-      const int i = b.lo[0] + ((b.lo[0] + j + k + colour) & 1) + 2 * (q - row * per_row);
-      if (i <= b.hi[0]) v(i, j, k) = update(update.row(i, j, k), in, i, j, k);
-    }
+__device__ void block_colour_pass(const Box b, int colour, const U update, const FieldView<T> v) {
+  if (b.empty()) {
+    __syncthreads();
+    return;
   }
-  __syncthreads();
+  const FieldView<const T> in(v);
+  const int hi = b.hi[0];
+  block_rows(b, (b.extent(0) + 1) / 2, b.extent(1) * b.extent(2),
+             [&](int lo, int j, int k, int t) {
+               const int i = lo + ((lo + j + k + colour) & 1) + 2 * t;
+               if (i <= hi) v(i, j, k) = update(update.row(i, j, k), in, i, j, k);
+             });
 }
 
 // `sweeps` red-black Gauss-Seidel sweeps of level L, each colour `first` then the other.
@@ -79,16 +105,17 @@ __global__ void __launch_bounds__(k_threads)
       block_for_each(L.a.active, UniformResidualBody<T, Dims == 3>{L.a, u, L.r});
     else
       block_for_each(L.a.active, ResidualBody<T>{L.a, u, L.r});
+    // The level below's correction zeroed in the restriction's stage (neither reads it).
+    T* const zero = below.u_storage;
+    for (std::int64_t q = threadIdx.x, n = below.u_size; q < n; q += k_threads) zero[q] = T(0);
     block_for_each(below.a.active,
                    RestrictBody<T, Dims>{L.to_coarse, FieldView<const T>(L.r), below.rhs, below.a,
                                          L.nodes, L.positional});
-    for (std::int64_t q = threadIdx.x; q < below.u_size; q += k_threads) below.u_storage[q] = T(0);
-    __syncthreads();
   }
   {
     // The coarsest level: gather its right-hand side, multiply by the inverse, scatter.
     const BlockLevel<T>& L = c.level[last];
-    const BlockCoarsest<T>& s = c.coarsest;
+    const BlockCoarsest<T> s = c.coarsest;
     const FieldView<const T> u(L.u);
     for (int r = int(threadIdx.x); r < s.n; r += k_threads)
       s.rhs[r] = L.a.known_rhs(u, s.nodes[3 * r], s.nodes[3 * r + 1], s.nodes[3 * r + 2]);

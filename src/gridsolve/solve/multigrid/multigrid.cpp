@@ -414,12 +414,13 @@ void MultigridHierarchy<T>::find_block_start() {
   const int last = int(levels_.size()) - 1;
   // One rank's whole levels without periodic images to refresh between the steps, smoothed
   // by red-black Gauss-Seidel, down to a coarsest level solved exactly.
-  if (options_.block_nodes <= 0 || fine_->device != Device::cuda || fine_->parts ||
+  const std::int64_t block_nodes = block_level_nodes(options_);
+  if (block_nodes <= 0 || fine_->device != Device::cuda || fine_->parts ||
       fine_->periodic || options_.smoother != Smoother::rb_gs || !coarse_ || last < 1)
     return;
   int first = last + 1;
   while (first > 1 && last - first + 2 <= multigrid::k_block_cycle_levels &&
-         levels_[std::size_t(first) - 1]->op.grid.node_count() <= options_.block_nodes)
+         levels_[std::size_t(first) - 1]->op.grid.node_count() <= block_nodes)
     --first;
   if (first <= last) block_start_ = first;
 }

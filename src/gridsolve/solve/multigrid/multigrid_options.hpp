@@ -31,8 +31,8 @@ struct MultigridOptions {
   std::int64_t split_nodes = 0;
   // On one GPU the levels of at most this many nodes, down to the coarsest, are cycled
   // inside one block (block_cycle.hpp) instead of by a few launches each; 0: every level
-  // by launches.
-  std::int64_t block_nodes = 4096;
+  // by launches; -1: the default (block_level_nodes).
+  std::int64_t block_nodes = -1;
 
   void validate() const;
   // From the command line's spelling; throws Error on a bad name or count.
@@ -47,5 +47,9 @@ struct MultigridOptions {
 // costs every rank the level's sweeps, which on a GPU take less than that up to about a
 // million nodes, on a CPU core up to some tens of thousands.
 std::int64_t split_level_nodes(const MultigridOptions& o, Device d);
+
+// The levels cycled inside one block on a GPU: those with at most this many nodes
+// (block_nodes when set).
+std::int64_t block_level_nodes(const MultigridOptions& o);
 
 }  // namespace gridsolve
