@@ -69,11 +69,10 @@ __device__ void block_colour_pass(const Box b, int colour, const U update, const
   }
   const FieldView<const T> in(v);
   const int hi = b.hi[0];
-  block_rows(b, (b.extent(0) + 1) / 2, b.extent(1) * b.extent(2),
-             [&](int lo, int j, int k, int t) {
-               const int i = lo + ((lo + j + k + colour) & 1) + 2 * t;
-               if (i <= hi) v(i, j, k) = update(update.row(i, j, k), in, i, j, k);
-             });
+  block_rows(b, (b.extent(0) + 1) / 2, b.extent(1) * b.extent(2), [&](int lo, int j, int k, int t) {
+    const int i = lo + ((lo + j + k + colour) & 1) + 2 * t;
+    if (i <= hi) v(i, j, k) = update(update.row(i, j, k), in, i, j, k);
+  });
 }
 
 // `sweeps` red-black Gauss-Seidel sweeps of level L, each colour `first` then the other.

@@ -415,8 +415,8 @@ void MultigridHierarchy<T>::find_block_start() {
   // One rank's whole levels without periodic images to refresh between the steps, smoothed
   // by red-black Gauss-Seidel, down to a coarsest level solved exactly.
   const std::int64_t block_nodes = block_level_nodes(options_);
-  if (block_nodes <= 0 || fine_->device != Device::cuda || fine_->parts ||
-      fine_->periodic || options_.smoother != Smoother::rb_gs || !coarse_ || last < 1)
+  if (block_nodes <= 0 || fine_->device != Device::cuda || fine_->parts || fine_->periodic ||
+      options_.smoother != Smoother::rb_gs || !coarse_ || last < 1)
     return;
   int first = last + 1;
   while (first > 1 && last - first + 2 <= multigrid::k_block_cycle_levels &&
