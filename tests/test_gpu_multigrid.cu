@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <random>
 #include <string>
 #include <vector>
@@ -103,12 +104,14 @@ TEST(GpuMultigrid, V22FactorIsGridIndependentUpToLargeSizes) {
 // The coarse levels cycled inside one block (block_cycle.hpp) give the launched cycle's
 // values to the bit: per-node rows with a cut-out, constant rows, 3D Robin sides, float;
 // as a solver's cycles, as the symmetric preconditioner, and from full multigrid.
+// block_nodes: the default (-1), or more levels in the block.
 template <class T>
-void expect_block_cycles_equal_launched(const ProblemSpec& spec) {
+void expect_block_cycles_equal_launched(const ProblemSpec& spec, std::int64_t block_nodes) {
   Discretization<T> disc = assemble<T>(spec, Device::cuda);
-  MultigridOptions launched_options;
+  MultigridOptions block_options, launched_options;
+  block_options.block_nodes = block_nodes;
   launched_options.block_nodes = 0;
-  MultigridHierarchy<T> block(disc.op, MultigridOptions{}), launched(disc.op, launched_options);
+  MultigridHierarchy<T> block(disc.op, block_options), launched(disc.op, launched_options);
   ASSERT_GT(block.block_start(), 0) << spec.name << ": " << block.describe();
   EXPECT_NE(block.describe().find("in one block"), std::string::npos) << block.describe();
   EXPECT_EQ(launched.block_start(), 0);
@@ -132,12 +135,14 @@ void expect_block_cycles_equal_launched(const ProblemSpec& spec) {
 
 TEST(GpuMultigrid, CoarseLevelsInOneBlockEqualTheLaunchedOnes) {
   SKIP_WITHOUT_GPU();
-  for (const ProblemSpec& spec : {model(2, 100, "neumann", "hole", "variable", "manufactured"),
-                                  model(2, 257, "dirichlet", "none", "constant", "random"),
-                                  model(3, 33, "robin", "fixed", "variable", "manufactured")})
-    expect_block_cycles_equal_launched<double>(spec);
-  expect_block_cycles_equal_launched<float>(
-      model(2, 129, "dirichlet", "none", "variable", "random"));
+  for (const std::int64_t block_nodes : {std::int64_t(-1), std::int64_t(8192)}) {
+    for (const ProblemSpec& spec : {model(2, 100, "neumann", "hole", "variable", "manufactured"),
+                                    model(2, 257, "dirichlet", "none", "constant", "random"),
+                                    model(3, 33, "robin", "fixed", "variable", "manufactured")})
+      expect_block_cycles_equal_launched<double>(spec, block_nodes);
+    expect_block_cycles_equal_launched<float>(
+        model(2, 129, "dirichlet", "none", "variable", "random"), block_nodes);
+  }
 }
 
 TEST(GpuMultigrid, FloatAndDoubleAgreeToSinglePrecision) {

@@ -92,6 +92,9 @@ TEST(Multigrid, CoarseLevelsOfAConstantCoefficientBoxAreUniform) {
     const Discretization<double> v = assemble<double>(make_model_problem(m), Device::cpu);
     const MultigridHierarchy<double> hv(v.op, MultigridOptions{});
     EXPECT_EQ(hv.describe().find("uniform rows"), std::string::npos) << hv.describe();
+    // On the host every level is cycled by loops of its own (the one-block cycle is a GPU's).
+    EXPECT_EQ(hv.block_start(), 0);
+    EXPECT_EQ(hv.describe().find("in one block"), std::string::npos) << hv.describe();
   }
   // A constant k given per node assembles per-node rows at the finest level, which keep
   // per-node rows below (only a uniform level's coarsening is tested for alike rows): the
@@ -183,6 +186,18 @@ TEST(Multigrid, BadOptionsAreErrors) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("split_nodes"), std::string::npos) << e.what();
   }
+  MultigridOptions block;  // the levels one GPU block cycles: -1 (the default), 0 (none) or more
+  block.block_nodes = -2;
+  try {
+    block.validate();
+    ADD_FAILURE() << "block_nodes -2 passed";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("block_nodes"), std::string::npos) << e.what();
+  }
+  block.block_nodes = 0;
+  EXPECT_NO_THROW(block.validate());
+  EXPECT_EQ(block_level_nodes(block), 0);
+  EXPECT_GT(block_level_nodes(MultigridOptions{}), 0);
 }
 
 // k = 1000 inside a square, 1 outside; mixed sides; an L-shaped cut-out.

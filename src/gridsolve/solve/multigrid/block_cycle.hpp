@@ -2,14 +2,15 @@
 //
 // Why: below a few thousand nodes a level's launches do almost no work each, and each
 // still costs a launch's latency. A V-cycle of a small grid's pressure (DFG 2D-2: 704 x 262
-// cells, 8 levels) ran some 60 such launches a cycle on its 5 levels of at most 4096 nodes.
+// cells, 8 levels) ran some 45 such launches a cycle on its 4 levels of at most 1024 nodes.
 // Here those levels' smoothing, residual, restriction, exact coarsest solve, interpolation
 // and smoothing again run in one launch of one block, its stages separated by barriers; the
 // values are those of the launched cycle to the bit (the same loop bodies,
 // level_bodies.hpp and transfer_bodies.hpp, in the same order). One block is one SM of
 // the GPU: a stage costs about what a small launch does (block_cycle.cpp says why), so
 // what is saved is the launches' gaps and the host's share of them, a few percent of a
-// small grid's flow step; past some 4096 nodes a level is cheaper launched.
+// small grid's flow step; past some thousand nodes a level is cheaper launched
+// (block_level_nodes).
 #pragma once
 #include <array>
 #include <cstdint>

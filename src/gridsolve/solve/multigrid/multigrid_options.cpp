@@ -59,9 +59,12 @@ std::int64_t split_level_nodes(const MultigridOptions& o, Device d) {
 }
 
 std::int64_t block_level_nodes(const MultigridOptions& o) {
-  // In one block of 512 threads on an H200 a level's stage costs about a memory round
-  // trip for every thousand nodes; a launch of its own costs 5-10 us.
-  return o.block_nodes >= 0 ? o.block_nodes : 4096;
+  // On an H200 a stage of a level in the block costs about what the level's launch does
+  // once the level has a few nodes a thread (block_cycle.cpp); below that the block saves
+  // the launches' gaps. DFG 2D-2 at 64 cells per diameter ran to t = 0.6 in 3.45-3.58 s
+  // with 1024 (its levels of 45 x 17 nodes and below), 3.56-3.80 with 4096 (from 88 x 33),
+  // 3.54-3.83 with 256, 3.66-3.72 with none, alternating in one call.
+  return o.block_nodes >= 0 ? o.block_nodes : 1024;
 }
 
 }  // namespace gridsolve
