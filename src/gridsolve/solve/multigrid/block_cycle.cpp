@@ -15,20 +15,21 @@ namespace {
 // One block of 512 threads: a level of a few thousand nodes is a few nodes a thread, and
 // the loop bodies keep the registers they need (at 1024 threads they would be held to 64).
 // A stage is bound by its slowest warp's chain of dependent instructions (the row's loads,
-// the update's arithmetic and division), not by memory: on an H200 the DFG 2D-2 pressure's
-// levels of 88 x 33 nodes and below take 158 us a cycle in the block (about 270 k warp
-// instructions, most of the time at barriers waiting for the busiest warps), where their
-// 60 launches took about as much again plus their gaps. Tried and slower: two nodes a
-// thread in flight together with the levels' arrays prefetched to L2 at the start (200
-// us), rows shared out among the warps (240 us), 1024 threads (330 us: registers spilled).
+// the update's arithmetic and division), not by memory: on an H200 the DFG 2D-2
+// pressure's levels of 88 x 33 nodes and below (block_nodes 4096) took 158 us a cycle in
+// the block (270 k warp instructions, most of the time at barriers waiting for the
+// busiest warps), about what their 60 launches took. Tried and slower: two nodes a thread
+// in flight together with the levels' arrays prefetched to L2 at the start (200 us), rows
+// shared out among the warps (240 us), 1024 threads (330 us: registers spilled).
 constexpr int k_threads = 512;
 
-// The nodes (i, j, k) = (lo + stride t, lo_j + row % ny, lo_k + row / ny) for t < per_row
-// and row < rows, numbered row by row, taken by the block's threads in turn: each thread
-// steps its own indices on by the block's width instead of dividing its number out each
-// time, and the box and the body are the thread's own copies (registers), which the
-// loop's stores to global memory cannot be taken to change. f(i, j, k, t); then a barrier,
-// after which every thread of the block sees what the loop wrote (global memory too).
+// f(b.lo[0], j, k, t) for the rows (j, k) = (b.lo[1] + row % ny, b.lo[2] + row / ny),
+// row < rows, and t < per_row in each (f makes its i of t), numbered row by row and taken
+// by the block's threads in turn: each thread steps its own indices on by the block's
+// width instead of dividing its number out each time, and the box and the body are the
+// thread's own copies (registers), which the loop's stores to global memory cannot be
+// taken to change. Then a barrier, after which every thread of the block sees what the
+// loop wrote (global memory too).
 template <class F>
 __device__ void block_rows(const Box b, int per_row, int rows, const F f) {
   const int ny = b.extent(1), count = per_row * rows;
