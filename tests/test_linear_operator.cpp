@@ -237,6 +237,33 @@ TEST(SetupOnce, ManyRightHandSidesOnOneOperator) {
   EXPECT_LT(d.op.residual_norm(nullptr, u) / d.op.rhs_norm(nullptr, u), 1e-10);
 }
 
+// Residual sums left where they were made (residual_squares_into: on the host here, its
+// memory; the flow predictors read the GPU's back together) give residual_norm's value
+// to the bit, with and without a mask, per-node and constant rows.
+TEST(LinearOperator, ResidualSumsReadTogetherAreResidualNorms) {
+  std::vector<Discretization<double>> ops;
+  ops.push_back(assemble<double>(testing::model(2, 65, "neumann", "hole", "variable", "manufactured"),
+                                 Device::cpu));
+  ops.push_back(assemble<double>(testing::random_poisson(2, 33, 7), Device::cpu));
+  ops.push_back(assemble<double>(testing::model(3, 17, "robin", "fixed", "variable", "manufactured"),
+                                 Device::cpu));
+  std::vector<SumOfSquares> slots(ops.size());
+  for (std::size_t q = 0; q < ops.size(); ++q) {
+    // A u that is not the solution, so that the residual is not zero.
+    const auto v = ops[q].u.view();
+    const Box b = ops[q].u.interior();
+    for (int k = b.lo[2]; k <= b.hi[2]; ++k)
+      for (int j = b.lo[1]; j <= b.hi[1]; ++j)
+        for (int i = b.lo[0]; i <= b.hi[0]; ++i) v(i, j, k) += 0.01 * std::sin(i + 2.0 * j + 3.0 * k);
+    ops[q].op.residual_squares_into(nullptr, ops[q].u, &slots[q]);
+  }
+  for (std::size_t q = 0; q < ops.size(); ++q) {
+    const double norm = ops[q].op.residual_norm(nullptr, ops[q].u);
+    EXPECT_GT(norm, 0.0);
+    EXPECT_EQ(slots[q].norm(), norm) << q;
+  }
+}
+
 // Single precision cannot reach 1e-12; the recursive residual of CG can claim it did.
 // The report must say not converged, with the true residual.
 TEST(TrueResidual, SinglePrecisionKrylovNeverClaimsAnUnreachedTolerance) {

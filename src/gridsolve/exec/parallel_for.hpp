@@ -125,6 +125,24 @@ void reduce_into(Device d, const Box& b, F f, Op op, T init, T* result) {
   *result = reduce<T>(d, b, f, op, init);
 }
 
+// The results of several reduce_into calls (count values of memory of device d from
+// `results`) read into `host` with one wait, where reduce would wait once for each.
+template <class T>
+void read_results(Device d, const T* results, T* host, std::size_t count) {
+  if (d == Device::cuda) {
+#if defined(__CUDACC__)
+    cuda::check(cudaMemcpyAsync(host, results, sizeof(T) * count, cudaMemcpyDeviceToHost,
+                                cuda::exec_stream()),
+                "reduction results copy");
+    cuda::check(cudaStreamSynchronize(cuda::exec_stream()), "reduction results");
+    return;
+#else
+    throw Error("this build of gridsolve has no CUDA support", Error::Kind::runtime);
+#endif
+  }
+  for (std::size_t q = 0; q < count; ++q) host[q] = results[q];
+}
+
 // Runs f() once on the device, for scalar updates that must stay on the device.
 template <class F>
 void single(Device d, F f) {

@@ -193,19 +193,24 @@ namespace {
 // ||b - A u|| (residual) or ||b + known neighbours|| (the unknowns' right-hand side)
 // over the free nodes, accumulated in double whatever T is, and scaled so that finite
 // data as large as 1e300 or as small as 1e-300 neither overflow nor vanish.
-template <class T>
-double free_norm(const StencilOperator<T>& op, const Field<T>& u, const Field<T>* b,
-                 bool of_residual) {
+// sum(body) with the loop body of free_norm (the images u's norm reads refreshed first).
+template <class T, class Sum>
+auto with_free_norm_body(const StencilOperator<T>& op, const Field<T>& u, const Field<T>* b,
+                         bool of_residual, Sum sum) {
   op.refresh_images(u);
   const StencilView<T> a = op.view(b);
   const FieldView<const T> v = u.cview();
-  auto sum = [&](auto body) {
+  return !(of_residual && a.uniform && !a.mask) ? sum(FreeNormBody<T>{a, v, of_residual})
+         : a.dims == 3                          ? sum(UniformResidualNormBody<T, true>{a, v})
+                                                : sum(UniformResidualNormBody<T, false>{a, v});
+}
+
+template <class T>
+double free_norm(const StencilOperator<T>& op, const Field<T>& u, const Field<T>* b,
+                 bool of_residual) {
+  const SumOfSquares s = with_free_norm_body(op, u, b, of_residual, [&](auto body) {
     return reduce<SumOfSquares>(op.device, op.active, body, SumOp{}, SumOfSquares{});
-  };
-  const SumOfSquares s = !(of_residual && a.uniform && !a.mask)
-                             ? sum(FreeNormBody<T>{a, v, of_residual})
-                         : a.dims == 3 ? sum(UniformResidualNormBody<T, true>{a, v})
-                                       : sum(UniformResidualNormBody<T, false>{a, v});
+  });
   return (op.parts ? Communicator::world().sum_in_rank_order(s) : s).norm();
 }
 
@@ -248,6 +253,15 @@ std::array<double, 2> StencilOperator<T>::residual_and_rhs_norms(const Field<T>*
 template <class T>
 double StencilOperator<T>::residual_norm(const Field<T>* b, const Field<T>& u) const {
   return free_norm(*this, u, b, true);
+}
+
+template <class T>
+void StencilOperator<T>::residual_squares_into(const Field<T>* b, const Field<T>& u,
+                                               SumOfSquares* result) const {
+  with_free_norm_body(*this, u, b, true, [&](auto body) {
+    reduce_into<SumOfSquares>(device, active, body, SumOp{}, SumOfSquares{}, result);
+    return 0;
+  });
 }
 
 template <class T>

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "gridsolve/core/grid.hpp"
+#include "gridsolve/core/sum_of_squares.hpp"
 #include "gridsolve/exec/field.hpp"
 #include "gridsolve/exec/ghost_exchange.hpp"
 #include "gridsolve/problem/boundary.hpp"
@@ -82,6 +83,10 @@ class StencilOperator final : public LinearOperator<T> {
   void diagonal(Field<T>& d) const override;
   void residual(const Field<T>* b, const Field<T>& u, Field<T>& r) const override;
   double residual_norm(const Field<T>* b, const Field<T>& u) const override;
+  // This rank's part of residual_norm's sum of squares, left in *result (memory of the
+  // operator's device) without waiting: several such sums are read back with one wait
+  // (read_results), then summed over the ranks (when `parts`) and taken the root of.
+  void residual_squares_into(const Field<T>* b, const Field<T>& u, SumOfSquares* result) const;
   double rhs_norm(const Field<T>* b, const Field<T>& u) const override;
   std::array<double, 2> residual_and_rhs_norms(const Field<T>* b,
                                                const Field<T>& u) const override;

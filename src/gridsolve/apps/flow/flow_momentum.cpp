@@ -4,6 +4,7 @@
 // case's residual fall) or BiCGStab.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "gridsolve/apps/flow/flow_loop_helpers.hpp"
 #include "gridsolve/apps/flow/flow_momentum_assembly.hpp"
@@ -178,96 +179,156 @@ void FlowSolver<T>::extrapolate_convecting_velocity(double omega) {
   }
 }
 
-// Predictor: timed apart when profiling, its sweeps counted.
+// Predictors: timed apart when profiling, their sweeps counted.
 template <class T>
-void FlowSolver<T>::solve_momentum(int comp, int sweeps, bool from_extrapolated) {
+void FlowSolver<T>::solve_momentum(int sweeps, bool from_extrapolated) {
   predictor_sweeps_ +=
-      profiled(predictor_seconds_, [&] { return run_predictor(comp, sweeps, from_extrapolated); });
-  ++predictor_solves_;
+      profiled(predictor_seconds_, [&] { return run_predictors(sweeps, from_extrapolated); });
+  predictor_solves_ += case_.dims;
 }
 
-// The pressure force joins b0, then red-black SOR sweeps (or BiCGStab).
+// The pressure force joins b0, then red-black SOR sweeps (or BiCGStab), every component's.
+// The components' rows were assembled before and each sweep reads its own component only,
+// so their sweeps go side by side and the values they read back (the starts, and each
+// round's residuals) are read for all of them at once: one wait on the host a round where
+// one a component was. Each component's sweeps and tests are what it alone would do.
 template <class T>
-int FlowSolver<T>::run_predictor(int comp, int sweeps, bool from_extrapolated) {
-  const std::size_t c = std::size_t(comp);
-  StencilOperator<T>& op = mom_[c];
-  const FieldView<const T> b0 = b0_[c].cview(), p = p_.cview();
-  const FieldView<T> rhs = op.rhs.view();
+int FlowSolver<T>::run_predictors(int sweeps, bool from_extrapolated) {
+  const int dims = case_.dims;
   const MacGeometry g = grid_.geometry();
-  const int cc = comp;
   const bool red_black = momentum_row_->red_black;
   const double tolerance = case_.predictor_tolerance();
   const bool rows_omega = red_black && momentum_row_->reads.omega && case_.predictor_omega() <= 0;
-  double start = 0, rho = 0;
+  // A component's scalars read back: its start, then its residual each round.
+  static_assert(sizeof(PredictorStart) % sizeof(double) == 0 &&
+                sizeof(SumOfSquares) % sizeof(double) == 0);
+  constexpr std::size_t slot = std::max(sizeof(PredictorStart), sizeof(SumOfSquares));
+  if (predictor_results_.size() < 3 * slot / sizeof(double))
+    predictor_results_ = Buffer<double>(device_, 3 * slot / sizeof(double));
+  auto slot_of = [&](int c) { return predictor_results_.data() + c * (slot / sizeof(double)); };
+  // Every component's slot read back with one wait; `as` a component's value from it.
+  std::array<double, 3 * slot / sizeof(double)> held{};
+  auto read_slots = [&] {
+    read_results(device_, predictor_results_.data(), held.data(), dims * slot / sizeof(double));
+  };
+  auto as = [&]<class V>(int c, V& value) {
+    std::memcpy(&value, held.data() + c * (slot / sizeof(double)), sizeof(V));
+  };
+  std::array<double, 3> start{}, rho{};
+  for (int comp = 0; comp < dims; ++comp) {
+    const std::size_t c = std::size_t(comp);
+    StencilOperator<T>& op = mom_[c];
+    const FieldView<const T> b0 = b0_[c].cview(), p = p_.cview();
+    const FieldView<T> rhs = op.rhs.view();
+    if (red_black && (tolerance > 0 || rows_omega)) {
+      op.refresh_images(u_[c]);
+      PredictorStartBody<T> body;
+      body.a = op.view();
+      body.a.rhs = FieldView<const T>{};
+      body.a.find_shared_layout();
+      body.g = g, body.c = comp, body.b0 = b0, body.p = p, body.u = u_[c].cview(), body.rhs = rhs;
+      reduce_into<PredictorStart>(device_, op.active, body, PredictorStartOp{}, PredictorStart{},
+                                  reinterpret_cast<PredictorStart*>(slot_of(comp)));
+    } else {
+      for_each(device_, op.active, [=] GRIDSOLVE_HD(int i, int j, int k) {
+        rhs(i, j, k) = predictor_rhs(g, comp, b0, p, i, j, k);
+      });
+    }
+  }
   if (red_black && (tolerance > 0 || rows_omega)) {
-    op.refresh_images(u_[c]);
-    PredictorStartBody<T> body;
-    body.a = op.view();
-    body.a.rhs = FieldView<const T>{};
-    body.a.find_shared_layout();
-    body.g = g, body.c = comp, body.b0 = b0, body.p = p, body.u = u_[c].cview(), body.rhs = rhs;
-    const PredictorStart s =
-        reduce<PredictorStart>(device_, op.active, body, PredictorStartOp{}, PredictorStart{});
-    start = (cell_parts_ ? Communicator::world().sum_in_rank_order(s.residual) : s.residual).norm();
-    rho = max_over_ranks(s.rho);
-  } else {
-    for_each(device_, op.active, [=] GRIDSOLVE_HD(int i, int j, int k) {
-      rhs(i, j, k) = predictor_rhs(g, cc, b0, p, i, j, k);
-    });
+    read_slots();
+    for (int c = 0; c < dims; ++c) {
+      PredictorStart s;
+      as(c, s);
+      start[std::size_t(c)] =
+          (cell_parts_ ? Communicator::world().sum_in_rank_order(s.residual) : s.residual).norm();
+      rho[std::size_t(c)] = max_over_ranks(s.rho);
+    }
   }
   if (!red_black) {
     // A registry solver (BiCGStab, Jacobi-preconditioned, say): to the momentum tolerance
     // (default 1e-6 relative).
-    Solver<T>& solver = *momentum_solvers_[c];
-    solver.setup(op);
-    SolveOptions so;
-    so.tolerance = case_.momentum_tolerance > 0 ? case_.momentum_tolerance : 1e-6;
-    so.max_iterations = 200;
-    so.progress_after = 1e30;
-    return solver.solve(u_[c], so).iterations;
+    int iterations = 0;
+    for (std::size_t c = 0; c < std::size_t(dims); ++c) {
+      Solver<T>& solver = *momentum_solvers_[c];
+      solver.setup(mom_[c]);
+      SolveOptions so;
+      so.tolerance = case_.momentum_tolerance > 0 ? case_.momentum_tolerance : 1e-6;
+      so.max_iterations = 200;
+      so.progress_after = 1e30;
+      iterations += solver.solve(u_[c], so).iterations;
+    }
+    return iterations;
   }
   // The solve layer's red-black iteration on the momentum operator: it refreshes the
   // periodic images before each colour (walls and inflows are folded into the rows, so
   // no other ghost is read); the velocity's other ghosts are refreshed once at the end.
-  const T omega = T(momentum_row_->reads.omega ? predictor_omega(rho) : 1.0);
   const bool wraps = periodic_[0] || periodic_[1] || periodic_[2];
-  auto sweep = [&](int count) {
-    red_black_iterations(op, u_[c], omega, count, sweep_second_[c]);
+  auto sweep = [&](int comp, int count) {
+    const std::size_t c = std::size_t(comp);
+    const T omega = T(momentum_row_->reads.omega ? predictor_omega(rho[c]) : 1.0);
+    red_black_iterations(mom_[c], u_[c], omega, count, sweep_second_[c]);
     if (wraps) exchange_velocity_ghosts(comp, inflow_factor_);
   };
   if (tolerance <= 0) {
-    sweep(sweeps);
-    return sweeps;
+    for (int c = 0; c < dims; ++c) sweep(c, sweeps);
+    return dims * sweeps;
   }
   // Residual control: one reduction after each block of sweeps. The target is the
   // residual fall from u^n (start), what measures how far the step moves the velocity.
   // Started from the BDF2 extrapolation (1 + omega) u^n - omega u^{n-1}, a step's change
   // nearer, the sweeps reach that same residual sooner.
   if (from_extrapolated) {
-    const StencilView<T> a = op.view();
-    const FieldView<const T> guess = u_conv_[c].cview();
-    const FieldView<T> u = u_[c].view();
-    for_each(device_, op.active, [=] GRIDSOLVE_HD(int i, int j, int k) {
-      if (a.is_free(i, j, k)) u(i, j, k) = guess(i, j, k);
-    });
-    if (wraps) exchange_velocity_ghosts(comp, inflow_factor_);
+    for (int comp = 0; comp < dims; ++comp) {
+      const std::size_t c = std::size_t(comp);
+      const StencilView<T> a = mom_[c].view();
+      const FieldView<const T> guess = u_conv_[c].cview();
+      const FieldView<T> u = u_[c].view();
+      for_each(device_, mom_[c].active, [=] GRIDSOLVE_HD(int i, int j, int k) {
+        if (a.is_free(i, j, k)) u(i, j, k) = guess(i, j, k);
+      });
+      if (wraps) exchange_velocity_ghosts(comp, inflow_factor_);
+    }
   }
-  // The first block is what this component's last predictor took, less half a block, and
-  // the blocks after it are half blocks: the count follows the step's needs to half a
-  // block with about two checks a predictor (a check reads the rows as a sweep does), where
+  // A component's first block is what its last predictor took, less half a block, and the
+  // blocks after it are half blocks: the count follows the step's needs to half a block
+  // with about two checks a predictor (a check reads the rows as a sweep does), where
   // whole blocks from the start overshot by up to a block and checked after each. At most
   // 100 blocks' sweeps.
   const int half = std::max(1, sweeps / 2);
-  int block = std::max(sweeps, predictor_taken_[c] - half);
-  int taken = 0;
-  while (true) {
-    sweep(block);
-    taken += block;
-    if (op.residual_norm(nullptr, u_[c]) <= tolerance * start || taken >= 100 * sweeps) break;
-    block = half;
+  std::array<int, 3> block{}, taken{};
+  std::array<bool, 3> done{true, true, true};
+  for (std::size_t c = 0; c < std::size_t(dims); ++c) {
+    block[c] = std::max(sweeps, predictor_taken_[c] - half);
+    done[c] = false;
   }
-  predictor_taken_[c] = taken;
-  return taken;
+  while (!(done[0] && done[1] && done[2])) {
+    for (int c = 0; c < dims; ++c) {
+      if (done[std::size_t(c)]) continue;
+      sweep(c, block[std::size_t(c)]);
+      taken[std::size_t(c)] += block[std::size_t(c)];
+      mom_[std::size_t(c)].residual_squares_into(nullptr, u_[std::size_t(c)],
+                                                 reinterpret_cast<SumOfSquares*>(slot_of(c)));
+    }
+    read_slots();
+    for (std::size_t c = 0; c < std::size_t(dims); ++c) {
+      if (done[c]) continue;
+      SumOfSquares r;
+      as(int(c), r);
+      const double residual =
+          (mom_[c].parts ? Communicator::world().sum_in_rank_order(r) : r).norm();
+      if (residual <= tolerance * start[c] || taken[c] >= 100 * sweeps)
+        done[c] = true;
+      else
+        block[c] = half;
+    }
+  }
+  int total = 0;
+  for (std::size_t c = 0; c < std::size_t(dims); ++c) {
+    predictor_taken_[c] = taken[c];
+    total += taken[c];
+  }
+  return total;
 }
 
 // On fine grids a PISO step's momentum rows are diffusion-dominated (the time term,
@@ -292,8 +353,8 @@ template void FlowSolver<double>::assemble_momentum(int, const TimeWeights&, dou
 template void FlowSolver<double>::extrapolate_convecting_velocity(double);
 template Box FlowSolver<double>::lean_faces(int, const Box&) const;
 template LeanRow FlowSolver<double>::lean_row() const;
-template void FlowSolver<double>::solve_momentum(int, int, bool);
-template int FlowSolver<double>::run_predictor(int, int, bool);
+template void FlowSolver<double>::solve_momentum(int, bool);
+template int FlowSolver<double>::run_predictors(int, bool);
 template double FlowSolver<double>::predictor_omega(double) const;
 
 }  // namespace gridsolve::flow

@@ -44,7 +44,7 @@ StepReport FlowSolver<T>::piso_step(double dt, bool measure) {
                             : TimeWeights{1.0 / dt, 1.0 / dt, 0.0};
   if (second_order) extrapolate_convecting_velocity(omega);
   for (int c = 0; c < dims; ++c) assemble_momentum(c, w, 1.0, second_order);
-  for (int c = 0; c < dims; ++c) solve_momentum(c, case_.momentum_sweeps, second_order);
+  solve_momentum(case_.momentum_sweeps, second_order);
   project(case_.correctors, false, r, measure);
   time_ = t_new;
   dt_previous_ = dt;
@@ -62,7 +62,7 @@ StepReport FlowSolver<T>::simple_iteration(bool measure) {
     for (int c = 0; c < dims; ++c) u_n_[std::size_t(c)].copy_from(u_[std::size_t(c)]);
   apply_boundaries(1.0);
   for (int c = 0; c < dims; ++c) assemble_momentum(c, TimeWeights{}, case_.relax_u);
-  for (int c = 0; c < dims; ++c) solve_momentum(c, case_.momentum_sweeps);
+  solve_momentum(case_.momentum_sweeps);
   project(1, case_.relax_p < 1.0, r, measure);
   ++steps_;
   if (measure) r.change = std::max(r.change, velocity_change());

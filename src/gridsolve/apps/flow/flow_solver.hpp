@@ -183,10 +183,11 @@ class FlowSolver {
   detail::MomentumAssembly<T> momentum_rows(int comp, bool extrapolated) const;
   void assemble_momentum(int c, const TimeWeights& w, double relax, bool extrapolated = false);
   void extrapolate_convecting_velocity(double omega);
-  // The predictor: the pressure force joins b0, then the case's momentum solver (timed and
-  // counted). from_extrapolated: the sweeps start from u_conv_ (the BDF2 step's
-  // extrapolation of the new velocity) instead of u^n, and stop at the same residual.
-  void solve_momentum(int c, int sweeps, bool from_extrapolated = false);
+  // The predictors of every component: the pressure force joins b0, then the case's
+  // momentum solver (timed and counted). from_extrapolated: the sweeps start from u_conv_
+  // (the BDF2 step's extrapolation of the new velocity) instead of u^n, and stop at the
+  // same residual.
+  void solve_momentum(int sweeps, bool from_extrapolated = false);
   // body(), with its time added to `seconds` when profiling (the device waited for before
   // and after it).
   template <class F>
@@ -200,8 +201,8 @@ class FlowSolver {
     }
     return result;
   }
-  // The predictor's solve itself; returns the sweeps (or iterations) it took.
-  int run_predictor(int c, int sweeps, bool from_extrapolated);
+  // The predictors' solves themselves; returns the sweeps (or iterations) they took.
+  int run_predictors(int sweeps, bool from_extrapolated);
   // The SOR factor of a predictor: the case's, or (when it leaves the choice to the
   // system) Young's optimum for rho, the largest sum |a_nb| / a_P of its rows.
   double predictor_omega(double rho) const;
@@ -332,6 +333,8 @@ class FlowSolver {
   // The sweeps each component's last predictor took (the next one's first block starts
   // from it; kept in checkpoints so that a restarted run sweeps alike).
   std::array<int, 3> predictor_taken_{0, 0, 0};
+  // The predictors' scalars, a slot a component (memory of the device): read back together.
+  Buffer<double> predictor_results_;
   long long pressure_solves_ = 0, pressure_iterations_ = 0;
   // The recorded projection step: its length, and what its stages count on the host (a
   // replay adds it without running them).
