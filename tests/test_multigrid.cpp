@@ -178,22 +178,21 @@ TEST(Multigrid, BadOptionsAreErrors) {
   EXPECT_THROW(MultigridOptions::parse("X", 2, 2, "rb-gs"), Error);
   EXPECT_THROW(MultigridOptions::parse("V", 0, 0, "rb-gs"), Error);
   EXPECT_THROW(MultigridOptions::parse("V", 2, 2, "ilu"), Error);
+  // validate() rejects `o`, naming `option` in its message.
+  auto expect_rejected = [](const MultigridOptions& o, const std::string& option) {
+    try {
+      o.validate();
+      ADD_FAILURE() << option << " passed";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(option), std::string::npos) << e.what();
+    }
+  };
   MultigridOptions negative;  // how deep levels stay split on ranks: never below zero
   negative.split_nodes = -1;
-  try {
-    negative.validate();
-    ADD_FAILURE() << "a negative split_nodes passed";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("split_nodes"), std::string::npos) << e.what();
-  }
+  expect_rejected(negative, "split_nodes");
   MultigridOptions block;  // the levels one GPU block cycles: -1 (the default), 0 (none) or more
   block.block_nodes = -2;
-  try {
-    block.validate();
-    ADD_FAILURE() << "block_nodes -2 passed";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("block_nodes"), std::string::npos) << e.what();
-  }
+  expect_rejected(block, "block_nodes");
   block.block_nodes = 0;
   EXPECT_NO_THROW(block.validate());
   EXPECT_EQ(block_level_nodes(block), 0);
