@@ -7,12 +7,14 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpu_test_support.hpp"
 #include "test_helpers.hpp"
 #include "gridsolve/exec/device.hpp"
 #include "gridsolve/problem/assemble.hpp"
+#include "gridsolve/problem/expression.hpp"
 #include "gridsolve/problem/model_problems.hpp"
 #include "gridsolve/solve/multigrid/multigrid.hpp"
 #include "gridsolve/solve/solver.hpp"
@@ -143,6 +145,82 @@ TEST(GpuMultigrid, CoarseLevelsInOneBlockEqualTheLaunchedOnes) {
     expect_block_cycles_equal_launched<float>(
         model(2, 129, "dirichlet", "none", "variable", "random"), block_nodes);
   }
+}
+
+// update(op) on the GPU, as a flow refreshes its pressure's hierarchy: the operator's
+// coefficients rewritten in place, the hierarchy remade into its storage (the coarsest
+// inverse made on the device) and the recorded cycle replayed as it was. The next solve
+// equals a fresh setup's to the bit; so it does when the update also cuts a hole out (other
+// unknowns: the cycle is recorded again), and after an update to another operator object.
+// The device's coarsest inverse is the host's to round-off: the CPU's solution agrees.
+TEST(GpuMultigrid, InPlaceUpdateEqualsAFreshSetup) {
+  SKIP_WITHOUT_GPU();
+  const Expression other_k = Expression::from(
+      [](double x, double y, double) { return 2 + std::cos(6.283185307179586 * x) * y; },
+      "2 + cos(2 pi x) y");
+  struct Case {
+    const char *sides, *first_mask, *second_mask;
+  } cases[] = {{"dirichlet", "none", "none"},
+               {"neumann", "hole", "hole"},
+               {"dirichlet", "none", "hole"},
+               {"periodic", "none", "none"}};
+  for (const Case& c : cases)
+    for (const char* solver : {"mg", "mgcg", "mgcg-mixed"}) {
+      const std::string what =
+          std::string(c.sides) + " " + c.first_mask + " -> " + c.second_mask + " " + solver;
+      ProblemSpec first = model(2, 100, c.sides, c.first_mask, "variable", "manufactured");
+      ProblemSpec second = model(2, 100, c.sides, c.second_mask, "variable", "manufactured");
+      second.k = other_k;
+      Discretization<double> a = assemble<double>(first, Device::cuda);
+      const Discretization<double> b = assemble<double>(second, Device::cuda);
+      Discretization<double> fresh_disc = assemble<double>(second, Device::cuda);
+      SolveOptions o;
+      o.tolerance = 1e-10;
+      auto updated = make_solver<double>(solver);
+      updated->setup(a.op);
+      const std::vector<double> first_answer = [&] {
+        const SolveReport r = updated->solve(a.u, o);
+        EXPECT_TRUE(r.converged) << what << ": " << r.reason;
+        return a.u.to_vector();
+      }();
+      // The operator rewritten in place, as an assembly into the same arrays does.
+      for (auto [to, from] : {std::pair{&a.op.ap, &b.op.ap}, std::pair{&a.op.aw, &b.op.aw},
+                              std::pair{&a.op.ae, &b.op.ae}, std::pair{&a.op.as, &b.op.as},
+                              std::pair{&a.op.an, &b.op.an}, std::pair{&a.op.rhs, &b.op.rhs}})
+        to->copy_from(*from);
+      if (b.op.mask.empty())
+        a.op.mask = Field<std::uint8_t>();
+      else if (a.op.mask.empty())
+        a.op.mask = b.op.mask.copy_to(Device::cuda);
+      else
+        a.op.mask.copy_from(b.op.mask);
+      a.op.unknowns = b.op.unknowns;
+      a.u.copy_from(b.u);
+      updated->update(a.op);
+      const SolveReport ru = updated->solve(a.u, o);
+      auto fresh = make_solver<double>(solver);
+      fresh->setup(fresh_disc.op);
+      const SolveReport rf = fresh->solve(fresh_disc.u, o);
+      ASSERT_TRUE(ru.converged && rf.converged) << what << ": " << ru.reason << " / " << rf.reason;
+      EXPECT_EQ(ru.iterations, rf.iterations) << what;
+      EXPECT_EQ(a.u.to_vector(), fresh_disc.u.to_vector()) << what;
+      EXPECT_NE(first_answer, a.u.to_vector()) << what;  // the update changed the answer
+      // Once more, to another operator object (its arrays elsewhere: recorded again).
+      Discretization<double> again = assemble<double>(first, Device::cuda);
+      Discretization<double> again_fresh = assemble<double>(first, Device::cuda);
+      updated->update(again.op);
+      const SolveReport ra = updated->solve(again.u, o);
+      auto fresh_first = make_solver<double>(solver);
+      fresh_first->setup(again_fresh.op);
+      const SolveReport rff = fresh_first->solve(again_fresh.u, o);
+      EXPECT_EQ(ra.iterations, rff.iterations) << what;
+      EXPECT_EQ(again.u.to_vector(), again_fresh.u.to_vector()) << what;
+      // The device's inverse against the host's: the CPU solves alike.
+      std::vector<double> cpu;
+      const SolveReport rc = solve_on<double>(second, solver, Device::cpu, cpu, 1e-10);
+      EXPECT_TRUE(rc.converged) << what;
+      EXPECT_LT(max_rel_diff(cpu, fresh_disc.u.to_vector()), 1e-8) << what;
+    }
 }
 
 TEST(GpuMultigrid, FloatAndDoubleAgreeToSinglePrecision) {

@@ -95,11 +95,9 @@ GRIDSOLVE_HD double axis_weight(const Maps& m, const FineAccess<T>& fa, int i, i
                                 int axis, int I) {
   const AxisMap& x = m.a[axis];
   const int q = axis == 0 ? i : axis == 1 ? j : k;
-  const int f = x.fine_of(I);
-  if (q == f) return 1.0;
-  if (!x.on) return 0.0;
-  const int d = q - f;
-  if ((d != 1 && d != -1) || x.aligned(q)) return 0.0;
+  const AxisMap::Side side = x.side_of(q, I);
+  if (side == AxisMap::Side::own) return 1.0;
+  if (side == AxisMap::Side::none) return 0.0;
   // Coarse levels fold couplings to fixed nodes into the diagonal, so a row next to a
   // fixed node does not show that coupling: take positions there instead.
   const int a0 = axis == 0, a1 = axis == 1, a2 = axis == 2;
@@ -108,7 +106,7 @@ GRIDSOLVE_HD double axis_weight(const Maps& m, const FineAccess<T>& fa, int i, i
     fa.locate(li, lj, lk);
     const double cl = double(fa.v.coefficient(2 * axis, li, lj, lk));
     const double cr = double(fa.v.coefficient(2 * axis + 1, li, lj, lk));
-    if (cl + cr > 0) return d == 1 ? cl / (cl + cr) : cr / (cl + cr);
+    if (cl + cr > 0) return side == AxisMap::Side::above ? cl / (cl + cr) : cr / (cl + cr);
   }
   return x.weight(q, I);
 }
@@ -120,18 +118,40 @@ InterpolationWeights<T> interpolation_weights(const StencilView<T>& fine, const 
                                               const Grid& fine_grid, Device d,
                                               const LevelPlace& fine_place) {
   InterpolationWeights<T> w;
-  if (fine.uniform) return w;  // positions give the weights
+  interpolation_weights_into(fine, c, fine_grid, d, w, fine_place);
+  return w;
+}
+
+template <class T>
+void interpolation_weights_into(const StencilView<T>& fine, const Coarsening& c,
+                                const Grid& fine_grid, Device d, InterpolationWeights<T>& w,
+                                const LevelPlace& fine_place) {
+  const bool on_parts = bool(fine_place.parts);
+  w.on_parts = on_parts;
+  if (fine.uniform) {  // positions give the weights
+    for (Field<T>& f : w.lower) f = Field<T>();
+    return;
+  }
   const Maps m(c);
   const FineAccess<T> fa{fine, c.fine};
-  const bool on_parts = bool(fine_place.parts);
   // Periodic images and, on parts, the neighbours' weights in the ghosts.
   GhostSides sides;
   for (int a = 0; a < 3; ++a)
     if (c.wraps[a]) sides.face[2 * a] = sides.face[2 * a + 1] = GhostRule::periodic;
-  for (int a = 0; a < fine_grid.dims; ++a) {
-    if (!c.coarsened[a]) continue;
-    w.lower[a] =
-        on_parts ? Field<T>(fine_place.parts, fine_place.rank, 1, 1, d) : Field<T>(fine_grid, d);
+  for (int a = 0; a < 3; ++a) {
+    if (a >= fine_grid.dims || !c.coarsened[a]) {
+      w.lower[a] = Field<T>();
+      continue;
+    }
+    if (on_parts) {
+      w.lower[a] = Field<T>(fine_place.parts, fine_place.rank, 1, 1, d);
+    } else {
+      const Field<T>& kept = w.lower[a];
+      const Box whole = fine_grid.nodes();
+      const bool reuse = !kept.empty() && kept.device() == d && !kept.decomposition() &&
+                         kept.interior().lo == whole.lo && kept.interior().hi == whole.hi;
+      if (!reuse) w.lower[a] = Field<T>(fine_grid, d);
+    }
     const FieldView<T> out = w.lower[a].view();
     const int axis = a;
     for_each(d, w.lower[a].interior(), [=] GRIDSOLVE_HD(int i, int j, int k) {
@@ -142,8 +162,6 @@ InterpolationWeights<T> interpolation_weights(const StencilView<T>& fine, const 
     });
     if (on_parts) exchange_ghosts(w.lower[a], sides);
   }
-  w.on_parts = on_parts;
-  return w;
 }
 
 template <class T>
@@ -373,7 +391,8 @@ void hold_alike_rows_as_uniform(StencilOperator<T>& op) {
 template <class T>
 void coarsen_operator_into(const StencilView<T>& fine, const Coarsening& c,
                            const InterpolationWeights<T>& weights, const Grid& fine_grid, Device d,
-                           StencilOperator<T>& op, const LevelPlace& place) {
+                           StencilOperator<T>& op, const LevelPlace& place,
+                           std::int64_t* unknowns) {
   op.grid = fine_grid;
   for (int a = 0; a < 3; ++a) {
     op.grid.n[a] = c.coarse[a];
@@ -428,10 +447,15 @@ void coarsen_operator_into(const StencilView<T>& fine, const Coarsening& c,
 
   // Unknown count and structure flags, for reports.
   const FieldView<const std::uint8_t> mv = op.mask.cview();
-  op.unknowns = reduce<std::int64_t>(
-      d, op.active,
-      [=] GRIDSOLVE_HD(int i, int j, int k) -> std::int64_t { return mv(i, j, k) == 0 ? 1 : 0; },
-      SumOp{}, std::int64_t(0));
+  const auto free_node = [=] GRIDSOLVE_HD(int i, int j, int k) -> std::int64_t {
+    return mv(i, j, k) == 0 ? 1 : 0;
+  };
+  if (unknowns) {
+    require(!on_parts, "multigrid: a deferred count of unknowns is for one rank");
+    reduce_into(d, op.active, free_node, SumOp{}, std::int64_t(0), unknowns);
+  } else {
+    op.unknowns = reduce<std::int64_t>(d, op.active, free_node, SumOp{}, std::int64_t(0));
+  }
   if (on_parts) op.unknowns = std::int64_t(Communicator::world().sum(double(op.unknowns)));
   // Only below a uniform level: a level of per-node rows (variable k, masks, the flow's
   // pressure, refreshed every step) rarely coarsens to alike rows, and the test is a pass
@@ -502,12 +526,15 @@ void interpolate_add(const Field<T>& e, const InterpolationWeights<T>& weights,
 #define GRIDSOLVE_INSTANTIATE(T)                                                                   \
   template InterpolationWeights<T> interpolation_weights<T>(                                       \
       const StencilView<T>&, const Coarsening&, const Grid&, Device, const LevelPlace&);           \
+  template void interpolation_weights_into<T>(const StencilView<T>&, const Coarsening&,            \
+                                              const Grid&, Device, InterpolationWeights<T>&,       \
+                                              const LevelPlace&);                                  \
   template StencilOperator<T> coarsen_operator<T>(const StencilView<T>&, const Coarsening&,        \
                                                   const InterpolationWeights<T>&, const Grid&,     \
                                                   Device, const LevelPlace&);                      \
   template void coarsen_operator_into<T>(const StencilView<T>&, const Coarsening&,                 \
                                          const InterpolationWeights<T>&, const Grid&, Device,      \
-                                         StencilOperator<T>&, const LevelPlace&);                  \
+                                         StencilOperator<T>&, const LevelPlace&, std::int64_t*);   \
   template void restrict_residual<T>(const Field<T>&, const InterpolationWeights<T>&,              \
                                      const StencilView<T>&, Field<T>&, const Coarsening&, Device); \
   template void restrict_residual_of<T>(const StencilView<T>&, const Field<T>&,                    \

@@ -63,6 +63,12 @@ template <class T>
 InterpolationWeights<T> interpolation_weights(const StencilView<T>& fine, const Coarsening& c,
                                               const Grid& fine_grid, Device d,
                                               const LevelPlace& fine_place = {});
+// The same into `w`, reusing its fields where they are already allocated (an update of the
+// coefficients on an unchanged hierarchy).
+template <class T>
+void interpolation_weights_into(const StencilView<T>& fine, const Coarsening& c,
+                                const Grid& fine_grid, Device d, InterpolationWeights<T>& w,
+                                const LevelPlace& fine_place = {});
 
 // The coarse operator, kept five / seven point, symmetric and an M-matrix: coupling
 // between coarse neighbours is the fine couplings along the coarse edge taken in series
@@ -79,11 +85,14 @@ StencilOperator<T> coarsen_operator(const StencilView<T>& fine, const Coarsening
                                     const InterpolationWeights<T>& weights, const Grid& fine_grid,
                                     Device d, const LevelPlace& place = {});
 // The same into `op`, reusing its fields where they are already allocated (an update of
-// the coefficients on an unchanged hierarchy).
+// the coefficients on an unchanged hierarchy). With `unknowns` (memory of device d, one
+// rank only) the count of unknowns is left there without waiting, for the caller to read
+// back with its other results and set op.unknowns; without, it is counted at once.
 template <class T>
 void coarsen_operator_into(const StencilView<T>& fine, const Coarsening& c,
                            const InterpolationWeights<T>& weights, const Grid& fine_grid, Device d,
-                           StencilOperator<T>& op, const LevelPlace& place = {});
+                           StencilOperator<T>& op, const LevelPlace& place = {},
+                           std::int64_t* unknowns = nullptr);
 
 // coarse_rhs = P^T r (free coarse nodes; zero elsewhere). The operators are in
 // integrated (finite-volume) form, so restriction is the plain transpose.

@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "gridsolve/problem/stencil_operator_part.hpp"
 #include "gridsolve/solve/convergence_monitor.hpp"
 #include "gridsolve/solve/multigrid/block_cycle.hpp"
+#include "gridsolve/solve/multigrid/coarsest_solve.hpp"
 #include "gridsolve/solve/multigrid/level_bodies.hpp"
 #include "gridsolve/solve/solve_steps.hpp"
 
@@ -48,7 +50,7 @@ using multigrid::UniformResidualBody;
 using multigrid::with_gs_update;
 
 // Coarsening stops at a whole level of at most this many unknowns (its dense inverse is
-// made on the host at every setup and update: 64^3 operations are nothing there).
+// made at every setup and update: 64^3 operations are nothing).
 constexpr std::int64_t k_direct_unknowns = 64;
 
 // Every loop below that reads neighbours first lets the level's operator refresh the
@@ -112,34 +114,6 @@ void zero_unknowns(const StencilView<T>& a, Field<T>& u, Device d) {
   });
 }
 
-// The coarsest level's three steps. gather: b = its rows' right-hand side with known
-// neighbours moved over, packed from the field into one vector (on several processes
-// the step that collects the coarse problem onto one of them); solve: x = A^-1 b;
-// scatter: x back into the field's unknowns.
-template <class T>
-void gather_coarse(int count, const int* ids, T* b, const StencilView<T>& v, const Field<T>& u,
-                   Device d) {
-  const FieldView<const T> uc = u.cview();
-  for_each(d, Box{{0, 0, 0}, {count - 1, 0, 0}}, [=] GRIDSOLVE_HD(int r, int, int) {
-    b[r] = v.known_rhs(uc, ids[3 * r], ids[3 * r + 1], ids[3 * r + 2]);
-  });
-}
-template <class T>
-void dense_solve(int count, const T* inv, const T* b, T* x, Device d) {
-  for_each(d, Box{{0, 0, 0}, {count - 1, 0, 0}}, [=] GRIDSOLVE_HD(int r, int, int) {
-    T s = 0;
-    for (int c = 0; c < count; ++c) s += inv[std::size_t(r) * count + c] * b[c];
-    x[r] = s;
-  });
-}
-template <class T>
-void scatter_coarse(int count, const int* ids, const T* x, Field<T>& u, Device d) {
-  const FieldView<T> uv = u.view();
-  for_each(d, Box{{0, 0, 0}, {count - 1, 0, 0}}, [=] GRIDSOLVE_HD(int r, int, int) {
-    uv(ids[3 * r], ids[3 * r + 1], ids[3 * r + 2]) = x[r];
-  });
-}
-
 // Node positions of a level along each axis (x: in finest-grid spacings) as the level's
 // buffers, with the positional interpolation weights, the plan c pointed at them, and x
 // made the next coarser level's positions.
@@ -181,8 +155,12 @@ void MultigridHierarchy<T>::build(const StencilOperator<T>& op) {
   // The coarsest level is whole on every rank (a level split over ranks has coarser ones).
   const StencilOperator<T>& coarsest = levels_.size() > 1 ? levels_.back()->op : op;
   if (coarsest.unknowns <= 4096 && !coarsest.parts)
-    coarse_ = std::make_unique<CoarseSolver>(coarsest, op.device, op.singular);
+    coarse_ = std::make_unique<multigrid::CoarsestSolve<T>>(coarsest, op.singular);
+  // An update's results (each coarse level's unknowns, the coarsest solve's status) are
+  // read back together.
+  update_results_ = Buffer<std::int64_t>(op.device, levels_.size() + 2);
   find_block_start();
+  arguments_ = recorded_arguments();
 }
 
 template <class T>
@@ -213,7 +191,7 @@ void MultigridHierarchy<T>::build_levels(const StencilOperator<T>& op, Device d)
   bool split = on_ranks;
   StencilOperator<T> read;  // what a split level's coarsening reads (upper_op's widened or whole)
   while (true) {
-    // A whole coarse level this small is the coarsest: its exact solve (CoarseSolver, three
+    // A whole coarse level this small is the coarsest: its exact solve (CoarsestSolve, three
     // small launches) costs less than the levels below it would, some five launches of a
     // few microseconds each a cycle.
     if (levels_.size() > 1 && !upper_op->parts && upper_op->unknowns <= k_direct_unknowns) break;
@@ -291,118 +269,6 @@ void MultigridHierarchy<T>::launch(LaunchRecording& recording, const void* key0,
 template <class T>
 MultigridHierarchy<T>::~MultigridHierarchy() = default;
 
-// The coarsest level solved exactly: its unknowns (at most coarsest_nodes^dims) are
-// gathered, the dense matrix inverted once on the host, and each solve is two small
-// loops (gather the right-hand side, multiply by the inverse) instead of dozens of
-// sweeps, which on a GPU would be dozens of launches. A singular level (all-Neumann)
-// is inverted with the constants added, which yields the zero-mean solution for the
-// compatible right-hand sides multigrid hands it.
-template <class T>
-struct MultigridHierarchy<T>::CoarseSolver {
-  int n = 0;
-  Buffer<T> inverse;  // n x n, row-major
-  Buffer<int> nodes;  // (i, j, k) of each unknown
-  Buffer<T> rhs;      // gathered right-hand side
-  Buffer<T> x;        // its solution, before the scatter
-
-  // singular: the fine operator is (its constants are its null space), so the coarsest
-  // one is too, whatever round-off left on its diagonal.
-  CoarseSolver(const StencilOperator<T>& op_device, Device d, bool singular) {
-    const StencilOperator<T> op =
-        op_device.device == Device::cpu ? StencilOperator<T>() : op_device.copy_to(Device::cpu);
-    const StencilOperator<T>& h = op_device.device == Device::cpu ? op_device : op;
-    const StencilView<T> v = h.view();
-    std::vector<int> idx;
-    const Box& b = h.active;
-    const Grid& g = h.grid;
-    std::vector<int> number(std::size_t(g.node_count()), -1);
-    auto id = [&](int i, int j, int k) {
-      return std::size_t(i) + std::size_t(g.n[0]) * (j + std::size_t(g.n[1]) * k);
-    };
-    for (int k = b.lo[2]; k <= b.hi[2]; ++k)
-      for (int j = b.lo[1]; j <= b.hi[1]; ++j)
-        for (int i = b.lo[0]; i <= b.hi[0]; ++i)
-          if (v.is_free(i, j, k)) {
-            number[id(i, j, k)] = n++;
-            idx.insert(idx.end(), {i, j, k});
-          }
-    std::vector<double> a(std::size_t(n) * n, 0.0);
-    const int di[6] = {-1, 1, 0, 0, 0, 0}, dj[6] = {0, 0, -1, 1, 0, 0}, dk[6] = {0, 0, 0, 0, -1, 1};
-    double sink = 0, diag = 0;
-    for (int r = 0; r < n; ++r) {
-      const int i = idx[3 * r], j = idx[3 * r + 1], k = idx[3 * r + 2];
-      a[std::size_t(r) * n + r] = double(v.diag(i, j, k));
-      diag += double(v.diag(i, j, k));
-      double row = double(v.diag(i, j, k));
-      for (int f = 0; f < (g.dims == 3 ? 6 : 4); ++f) {
-        // A neighbour across a periodic side is the unknown it images.
-        const int ii = v.fold(0, i + di[f]), jj = v.fold(1, j + dj[f]), kk = v.fold(2, k + dk[f]);
-        const double c = double(v.coefficient(f, i, j, k));
-        if (ii < 0 || jj < 0 || kk < 0 || ii >= g.n[0] || jj >= g.n[1] || kk >= g.n[2]) continue;
-        const int col = number[id(ii, jj, kk)];
-        if (col < 0 || !b.contains(ii, jj, kk)) continue;  // known: part of the right-hand side
-        a[std::size_t(r) * n + col] -= c;
-        row -= c;  // what is left of the row once the unknowns' couplings are taken off
-      }
-      sink += row;
-    }
-    // Singular: add the constants' projector. Round-off that the coarsening lumps onto
-    // the diagonals level after level must not pass for a real sink: inverted, a nearly
-    // singular matrix returns a correction with a huge constant part, which drowns the
-    // fine level's residual in cancellation (a 1025^2 all-periodic problem stalled at 1e-2).
-    if (n > 0 && (singular || sink <= 1e-12 * diag)) {
-      const double c = diag / double(n) / double(n);
-      for (double& x : a) x += c;
-    }
-    const std::vector<double> inv = invert(a, n);
-    std::vector<T> inv_t(inv.begin(), inv.end());
-    inverse = Buffer<T>(d, inv_t.size());
-    copy_bytes(inverse.data(), d, inv_t.data(), Device::cpu, inv_t.size() * sizeof(T));
-    nodes = Buffer<int>(d, idx.size());
-    copy_bytes(nodes.data(), d, idx.data(), Device::cpu, idx.size() * sizeof(int));
-    rhs = Buffer<T>(d, std::size_t(std::max(n, 1)));
-    x = Buffer<T>(d, std::size_t(std::max(n, 1)));
-  }
-
-  // Gauss-Jordan with partial pivoting, in double; the matrix is small and SPD.
-  static std::vector<double> invert(std::vector<double> a, int n) {
-    std::vector<double> inv(std::size_t(n) * n, 0.0);
-    for (int i = 0; i < n; ++i) inv[std::size_t(i) * n + i] = 1.0;
-    for (int c = 0; c < n; ++c) {
-      int p = c;
-      for (int r = c + 1; r < n; ++r)
-        if (std::abs(a[std::size_t(r) * n + c]) > std::abs(a[std::size_t(p) * n + c])) p = r;
-      require(a[std::size_t(p) * n + c] != 0.0, "multigrid: the coarsest level is singular");
-      for (int k = 0; k < n; ++k) {
-        std::swap(a[std::size_t(c) * n + k], a[std::size_t(p) * n + k]);
-        std::swap(inv[std::size_t(c) * n + k], inv[std::size_t(p) * n + k]);
-      }
-      const double piv = 1.0 / a[std::size_t(c) * n + c];
-      for (int k = 0; k < n; ++k) {
-        a[std::size_t(c) * n + k] *= piv;
-        inv[std::size_t(c) * n + k] *= piv;
-      }
-      for (int r = 0; r < n; ++r) {
-        if (r == c) continue;
-        const double f = a[std::size_t(r) * n + c];
-        if (f == 0.0) continue;
-        for (int k = 0; k < n; ++k) {
-          a[std::size_t(r) * n + k] -= f * a[std::size_t(c) * n + k];
-          inv[std::size_t(r) * n + k] -= f * inv[std::size_t(c) * n + k];
-        }
-      }
-    }
-    return inv;
-  }
-
-  void solve(const StencilView<T>& v, Field<T>& u, Device d) const {
-    if (n == 0) return;
-    gather_coarse(n, nodes.data(), rhs.data(), v, u, d);
-    dense_solve(n, inverse.data(), rhs.data(), x.data(), d);
-    scatter_coarse(n, nodes.data(), x.data(), u, d);
-  }
-};
-
 template <class T>
 int MultigridHierarchy<T>::levels() const {
   return int(levels_.size());
@@ -448,9 +314,7 @@ multigrid::BlockCycle<T> MultigridHierarchy<T>::block_cycle() const {
       b.nodes = level.next.fine;
     }
   }
-  c.coarsest =
-      multigrid::BlockCoarsest<T>{coarse_->n, coarse_->inverse.data(), coarse_->nodes.data(),
-                                  coarse_->rhs.data(), coarse_->x.data()};
+  c.coarsest = coarse_->block_view();
   return c;
 }
 
@@ -529,7 +393,7 @@ void MultigridHierarchy<T>::cycle_at(int l, const StencilView<T>& view, Field<T>
   }
   const StencilOperator<T>& op = op_at(l);
   if (l == last && coarse_) {
-    coarse_->solve(view, u, d);
+    coarse_->solve(view, u);
     return;
   }
   if (l == last) {
@@ -644,26 +508,82 @@ void MultigridHierarchy<T>::update(const StencilOperator<T>& op) {
   require(same_structure(op),
           "multigrid update: the operator's grid, sides or device differ from the hierarchy's; "
           "set up again");
+  // Everything is remade into the storage it had, and nothing is read back but the
+  // results at the end, with one wait: a flow refreshes its pressure's hierarchy every
+  // few steps, where 1.6 ms of allocations, copies and waits each time cost a small
+  // grid's run some 8%.
   fine_ = &op;
-  cycle_recording_.reset();  // the recorded launches carry the old coefficients
-  precondition_recording_.reset();
-  if (op.parts) return build(op);  // the levels are made whole and split again
+  if (op.parts) {  // the levels are made whole and split again
+    cycle_recording_.reset();
+    precondition_recording_.reset();
+    return build(op);
+  }
   const Device d = op.device;
+  const std::size_t coarse_levels = levels_.size() - 1;
+  std::int64_t* slots = update_results_.data();
   Grid g = op.grid;
   StencilView<T> view = op.view();
-  for (std::size_t l = 0; l + 1 < levels_.size(); ++l) {
+  for (std::size_t l = 0; l < coarse_levels; ++l) {
     Level& upper = *levels_[l];
     Level& lower = *levels_[l + 1];
-    upper.weights = multigrid::interpolation_weights(view, upper.next, g, d);
-    multigrid::coarsen_operator_into(view, upper.next, upper.weights, g, d, lower.op);
+    multigrid::interpolation_weights_into(view, upper.next, g, d, upper.weights);
+    multigrid::coarsen_operator_into(view, upper.next, upper.weights, g, d, lower.op, {},
+                                     slots + l);
     g = lower.op.grid;
     view = lower.op.view();
   }
-  const StencilOperator<T>& coarsest = levels_.size() > 1 ? levels_.back()->op : *fine_;
-  coarse_.reset();
-  if (coarsest.unknowns <= 4096)
-    coarse_ = std::make_unique<CoarseSolver>(coarsest, d, fine_->singular);
+  const StencilOperator<T>& coarsest = coarse_levels > 0 ? levels_.back()->op : *fine_;
+  const bool in_place = coarse_ && coarse_->in_place();
+  if (in_place) coarse_->refresh(coarsest, fine_->singular, slots + coarse_levels);
+  std::vector<std::int64_t> results(update_results_.size());
+  read_results(d, slots, results.data(), results.size());
+  for (std::size_t l = 0; l < coarse_levels; ++l) levels_[l + 1]->op.unknowns = results[l];
+  if (in_place)
+    coarse_->take_status(results.data() + coarse_levels);
+  else if (coarsest.unknowns <= 4096)
+    coarse_ = std::make_unique<multigrid::CoarsestSolve<T>>(coarsest, fine_->singular);
+  else
+    coarse_.reset();
   find_block_start();
+  // A recorded cycle holds the arrays' places and the uniform rows' numbers as the last
+  // build or update left them (the caller may have moved the fine operator's arrays since):
+  // while those are the same it is replayed as it is, reading the new coefficients.
+  std::vector<std::uintptr_t> arguments = recorded_arguments();
+  if (arguments != arguments_) {
+    cycle_recording_.reset();
+    precondition_recording_.reset();
+    arguments_ = std::move(arguments);
+  }
+}
+
+template <class T>
+std::vector<std::uintptr_t> MultigridHierarchy<T>::recorded_arguments() const {
+  std::vector<std::uintptr_t> a;
+  auto add_operator = [&](const StencilOperator<T>& op) {
+    a.push_back(std::uintptr_t(op.uniform));
+    const std::array<T, 8> numbers{op.cp, op.cw, op.ce, op.cs, op.cn, op.cb, op.ct, op.b_const};
+    for (const T c : numbers) {
+      std::uintptr_t bits = 0;
+      std::memcpy(&bits, &c, sizeof(c));
+      a.push_back(bits);
+    }
+    const std::array<const Field<T>*, 8> fields{&op.ap, &op.aw, &op.ae, &op.as,
+                                                &op.an, &op.ab, &op.at, &op.rhs};
+    for (const Field<T>* f : fields) a.push_back(std::uintptr_t(f->storage()));
+    a.push_back(std::uintptr_t(op.mask.storage()));
+  };
+  add_operator(*fine_);
+  for (std::size_t l = 0; l < levels_.size(); ++l) {
+    const Level& level = *levels_[l];
+    if (l > 0) add_operator(level.op);
+    for (const Field<T>& w : level.weights.lower) a.push_back(std::uintptr_t(w.storage()));
+  }
+  if (coarse_) {
+    const std::vector<std::uintptr_t> c = coarse_->recorded_arguments();
+    a.insert(a.end(), c.begin(), c.end());
+  }
+  a.push_back(std::uintptr_t(block_start_));
+  return a;
 }
 
 template <class T>

@@ -1,6 +1,7 @@
 // Geometric multigrid: a level hierarchy, V / W / F cycles, full multigrid, and the
 // solver and preconditioner built on them.
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -17,6 +18,8 @@ namespace gridsolve {
 namespace multigrid {
 template <class T>
 struct BlockCycle;
+template <class T>
+class CoarsestSolve;
 }
 
 template <class T>
@@ -33,8 +36,9 @@ class MultigridHierarchy {
   // A full-multigrid initial guess for A u = b.
   void full_multigrid(Field<T>& u, const Field<T>* b = nullptr);
   // New coefficients on the same grid, sides and device: recomputes the transfer weights,
-  // every coarse operator into its existing storage and the coarsest inverse; keeps the
-  // level plan, node positions and work fields. Throws Error for another structure.
+  // every coarse operator and the coarsest inverse into their existing storage (one wait,
+  // for the unknowns' counts); keeps the level plan, node positions, work fields and the
+  // recorded cycle. Throws Error for another structure.
   void update(const StencilOperator<T>& op);
   bool same_structure(const StencilOperator<T>& op) const;
 
@@ -80,8 +84,12 @@ class MultigridHierarchy {
   MultigridOptions options_;
   bool symmetric_ = false;  // set while the cycle serves as a preconditioner
   std::vector<std::unique_ptr<Level>> levels_;
-  struct CoarseSolver;
-  std::unique_ptr<CoarseSolver> coarse_;  // exact solve of the coarsest level
+  // What a recorded cycle holds by value: the places of every level's arrays, the uniform
+  // rows' numbers, the coarsest solve's storage and count, where the block starts.
+  std::vector<std::uintptr_t> recorded_arguments() const;
+  std::vector<std::uintptr_t> arguments_;                // as the last build or update left them
+  std::unique_ptr<multigrid::CoarsestSolve<T>> coarse_;  // exact solve of the coarsest level
+  Buffer<std::int64_t> update_results_;
   int block_start_ = 0;
   // A cycle is a fixed sequence of small launches (a dozen per level): on the GPU it is
   // recorded once per pair of fields and replayed as one graph.

@@ -38,17 +38,26 @@ struct AxisMap {
   GRIDSOLVE_HD int coarse_of_aligned(int i) const {
     return !on ? i : (i == nf - 1 ? nc - 1 : i / 2);
   }
-  // Interpolation weight of coarse node I at fine node i.
-  GRIDSOLVE_HD double weight(int i, int I) const {
+  // Where fine node i lies from coarse node I, which every kind of interpolation weight
+  // asks first: `own` (I's own node, weight 1), `above` / `below` (the in-between node
+  // just above or below it, which takes a weight from I and from its neighbour) or `none`.
+  enum class Side { own, above, below, none };
+  GRIDSOLVE_HD Side side_of(int i, int I) const {
     const int f = fine_of(I);
-    if (i == f) return 1.0;
-    if (!on) return 0.0;
+    if (i == f) return Side::own;
+    if (!on) return Side::none;
     const int d = i - f;
-    if (d != 1 && d != -1) return 0.0;
-    if (aligned(i)) return 0.0;
+    if ((d != 1 && d != -1) || aligned(i)) return Side::none;
+    return d == 1 ? Side::above : Side::below;
+  }
+  // Interpolation weight of coarse node I at fine node i, from positions.
+  GRIDSOLVE_HD double weight(int i, int I) const {
+    const Side side = side_of(i, I);
+    if (side == Side::own) return 1.0;
+    if (side == Side::none) return 0.0;
     // Linear in position between the enclosing coarse nodes i - 1 and i + 1.
     const double span = x[i + 1] - x[i - 1];
-    return d == 1 ? (x[i + 1] - x[i]) / span : (x[i] - x[i - 1]) / span;
+    return side == Side::above ? (x[i + 1] - x[i]) / span : (x[i] - x[i - 1]) / span;
   }
 };
 
@@ -85,14 +94,11 @@ struct Transfer {
   }
   GRIDSOLVE_HD double weight(int axis, int i, int j, int k, int I) const {
     const AxisMap& x = m.a[axis];
-    const int q = axis == 0 ? i : axis == 1 ? j : k;
-    const int f = x.fine_of(I);
-    if (q == f) return 1.0;
-    if (!x.on) return 0.0;
-    const int d = q - f;
-    if ((d != 1 && d != -1) || x.aligned(q)) return 0.0;
+    const AxisMap::Side side = x.side_of(axis == 0 ? i : axis == 1 ? j : k, I);
+    if (side == AxisMap::Side::own) return 1.0;
+    if (side == AxisMap::Side::none) return 0.0;
     const double wl = lower_weight(axis, i, j, k);
-    return d == 1 ? wl : 1.0 - wl;
+    return side == AxisMap::Side::above ? wl : 1.0 - wl;
   }
   GRIDSOLVE_HD double weight(int i, int j, int k, int I, int J, int K) const {
     const double wx = weight(0, i, j, k, I);
