@@ -183,14 +183,21 @@ void reduce_box_async(const Box& b, F f, Op op, T init, T* device_result) {
   check_launch("reduction");
 }
 
+// count values of device memory read into host memory after what the exec stream has
+// queued: one wait.
+template <class T>
+void read_back(const T* device, T* host, std::size_t count, const char* what) {
+  check(cudaMemcpyAsync(host, device, sizeof(T) * count, cudaMemcpyDeviceToHost, exec_stream()),
+        what);
+  check(cudaStreamSynchronize(exec_stream()), what);
+}
+
 template <class T, class F, class Op>
 T reduce_box(const Box& b, F f, Op op, T init) {
   T* result = static_cast<T*>(reduce_scratch(sizeof(T) * (reduce_blocks_most + 9)));
   reduce_box_async<T>(b, f, op, init, result);
   T host{};
-  check(cudaMemcpyAsync(&host, result, sizeof(T), cudaMemcpyDeviceToHost, exec_stream()),
-        "reduction result copy");
-  check(cudaStreamSynchronize(exec_stream()), "reduction");
+  read_back(result, &host, 1, "reduction");
   return host;
 }
 

@@ -131,10 +131,7 @@ template <class T>
 void read_results(Device d, const T* results, T* host, std::size_t count) {
   if (d == Device::cuda) {
 #if defined(__CUDACC__)
-    cuda::check(cudaMemcpyAsync(host, results, sizeof(T) * count, cudaMemcpyDeviceToHost,
-                                cuda::exec_stream()),
-                "reduction results copy");
-    cuda::check(cudaStreamSynchronize(cuda::exec_stream()), "reduction results");
+    cuda::read_back(results, host, count, "reduction results");
     return;
 #else
     throw Error("this build of gridsolve has no CUDA support", Error::Kind::runtime);

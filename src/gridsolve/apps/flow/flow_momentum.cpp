@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #include "gridsolve/apps/flow/flow_loop_helpers.hpp"
 #include "gridsolve/apps/flow/flow_momentum_assembly.hpp"
@@ -212,7 +213,8 @@ int FlowSolver<T>::run_predictors(int sweeps, bool from_extrapolated) {
     read_results(device_, predictor_results_.data(), held.data(), dims * slot / sizeof(double));
   };
   auto as = [&]<class V>(int c, V& value) {
-    std::memcpy(&value, held.data() + c * (slot / sizeof(double)), sizeof(V));
+    static_assert(std::is_trivially_copyable_v<V>);
+    std::memcpy(static_cast<void*>(&value), held.data() + c * (slot / sizeof(double)), sizeof(V));
   };
   std::array<double, 3> start{}, rho{};
   for (int comp = 0; comp < dims; ++comp) {
