@@ -331,12 +331,11 @@ void CoarsestSolve<T>::make_on_host(const StencilOperator<T>& op_device) {
   w.status = host_status;
   invert_rows(w, 0, 1);
   take_status(host_status);
-  if (inverse_.size() != n * n) inverse_ = Buffer<T>(device_, n * n);
-  if (nodes_.size() != 3 * n) nodes_ = Buffer<int>(device_, 3 * n);
-  if (rhs_.size() != std::max<std::size_t>(n, 1)) {
-    rhs_ = Buffer<T>(device_, std::max<std::size_t>(n, 1));
-    x_ = Buffer<T>(device_, std::max<std::size_t>(n, 1));
-  }
+  // Made once, by the constructor: a refresh of such a level makes a new solve.
+  inverse_ = Buffer<T>(device_, n * n);
+  nodes_ = Buffer<int>(device_, 3 * n);
+  rhs_ = Buffer<T>(device_, std::max<std::size_t>(n, 1));
+  x_ = Buffer<T>(device_, std::max<std::size_t>(n, 1));
   copy_bytes(inverse_.data(), device_, inverse.data(), Device::cpu, n * n * sizeof(T));
   copy_bytes(nodes_.data(), device_, nodes.data(), Device::cpu, 3 * n * sizeof(int));
 }
