@@ -65,6 +65,54 @@ TEST(GpuMultigrid, SameSolutionAsCpu) {
 
 // Periodic sides on the device: every iterative solver and the transform solver reach
 // the CPU's solution (the images are refreshed by exchange_ghosts between sweeps).
+// Zebra line relaxation on stretched cells (10:1, lines along y): on the GPU every line is
+// one block's parallel cyclic reduction, on the CPU the Thomas algorithm, so the cycles
+// agree to rounding: the same cycle count and the same solution. As a solver and as the
+// preconditioner of conjugate gradients (the float cycle of mgcg-mixed too); constant rows
+// and per-node rows with a cut-out; lines of 129 nodes and of 600.
+TEST(GpuMultigrid, LineRelaxationAgreesWithTheCpu) {
+  SKIP_WITHOUT_GPU();
+  struct Case {
+    const char *k, *mask, *rhs;
+    int nx, ny;
+  } cases[] = {{"constant", "none", "random", 129, 129},
+               {"variable", "hole", "manufactured", 129, 129},
+               {"constant", "none", "random", 61, 600}};
+  for (const Case& c : cases) {
+    ProblemSpec spec = model(2, c.nx, "dirichlet", c.mask, c.k, c.rhs);
+    if (c.nx != c.ny) {  // a random right-hand side per node of the new grid
+      spec.f_nodes.assign(std::size_t(c.nx) * c.ny, 0.0);
+      std::mt19937_64 rng(3);
+      std::uniform_real_distribution<double> u(-1, 1);
+      for (double& f : spec.f_nodes) f = u(rng);
+    }
+    spec.grid = Grid::box(2, {c.nx, c.ny, 1}, {0, 0, 0}, {10.0 * (c.nx - 1) / (c.ny - 1), 1, 1});
+    for (const char* solver : {"mg", "mgcg", "mgcg-mixed"}) {
+      std::vector<double> on[2];
+      SolveReport r[2];
+      for (int g = 0; g < 2; ++g) {
+        Discretization<double> disc = assemble<double>(spec, g ? Device::cuda : Device::cpu);
+        SolveOptions o;
+        o.tolerance = 1e-12;
+        o.max_iterations = 100;
+        // (lines on the same levels on both devices: those above the block's)
+        MultigridOptions mg = MultigridOptions::parse("V", 2, 2, "line");
+        mg.line_nodes = block_level_nodes(mg);
+        r[g] = make_solver<double>(solver, mg)->solve(disc.op, disc.u, o);
+        on[g] = disc.u.to_vector();
+      }
+      const std::string what = std::string(c.k) + " " + std::to_string(c.ny) + " " + solver;
+      ASSERT_TRUE(r[0].converged && r[1].converged) << what << ": " << r[1].reason;
+      EXPECT_NE(r[1].kernel.find("lines along y"), std::string::npos) << what << r[1].kernel;
+      // (the float cycle's rounding may move the last check by one)
+      EXPECT_LE(std::abs(r[0].iterations - r[1].iterations), std::string(solver) == "mgcg-mixed")
+          << what;
+      EXPECT_LE(r[1].iterations, 16) << what;
+      EXPECT_LT(max_rel_diff(on[0], on[1]), 1e-8) << what;
+    }
+  }
+}
+
 TEST(GpuMultigrid, PeriodicSidesSameSolutionAsCpu) {
   SKIP_WITHOUT_GPU();
   const ProblemSpec specs[] = {model(2, 129, "periodic", "none", "variable", "manufactured"),

@@ -77,7 +77,9 @@ void add_solver_options(CLI::App* app, RunSettings& s, SolverArguments& a) {
       ->capture_default_str();
   app->add_option("--post", s.solve.multigrid.post_smooth, "multigrid post-smoothing sweeps")
       ->capture_default_str();
-  app->add_option("--smoother", a.smoother, "multigrid smoother: rb-gs | jacobi")
+  app->add_option(
+         "--smoother", a.smoother,
+         "multigrid smoother: rb-gs | jacobi | line (zebra lines along the strongest axis)")
       ->capture_default_str();
   app->add_flag("--fmg", s.solve.multigrid.full_multigrid,
                 "multigrid: start from a full-multigrid guess");

@@ -178,7 +178,7 @@ void read_solver(const Reader& r, const toml::table& root, RunConfig& cfg) {
   if (auto v = r.choice(*t, "cycle", path, {"V", "W", "F"})) mg.cycle = parse_cycle(*v);
   if (auto v = r.integer(*t, "pre_smooth", path, 0, 100)) mg.pre_smooth = int(*v);
   if (auto v = r.integer(*t, "post_smooth", path, 0, 100)) mg.post_smooth = int(*v);
-  if (auto v = r.choice(*t, "smoother", path, {"rb-gs", "jacobi"}))
+  if (auto v = r.choice(*t, "smoother", path, {"rb-gs", "jacobi", "line"}))
     mg.smoother = parse_smoother(*v);
   if (auto v = r.boolean(*t, "full_multigrid", path)) mg.full_multigrid = *v;
   if (auto v = r.number(*t, "tolerance", path)) s.tolerance = *v;

@@ -69,8 +69,9 @@ class MultigridHierarchy {
   void cycle_at(int level, const StencilView<T>& view, Field<T>& u, char kind);
   // Level l's operator (level 0: the caller's): what fills its fields' periodic images.
   const StencilOperator<T>& op_at(int level) const;
+  // line_axis >= 0: zebra line sweeps along that axis (line_relaxation.hpp).
   void smooth(const StencilOperator<T>& op, const StencilView<T>& v, Field<T>& u, Field<T>& tmp,
-              int sweeps, bool reverse, Device d);
+              int sweeps, bool reverse, int line_axis, Device d);
   // Gauss-Seidel sweeps of op's level go in pairs, each in one pass (red_black_sweep.hpp),
   // through the level's second field; a level that smooths so, or by Jacobi, has one.
   bool sweeps_in_pairs(const StencilOperator<T>& op) const;
@@ -91,6 +92,9 @@ class MultigridHierarchy {
   std::unique_ptr<multigrid::CoarsestSolve<T>> coarse_;  // exact solve of the coarsest level
   Buffer<std::int64_t> update_results_;
   int block_start_ = 0;
+  // Per level, the axis of its line sweeps (Smoother::line, on the levels of more than
+  // line_level_nodes nodes), or -1: red-black points.
+  std::vector<int> line_axes_;
   // A cycle is a fixed sequence of small launches (a dozen per level): on the GPU it is
   // recorded once per pair of fields and replayed as one graph.
   LaunchRecording cycle_recording_, precondition_recording_;

@@ -9,9 +9,11 @@
 namespace gridsolve {
 
 enum class Cycle { V, W, F };
-enum class Smoother { rb_gs, jacobi };  // red-black Gauss-Seidel | weighted (0.8) Jacobi
+// red-black Gauss-Seidel | weighted (0.8) Jacobi | zebra line Gauss-Seidel along each
+// level's strongest axis (line_relaxation.hpp), red-black on the levels that cannot take it
+enum class Smoother { rb_gs, jacobi, line };
 
-// "V", "W", "F" (lower case too) and "rb-gs", "jacobi"; anything else throws Error.
+// "V", "W", "F" (lower case too) and "rb-gs", "jacobi", "line"; anything else throws Error.
 Cycle parse_cycle(std::string_view name);
 Smoother parse_smoother(std::string_view name);
 const char* to_string(Cycle c);
@@ -33,6 +35,10 @@ struct MultigridOptions {
   // inside one block (block_cycle.hpp) instead of by a few launches each; 0: every level
   // by launches; -1: the default (block_level_nodes).
   std::int64_t block_nodes = -1;
+  // Smoother::line: the levels of more than this many nodes take line sweeps, the others
+  // red-black points (a GPU block cycles only levels without lines); -1: the default
+  // (line_level_nodes), 0: every level.
+  std::int64_t line_nodes = -1;
 
   void validate() const;
   // From the command line's spelling; throws Error on a bad name or count.
@@ -51,5 +57,8 @@ std::int64_t split_level_nodes(const MultigridOptions& o, Device d);
 // The levels cycled inside one block on a GPU: those with at most this many nodes
 // (block_nodes when set).
 std::int64_t block_level_nodes(const MultigridOptions& o);
+// The levels that take line sweeps (Smoother::line): those with more nodes than this
+// (line_nodes when set).
+std::int64_t line_level_nodes(const MultigridOptions& o);
 
 }  // namespace gridsolve
