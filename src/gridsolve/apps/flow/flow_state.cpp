@@ -167,8 +167,12 @@ FlowSolver<T>::FlowSolver(const FlowCase& c, Device d, bool whole) : case_(c), d
   const std::int64_t whole_nodes = c.pressure_whole_nodes >= 0
                                        ? c.pressure_whole_nodes
                                        : split_level_nodes(MultigridOptions{}, device_);
+  // (split over ranks, the finest levels cannot take lines: red-black points there)
+  const bool split = cell_parts_ && grid_.cell_count() > whole_nodes;
   pressure_solver_ = std::make_unique<WholeOnEveryRank<T>>(
-      make_solver<T>(c.pressure_solver, pressure_multigrid_options(grid_)), whole_nodes);
+      make_solver<T>(c.pressure_solver,
+                     split ? MultigridOptions{} : pressure_multigrid_options(grid_)),
+      whole_nodes);
   build_ghost_rules();
   apply_boundaries(c.inflow_period > 0 ? 0.0 : 1.0);
   inflow_factor_ = c.inflow_period > 0 ? 0.0 : 1.0;
