@@ -197,6 +197,12 @@ TEST(Multigrid, BadOptionsAreErrors) {
   EXPECT_NO_THROW(block.validate());
   EXPECT_EQ(block_level_nodes(block), 0);
   EXPECT_GT(block_level_nodes(MultigridOptions{}), 0);
+  MultigridOptions lines;  // the levels that take line sweeps: -1 (the default), 0 (all) or more
+  lines.line_nodes = -2;
+  expect_rejected(lines, "line_nodes");
+  lines.line_nodes = 0;
+  EXPECT_EQ(line_level_nodes(lines), 0);
+  EXPECT_EQ(to_string(parse_smoother("line")), std::string("line"));
 }
 
 // k = 1000 inside a square, 1 outside; mixed sides; an L-shaped cut-out.
