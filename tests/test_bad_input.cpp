@@ -142,6 +142,17 @@ TEST(BadInputToml, SameTypesAcceptedByEveryCommand) {
                "did you mean 'sor'"));
 }
 
+// The multigrid smoother: "line" is one of the choices; a near miss names the key and them.
+TEST(BadInputToml, SmootherChoicesIncludeLines) {
+  const RunConfig c =
+      parse_config(grid17 + "[solver]\nname = \"mg\"\nsmoother = \"line\"\n", "l.toml");
+  EXPECT_EQ(c.solve.multigrid.smoother, Smoother::line);
+  const std::string m = message_of(
+      [] { parse_config(grid17 + "[solver]\nname = \"mg\"\nsmoother = \"lines\"\n", "l"); });
+  EXPECT_TRUE(contains(m, "smoother")) << m;
+  EXPECT_TRUE(contains(m, "line")) << m;
+}
+
 // precision = "float" without a tolerance kept double's 1e-8 and stagnated.
 TEST(BadInputSolve, FloatFileTakesTheFloatDefaultTolerance) {
   const RunConfig c =

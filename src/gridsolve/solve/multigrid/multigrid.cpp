@@ -341,7 +341,9 @@ std::string MultigridHierarchy<T>::describe() const {
   const auto lines =
       std::count_if(line_axes_.begin(), line_axes_.end(), [](int a) { return a >= 0; });
   if (lines > 0) {
-    const int axis = *std::max_element(line_axes_.begin(), line_axes_.end());
+    // (named by the finest level that takes lines)
+    const int axis =
+        *std::find_if(line_axes_.begin(), line_axes_.end(), [](int a) { return a >= 0; });
     s += fmt::format(", lines along {} on {} of {} levels", "xyz"[axis], lines, levels_.size());
   }
   if (block_start_ > 0)
